@@ -1,0 +1,28 @@
+# Two commands on a fresh machine:  `make demo`  and  `make test`  (each installs the venv first if needed).
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+OUT ?= out
+SEED ?= 0
+
+.PHONY: demo test lint install clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@
+
+install: $(VENV)/.installed
+
+demo: $(VENV)/.installed
+	$(BIN)/synthdocqa generate --profile demo --seed $(SEED) --out $(OUT)/demo
+
+test: $(VENV)/.installed
+	$(BIN)/python -m pytest -q
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+
+clean:
+	rm -rf $(OUT) .pytest_cache

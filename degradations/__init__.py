@@ -1,0 +1,1 @@
+"""synthdocqa: degradations package."""

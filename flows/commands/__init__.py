@@ -1,0 +1,1 @@
+"""Command groups of the synthdocqa CLI (one module per group)."""

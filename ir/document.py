@@ -1,0 +1,102 @@
+"""The Document Generation IR: everything about a document is fixed here before rendering."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from .base import Model
+from .blocks import Block, block_fact_ids
+from .facts import Entity, Fact
+
+IR_SCHEMA_VERSION = "1.0"
+
+Tier = Literal["pristine", "good", "fair", "degraded", "poor"]
+TIERS: tuple[str, ...] = ("pristine", "good", "fair", "degraded", "poor")
+
+ParamValue = float | int | bool | str | list[float] | list[int]
+
+
+class StageParams(Model):
+    """Sampled parameters of one degradation stage on one page (``enabled=False``: identity)."""
+
+    name: str
+    enabled: bool
+    params: dict[str, ParamValue] = Field(default_factory=dict)
+
+
+class PageDegradation(Model):
+    page_no: int = Field(ge=1)
+    seed_path: list[str | int] = Field(description="fork path of the page's degradation stream")
+    stages: list[StageParams] = Field(default_factory=list)
+
+
+class PerturbationProfile(Model):
+    """Scan tier of the document; ``pages`` holds every stage's sampled params once filled."""
+
+    tier: Tier
+    pages: list[PageDegradation] = Field(default_factory=list)
+
+
+class PagePlan(Model):
+    page_no: int = Field(ge=1)
+    blocks: list[Block] = Field(default_factory=list)
+    layout_id: str | None = Field(default=None, description="chosen layout (filled by retrieval)")
+    layout_query: str = Field(default="", description="text describing what the page must hold")
+
+
+class DocumentIR(Model):
+    schema_version: str = IR_SCHEMA_VERSION
+    doc_id: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    index: int = Field(ge=0)
+    seed: int = Field(ge=0)
+    seed_path: list[str | int]
+    domain: str
+    recipe: str
+    title: str = Field(min_length=1)
+    topic_brief: str = Field(min_length=1)
+    style_family: str = Field(default="", description="document-level style family for layout choice")
+    language: str = "en"
+    entities: list[Entity] = Field(default_factory=list)
+    facts: list[Fact] = Field(default_factory=list)
+    pages: list[PagePlan] = Field(min_length=1)
+    perturbation: PerturbationProfile
+
+    @model_validator(mode="after")
+    def _references_resolve(self) -> DocumentIR:
+        fact_ids = {f.id for f in self.facts}
+        if len(fact_ids) != len(self.facts):
+            raise ValueError("duplicate fact ids")
+        entity_ids = {e.id for e in self.entities}
+        block_ids: set[str] = set()
+        for p_i, page in enumerate(self.pages):
+            if page.page_no != p_i + 1:
+                raise ValueError(f"pages[{p_i}].page_no is {page.page_no}, expected {p_i + 1}")
+            for b in page.blocks:
+                if b.id in block_ids:
+                    raise ValueError(f"duplicate block id {b.id}")
+                block_ids.add(b.id)
+                for fid in block_fact_ids(b):
+                    if fid not in fact_ids:
+                        raise ValueError(f"block {b.id} references unknown fact {fid}")
+        for f in self.facts:
+            if f.subject is not None and f.subject not in entity_ids:
+                raise ValueError(f"fact {f.id} references unknown entity {f.subject}")
+            if f.derivation is not None:
+                for op in f.derivation.operands:
+                    if op not in fact_ids:
+                        raise ValueError(f"fact {f.id} derivation references unknown fact {op}")
+        return self
+
+    def fact(self, fact_id: str) -> Fact:
+        for f in self.facts:
+            if f.id == fact_id:
+                return f
+        raise KeyError(fact_id)
+
+    def fact_index(self) -> dict[str, Fact]:
+        return {f.id: f for f in self.facts}
+
+    def blocks(self) -> list[tuple[int, Block]]:
+        return [(p.page_no, b) for p in self.pages for b in p.blocks]

@@ -1,0 +1,47 @@
+"""Entities and facts: the ground truth that fills pages and from which QA is derived."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from .base import Model
+from .values import FactValue
+
+EntityKind = Literal["person", "organisation", "product", "location", "project", "asset", "account"]
+
+
+class Entity(Model):
+    """A person/org/... reused coherently across the pages of one document."""
+
+    id: str = Field(pattern=r"^e\d{3,}$")
+    kind: EntityKind
+    name: str = Field(min_length=1)
+    role: str = ""
+    attributes: dict[str, str] = Field(default_factory=dict)
+
+
+DerivationOp = Literal["sum", "mean", "difference", "percent_change", "ratio", "share", "count", "max", "min",
+                       "days_between"]
+
+
+class Derivation(Model):
+    """How a derived fact follows from others (e.g. a table total = sum of its cells)."""
+
+    op: DerivationOp
+    operands: list[str] = Field(min_length=1, description="fact ids")
+
+
+class Fact(Model):
+    """One atomic, typed piece of content, with the exact string that will be drawn."""
+
+    id: str = Field(pattern=r"^f\d{4,}$")
+    label: str = Field(min_length=1, description="what the value is, e.g. 'Q3 revenue'")
+    subject: str | None = Field(default=None, description="entity id the fact is about")
+    attribute: str = Field(default="", description="machine name of the attribute, e.g. 'revenue'")
+    period: str = ""
+    value: FactValue
+    text: str = Field(min_length=1, description="the exact surface string drawn on the page")
+    derivation: Derivation | None = None
+    group: str = Field(default="", description="groups facts of one table/chart/form for aggregates")

@@ -1,0 +1,108 @@
+"""QA pairs and atomic assertions with page+box provenance (the label side of the corpus)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field
+
+from .base import Model
+from .rendermap import BBox
+from .values import FactValue
+
+QAType = Literal[
+    "lookup", "table_aggregate", "comparison", "difference", "percent_change", "chart_reading",
+    "annotation_reading", "date_arithmetic", "multi_hop", "boolean", "list", "unanswerable",
+]
+QA_TYPES: tuple[str, ...] = QAType.__args__  # type: ignore[attr-defined]
+
+Quad = tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]]
+
+
+class Evidence(Model):
+    """Where an operand was drawn: docling-style provenance plus the box on the scan."""
+
+    fact_id: str
+    block_id: str
+    page_no: int = Field(ge=1)
+    bbox_pdf: BBox
+    text: str
+    bbox_page_px: BBox | None = Field(default=None, description="box on the clean page image (dpi/72)")
+    scan_quad: Quad | None = Field(default=None, description="quad on the scan image after geometric stages")
+    scan_bbox: BBox | None = None
+
+
+class StringAnswer(Model):
+    kind: Literal["string"] = "string"
+    value: str
+
+
+class NumberAnswer(Model):
+    kind: Literal["number"] = "number"
+    value: str = Field(description="decimal as string, exact")
+    unit: str = ""
+    currency: str = ""
+
+
+class DateAnswer(Model):
+    kind: Literal["date"] = "date"
+    value: str = Field(description="ISO date")
+
+
+class BooleanAnswer(Model):
+    kind: Literal["boolean"] = "boolean"
+    value: bool
+
+
+class ListAnswer(Model):
+    kind: Literal["list"] = "list"
+    value: list[str]
+
+
+class NotAnswerable(Model):
+    kind: Literal["not_answerable"] = "not_answerable"
+    value: Literal["not stated"] = "not stated"
+
+
+TypedAnswer = Annotated[
+    StringAnswer | NumberAnswer | DateAnswer | BooleanAnswer | ListAnswer | NotAnswerable,
+    Field(discriminator="kind"),
+]
+
+
+class Operand(Model):
+    fact_id: str
+    value: FactValue
+    evidence: list[Evidence] = Field(min_length=1)
+
+
+class AssertionDerivation(Model):
+    op: str = Field(description="sum, mean, max, min, count, difference, percent_change, days_between, ...")
+    operands: list[Operand] = Field(min_length=1)
+    result: str = Field(description="the exact derived value (decimal or ISO date) as string")
+
+
+class Assertion(Model):
+    id: str
+    qa_id: str
+    doc_id: str
+    claim: str = Field(min_length=1, description="atomic natural-language claim")
+    value: TypedAnswer
+    fact_ids: list[str] = Field(default_factory=list)
+    evidence: list[Evidence] = Field(default_factory=list)
+    derivation: AssertionDerivation | None = None
+
+
+class QAPair(Model):
+    id: str
+    doc_id: str
+    question: str = Field(min_length=1)
+    answer: TypedAnswer
+    answer_text: str = Field(description="canonical surface form")
+    accepted_answers: list[str] = Field(default_factory=list)
+    qa_type: QAType
+    element_type: Literal["text", "table", "figure", "form", "annotation", "none"]
+    difficulty: Literal["easy", "medium", "hard"]
+    page_nos: list[int] = Field(default_factory=list)
+    fact_ids: list[str] = Field(default_factory=list)
+    assertion_ids: list[str] = Field(default_factory=list)

@@ -1,0 +1,103 @@
+"""CorpusSpec: what a corpus is made of. With the code version it determines every byte."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from .base import Model
+from .document import TIERS
+
+ELEMENT_TYPES: tuple[str, ...] = ("table", "figure", "form", "annotation", "text")
+
+
+class PageCountDist(Model):
+    """Pages per document: a clipped log-normal around ``mean`` (``sigma=0`` gives a fixed count)."""
+
+    mean: float = Field(gt=0)
+    sigma: float = Field(default=0.35, ge=0, le=2)
+    min: int = Field(default=1, ge=1)
+    max: int = Field(default=200, ge=1)
+
+    @model_validator(mode="after")
+    def _ordered(self) -> PageCountDist:
+        if self.min > self.max:
+            raise ValueError(f"min ({self.min}) must be <= max ({self.max})")
+        if not (self.min <= self.mean <= self.max):
+            raise ValueError(f"mean ({self.mean}) must lie in [min, max] = [{self.min}, {self.max}]")
+        return self
+
+
+def _check_weights(name: str, weights: dict[str, float], allowed: tuple[str, ...]) -> dict[str, float]:
+    unknown = sorted(set(weights) - set(allowed))
+    if unknown:
+        raise ValueError(f"unknown {name} {unknown}; allowed: {list(allowed)}")
+    if any(w < 0 for w in weights.values()):
+        raise ValueError(f"{name} weights must be >= 0")
+    if sum(weights.values()) <= 0:
+        raise ValueError(f"{name} weights must not all be zero")
+    return weights
+
+
+class CorpusSpec(Model):
+    name: str = Field(default="corpus", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+    seed: int = Field(ge=0, lt=2**63)
+    n_docs: int = Field(ge=1, le=100_000)
+    profile: Literal["demo", "reference", "custom"] = "custom"
+    domains: list[str] | None = Field(default=None, description="None: all 50 domains, cycled")
+    recipes: list[str] | None = Field(default=None, description="None: the domain's recipes")
+    pages: PageCountDist
+    element_mix: dict[str, float] = Field(description="weights of QA-bearing element types")
+    blocks_per_page: float = Field(default=2.4, gt=0, le=12, description="mean QA-bearing blocks per page")
+    tier_mix: dict[str, float] = Field(default_factory=lambda: {t: 1.0 for t in TIERS})
+    dpi: int = Field(default=150, ge=36, le=600, description="raster dpi of page images")
+    scan_dpi: int = Field(default=150, ge=36, le=600, description="dpi of scan images")
+    qa_per_page: float = Field(default=3.8, gt=0, le=50, description="target QA pairs per page")
+
+    @field_validator("element_mix")
+    @classmethod
+    def _elements(cls, v: dict[str, float]) -> dict[str, float]:
+        return _check_weights("element types", v, ELEMENT_TYPES)
+
+    @field_validator("tier_mix")
+    @classmethod
+    def _tiers(cls, v: dict[str, float]) -> dict[str, float]:
+        return _check_weights("tiers", v, TIERS)
+
+    def spec_hash(self) -> str:
+        """Stable hash of the spec (for caching and the manifest)."""
+        canon = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canon.encode()).hexdigest()[:16]
+
+
+REFERENCE_ELEMENT_MIX = {"table": 0.40, "figure": 0.30, "form": 0.15, "annotation": 0.10, "text": 0.05}
+
+
+def demo_spec(seed: int = 0, n_docs: int = 3) -> CorpusSpec:
+    """Small corpus for the embedded default and tests: a few pages per document."""
+    return CorpusSpec(
+        name="demo", seed=seed, n_docs=n_docs, profile="demo",
+        pages=PageCountDist(mean=3, sigma=0.25, min=2, max=5),
+        element_mix=dict(REFERENCE_ELEMENT_MIX),
+    )
+
+
+def reference_spec(seed: int = 0, n_docs: int = 100) -> CorpusSpec:
+    """The reference scale: 100 docs, ~44 pages each, 50 domains, the study's element mix."""
+    return CorpusSpec(
+        name="reference", seed=seed, n_docs=n_docs, profile="reference",
+        pages=PageCountDist(mean=43.7, sigma=0.35, min=12, max=120),
+        element_mix=dict(REFERENCE_ELEMENT_MIX),
+    )
+
+
+PROFILES = {"demo": demo_spec, "reference": reference_spec}
+
+
+def spec_for_profile(profile: str, seed: int, n_docs: int | None = None) -> CorpusSpec:
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
+    return PROFILES[profile](seed) if n_docs is None else PROFILES[profile](seed, n_docs)

@@ -1,0 +1,1 @@
+"""synthdocqa: renderers package."""
