@@ -1,0 +1,168 @@
+"""Typed answers from fact values, their accepted surface forms, and exact derivation arithmetic.
+
+Derived values are computed with Decimals and one rounding rule per operation, so a verifier can
+recompute every derivation from its operands and compare strings.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import ROUND_HALF_EVEN, Decimal
+
+from .qa_models import BooleanAnswer, DateAnswer, NumberAnswer, StringAnswer, TypedAnswer
+from .values import (
+    SCALE_FACTOR,
+    BooleanValue,
+    DateValue,
+    IdentifierValue,
+    MoneyValue,
+    NumberValue,
+    OrganisationValue,
+    PercentValue,
+    PersonValue,
+    TextValue,
+)
+
+CURRENCY_SYMBOL = {"USD": "$", "EUR": "€", "GBP": "£", "JPY": "¥", "INR": "₹"}
+TWO = Decimal("0.01")
+ONE = Decimal("0.1")
+
+
+def dec_str(d: Decimal) -> str:
+    """Canonical decimal text: no exponent, no trailing zeros (``12.50`` -> ``12.5``)."""
+    d = d.normalize() if d != 0 else Decimal(0)
+    s = format(d, "f")
+    return s
+
+
+def numeric(value) -> Decimal | None:
+    """The absolute numeric value of a number-like fact value (money, number, percent), else None."""
+    if isinstance(value, MoneyValue | NumberValue):
+        return value.absolute()
+    if isinstance(value, PercentValue):
+        return value.value
+    return None
+
+
+def unit_of(value) -> tuple[str, str]:
+    """(unit, currency) of a number-like value."""
+    if isinstance(value, MoneyValue):
+        return "", value.currency
+    if isinstance(value, NumberValue):
+        return value.unit, ""
+    if isinstance(value, PercentValue):
+        return "%", ""
+    return "", ""
+
+
+def answer_for_value(value) -> TypedAnswer:
+    if isinstance(value, MoneyValue | NumberValue | PercentValue):
+        unit, cur = unit_of(value)
+        return NumberAnswer(value=dec_str(numeric(value)), unit=unit, currency=cur)
+    if isinstance(value, DateValue):
+        return DateAnswer(value=value.value.isoformat())
+    if isinstance(value, BooleanValue):
+        return BooleanAnswer(value=value.value)
+    if isinstance(value, PersonValue | OrganisationValue):
+        return StringAnswer(value=value.name)
+    if isinstance(value, IdentifierValue | TextValue):
+        return StringAnswer(value=value.value)
+    raise TypeError(f"no answer type for {type(value).__name__}")
+
+
+def _grouped(d: Decimal, places: int | None = None) -> str:
+    if places is None:
+        places = 0 if d == d.to_integral_value() else min(2, max(0, -d.normalize().as_tuple().exponent))
+    q = Decimal(1).scaleb(-places) if places else Decimal(1)
+    return f"{d.quantize(q, rounding=ROUND_HALF_EVEN):,.{places}f}"
+
+
+def number_forms(d: Decimal, unit: str = "", currency: str = "") -> list[str]:
+    """Accepted surface forms of a number: grouped, plain, compact (``4.2M``), with unit/currency."""
+    forms = [_grouped(d), dec_str(d)]
+    if abs(d) >= 1000 and d == d.to_integral_value():
+        forms.append(_grouped(d, 2))
+    for name, factor in (("billion", 10**9), ("million", 10**6), ("thousand", 10**3)):
+        if abs(d) >= factor:
+            scaled = dec_str((d / factor).quantize(ONE, rounding=ROUND_HALF_EVEN))
+            forms += [f"{scaled} {name}", f"{scaled}{name[0].upper()}"]
+            break
+    out: list[str] = []
+    for f in forms:
+        if currency:
+            sym = CURRENCY_SYMBOL.get(currency)
+            out += [f"{f} {currency}", f"{currency} {f}"] + ([f"{sym}{f}"] if sym else [])
+        elif unit == "%":
+            out += [f"{f}%", f"{f} percent"]
+        elif unit:
+            out += [f"{f} {unit}", f]
+        else:
+            out.append(f)
+    return out
+
+
+def date_forms(d: dt.date) -> list[str]:
+    return [d.isoformat(), f"{d.day} {d:%B %Y}", f"{d:%B} {d.day}, {d.year}", f"{d:%d/%m/%Y}", f"{d:%m/%d/%Y}",
+            f"{d.day} {d:%b %Y}"]
+
+
+def surface_forms(answer: TypedAnswer, drawn: str | None = None) -> list[str]:
+    """Canonical form first, then the drawn text, then other accepted renderings (deduplicated)."""
+    forms: list[str] = []
+    if answer.kind == "number":
+        forms = number_forms(Decimal(answer.value), answer.unit, answer.currency)
+    elif answer.kind == "date":
+        forms = date_forms(dt.date.fromisoformat(answer.value))
+    elif answer.kind == "boolean":
+        forms = ["yes", "true"] if answer.value else ["no", "false"]
+    elif answer.kind == "string":
+        forms = [answer.value]
+    elif answer.kind == "list":
+        forms = [", ".join(answer.value), "; ".join(answer.value)]
+    elif answer.kind == "not_answerable":
+        forms = ["not stated", "The document does not state this.", "unanswerable"]
+    if drawn:
+        forms.insert(1 if forms else 0, drawn)
+    seen: set[str] = set()
+    return [f for f in forms if not (f in seen or seen.add(f))]
+
+
+# ----------------------------------------------------------------- derivations
+
+def derive(op: str, operands: list[Decimal | dt.date]) -> str:
+    """The exact result string of a derivation (rounding rules are part of the contract)."""
+    if op == "days_between":
+        a, b = operands
+        return str(abs((b - a).days))
+    nums = [Decimal(x) for x in operands]
+    match op:
+        case "sum":
+            return dec_str(sum(nums, Decimal(0)))
+        case "mean":
+            return dec_str((sum(nums, Decimal(0)) / len(nums)).quantize(TWO, rounding=ROUND_HALF_EVEN))
+        case "max":
+            return dec_str(max(nums))
+        case "min":
+            return dec_str(min(nums))
+        case "count":
+            return str(len(nums))
+        case "difference":
+            return dec_str(nums[0] - nums[1])
+        case "percent_change":
+            if nums[0] == 0:
+                raise ValueError("percent change from zero")
+            return dec_str(((nums[1] - nums[0]) / nums[0] * 100).quantize(ONE, rounding=ROUND_HALF_EVEN))
+    raise ValueError(f"unknown derivation op {op!r}")
+
+
+def operand_value(value) -> Decimal | dt.date:
+    if isinstance(value, DateValue):
+        return value.value
+    n = numeric(value)
+    if n is None:
+        raise TypeError(f"{type(value).__name__} cannot be a numeric operand")
+    return n
+
+
+__all__ = ["SCALE_FACTOR", "answer_for_value", "date_forms", "dec_str", "derive", "number_forms", "numeric",
+           "operand_value", "surface_forms", "unit_of"]

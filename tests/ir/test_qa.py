@@ -1,0 +1,71 @@
+"""QA derivation: typed answers, exact derivations, evidence for every operand, varied types."""
+
+from collections import Counter
+from decimal import Decimal
+
+from ir.answers import derive, surface_forms
+from ir.qa import build_evidence, derive_qa, recompute_assertion
+from ir.qa_models import NumberAnswer
+
+from .qa_fixture import fixture_doc, fixture_render_map
+
+
+def _qa(qa_per_page=12.0):
+    doc = fixture_doc()
+    rm = fixture_render_map(doc)
+    return doc, rm, *derive_qa(doc, rm, build_evidence(rm, dpi=144), qa_per_page=qa_per_page)
+
+
+def test_qa_is_deterministic_and_ids_link():
+    _, _, qa1, as1 = _qa()
+    _, _, qa2, as2 = _qa()
+    assert [q.model_dump_json() for q in qa1] == [q.model_dump_json() for q in qa2]
+    assert len(qa1) == 24
+    ids = {a.id for a in as1}
+    for q in qa1:
+        assert q.assertion_ids and set(q.assertion_ids) <= ids
+        assert q.answer_text == q.accepted_answers[0]
+    assert len({q.question for q in qa1}) == len(qa1)
+
+
+def test_many_types_appear_and_answers_are_grounded():
+    doc, rm, qa, asr = _qa(qa_per_page=30)
+    types = Counter(q.qa_type for q in qa)
+    assert len(types) >= 10, types
+    facts = doc.fact_index()
+    by_id = {a.id: a for a in asr}
+    for q in qa:
+        for aid in q.assertion_ids:
+            a = by_id[aid]
+            if q.qa_type != "unanswerable":
+                assert a.evidence, a
+            for e in a.evidence:
+                assert e.text and facts[e.fact_id].text in e.text
+                assert e.bbox_page_px == tuple(round(v * 2, 2) for v in e.bbox_pdf)
+            assert recompute_assertion(a) == []
+
+
+def test_lookup_answer_equals_the_fact_value():
+    doc, _, qa, asr = _qa(qa_per_page=30)
+    facts = doc.fact_index()
+    for q in qa:
+        if q.qa_type in ("lookup", "chart_reading") and q.answer.kind == "number":
+            f = facts[q.fact_ids[0]]
+            assert f.text in q.accepted_answers
+
+
+def test_tampered_derivation_is_detected():
+    _, _, qa, asr = _qa(qa_per_page=30)
+    derived = [a for a in asr if a.derivation is not None]
+    assert derived
+    a = derived[0]
+    bad = a.model_copy(update={"derivation": a.derivation.model_copy(update={"result": "999999"})})
+    assert recompute_assertion(bad)
+
+
+def test_derivation_arithmetic_and_surface_forms():
+    assert derive("sum", [Decimal("1200.00"), Decimal("950.50")]) == "2150.5"
+    assert derive("mean", [Decimal(1), Decimal(2), Decimal(2)]) == "1.67"
+    assert derive("percent_change", [Decimal(200), Decimal(150)]) == "-25"
+    forms = surface_forms(NumberAnswer(value="4200000", currency="USD"), "$4.2M")
+    assert forms[1] == "$4.2M" and "4,200,000 USD" in forms and "4.2 million USD" in forms
