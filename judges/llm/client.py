@@ -1,0 +1,317 @@
+"""OpenAI-compatible chat-completions client for judges and answerers (httpx, threads).
+
+Public API (reused by the hallucination and OSCE judges)::
+
+    cfg = EndpointConfig(base_url="http://127.0.0.1:8000/v1", model="qwen2.5-7b", api_key_env="OPENAI_API_KEY")
+    with ChatClient(cfg, api_key=cfg.resolve_api_key(), cache=ResponseCache("cache.sqlite"), rng=Rng(0)) as c:
+        results = c.complete_many([ChatRequest(key="item-1", prompt_hash=p.sha256, messages=msgs)],
+                                  parse=p.parse_verdict)
+    c.stats  # ClientStats: HTTP calls, retries, cache hits, ok/invalid counts, tokens, cost
+
+Every request ends as a ``ChatResult`` with ``status="ok"`` (content, and ``verdict`` when a parser
+was given) or ``status="invalid"`` with an ``invalid_reason``: ``unparseable`` (the reply was not a
+valid verdict), ``quota`` (429 insufficient_quota, 402, 403: never retried), ``auth`` (401),
+``http_error`` (other 4xx), ``retries_exhausted`` (429/5xx/timeouts/truncated bodies past
+``max_retries``). Nothing is dropped and nothing is guessed. Transient failures are retried with
+exponential backoff and jitter drawn from a seeded ``Rng`` (forked per item and attempt, so the
+schedule does not depend on thread timing), or after the server's ``Retry-After`` when it sends one.
+Concurrency is bounded by ``max_concurrency`` and request starts by ``rate_limit_rps``. The API key
+lives only in the Authorization header of the httpx client; it is never logged, cached or raised.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import logging
+import threading
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Literal
+
+import httpx
+from pydantic import BaseModel, Field, SecretStr
+
+from ir.rng import Rng
+
+from .cache import CachedReply, ResponseCache, cache_key
+from .config import EndpointConfig
+
+log = logging.getLogger("judges.llm")
+
+InvalidReason = Literal["unparseable", "quota", "auth", "http_error", "retries_exhausted"]
+Parser = Callable[[str], dict[str, Any]]
+
+
+class VerdictError(ValueError):
+    """Raised by a parser when a reply is not a valid verdict (the result becomes ``invalid``)."""
+
+
+class ChatRequest(BaseModel):
+    key: str = Field(min_length=1, description="item key: unique per item within one prompt")
+    prompt_hash: str = Field(default="", description="content hash of the prompt template (cache key part)")
+    messages: list[dict[str, Any]] = Field(min_length=1)
+
+
+class Usage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+
+
+class ChatResult(BaseModel):
+    key: str
+    model: str
+    status: Literal["ok", "invalid"]
+    content: str | None = None
+    verdict: dict[str, Any] | None = None
+    invalid_reason: InvalidReason | None = None
+    error: str | None = Field(default=None, description="short cause; never holds headers or keys")
+    attempts: int = Field(default=0, description="HTTP requests made for this item (0 when cached)")
+    cached: bool = False
+    usage: Usage = Field(default_factory=Usage)
+
+
+class ClientStats(BaseModel):
+    """Counters over the life of a client; ``ok + sum(invalid.values()) == items``."""
+
+    items: int = 0
+    http_calls: int = 0
+    retries: int = 0
+    cache_hits: int = 0
+    ok: int = 0
+    invalid: dict[str, int] = Field(default_factory=dict)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float = 0.0
+    cached_prompt_tokens: int = 0
+    cached_completion_tokens: int = 0
+
+
+class _RateLimiter:
+    """Spaces request starts at least ``1/rps`` apart across threads."""
+
+    def __init__(self, rps: float | None, clock: Callable[[], float], sleep: Callable[[float], None]) -> None:
+        self.interval = 0.0 if rps is None else 1.0 / rps
+        self._next = 0.0
+        self._lock = threading.Lock()
+        self._clock, self._sleep = clock, sleep
+
+    def acquire(self) -> None:
+        if self.interval <= 0:
+            return
+        with self._lock:
+            now = self._clock()
+            start = max(now, self._next)
+            self._next = start + self.interval
+        if start > now:
+            self._sleep(start - now)
+
+
+def parse_retry_after(value: str | None) -> float | None:
+    """Seconds from a Retry-After header (delta-seconds or HTTP date); None when absent/garbled."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _error_code(resp: httpx.Response) -> str:
+    try:
+        body = resp.json()
+    except ValueError:
+        return ""
+    err = body.get("error") if isinstance(body, dict) else None
+    if isinstance(err, dict):
+        return str(err.get("code") or err.get("type") or "")
+    return ""
+
+
+class _Attempt(BaseModel):
+    content: str | None = None
+    usage: Usage | None = None
+    final_reason: InvalidReason | None = None
+    transient: bool = False
+    retry_after: float | None = None
+    error: str | None = None
+
+
+class ChatClient:
+    """One endpoint; thread-safe. Use ``complete_many`` for bounded-concurrency batches."""
+
+    def __init__(
+        self,
+        config: EndpointConfig,
+        *,
+        api_key: SecretStr | str | None = None,
+        cache: ResponseCache | None = None,
+        rng: Rng | None = None,
+        transport: httpx.BaseTransport | None = None,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.config = config
+        self.cache = cache
+        self.rng = rng if rng is not None else Rng(0)
+        self.stats = ClientStats()
+        self._sleep = sleep
+        self._stats_lock = threading.Lock()
+        self._sem = threading.BoundedSemaphore(config.max_concurrency)
+        self._limiter = _RateLimiter(config.rate_limit_rps, clock, sleep)
+        headers = {"Content-Type": "application/json"}
+        if api_key is not None:
+            secret = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
+            headers["Authorization"] = f"Bearer {secret}"
+        self._http = httpx.Client(
+            headers=headers, timeout=httpx.Timeout(config.timeout_s), transport=transport,
+            limits=httpx.Limits(max_connections=config.max_concurrency,
+                                max_keepalive_connections=config.max_concurrency))
+
+    # -- public -------------------------------------------------------------------------------
+    def complete(self, request: ChatRequest, parse: Parser | None = None) -> ChatResult:
+        """Ask once (cache first, then HTTP with retries); always returns a result."""
+        params = self.config.request_params()
+        key = cache_key(self.config.model, request.prompt_hash, request.key, params)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                usage = Usage(prompt_tokens=hit.prompt_tokens, completion_tokens=hit.completion_tokens)
+                result = self._finish(request, hit.content, usage, parse, attempts=0, cached=True)
+                self._count(result)
+                return result
+        result = self._ask(request, params, parse)
+        if self.cache is not None and result.content is not None:
+            self.cache.put(key, model=self.config.model, prompt_hash=request.prompt_hash, item_key=request.key,
+                           reply=CachedReply(content=result.content, prompt_tokens=result.usage.prompt_tokens,
+                                             completion_tokens=result.usage.completion_tokens))
+        self._count(result)
+        return result
+
+    def complete_many(self, requests: Sequence[ChatRequest], parse: Parser | None = None) -> list[ChatResult]:
+        """All requests, ``max_concurrency`` at a time; results in request order."""
+        keys = [r.key for r in requests]
+        if len(set(keys)) != len(keys):
+            dup = next(k for k in keys if keys.count(k) > 1)
+            raise ValueError(f"duplicate request key {dup!r}")
+        if self.config.max_concurrency == 1 or len(requests) <= 1:
+            return [self.complete(r, parse) for r in requests]
+        with ThreadPoolExecutor(max_workers=self.config.max_concurrency, thread_name_prefix="llm") as pool:
+            return list(pool.map(lambda r: self.complete(r, parse), requests))
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> ChatClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:  # never shows headers
+        return f"ChatClient(model={self.config.model!r}, base_url={self.config.base_url!r})"
+
+    # -- internals ----------------------------------------------------------------------------
+    def _ask(self, request: ChatRequest, params: dict[str, object], parse: Parser | None) -> ChatResult:
+        body = {"model": self.config.model, "messages": request.messages, **params}
+        attempts = 0
+        last: _Attempt | None = None
+        for attempt in range(self.config.max_retries + 1):
+            if attempt > 0:
+                with self._stats_lock:
+                    self.stats.retries += 1
+                self._sleep(self._wait(request.key, attempt - 1, last.retry_after if last else None))
+            attempts += 1
+            last = self._once(body)
+            if last.content is not None:
+                usage = last.usage or Usage()
+                usage.cost = self.config.cost(usage.prompt_tokens, usage.completion_tokens)
+                return self._finish(request, last.content, usage, parse, attempts=attempts, cached=False)
+            if not last.transient:
+                return ChatResult(key=request.key, model=self.config.model, status="invalid",
+                                  invalid_reason=last.final_reason, error=last.error, attempts=attempts)
+            log.info("retrying %s on %s (attempt %d): %s", self.config.name, request.key, attempt + 1, last.error)
+        return ChatResult(key=request.key, model=self.config.model, status="invalid",
+                          invalid_reason="retries_exhausted", error=last.error if last else None, attempts=attempts)
+
+    def _wait(self, item_key: str, retry_index: int, retry_after: float | None) -> float:
+        if retry_after is not None:
+            return min(retry_after, self.config.retry_after_max_s)
+        cap = min(self.config.backoff_max_s, self.config.backoff_base_s * (2 ** retry_index))
+        jitter = self.rng.fork("backoff", item_key, retry_index).uniform(0.5, 1.0)
+        return cap * jitter
+
+    def _once(self, body: dict[str, Any]) -> _Attempt:
+        self._limiter.acquire()
+        with self._sem:
+            with self._stats_lock:
+                self.stats.http_calls += 1
+            try:
+                resp = self._http.post(self.config.chat_url, json=body)
+            except httpx.TimeoutException:
+                return _Attempt(transient=True, error="timeout")
+            except httpx.TransportError as exc:
+                return _Attempt(transient=True, error=f"transport error: {type(exc).__name__}")
+        code = resp.status_code
+        if code == 200:
+            try:
+                data = resp.json()
+                message = data["choices"][0]["message"]
+                content = message.get("content")
+                usage_raw = data.get("usage") or {}
+                usage = Usage(prompt_tokens=int(usage_raw.get("prompt_tokens") or 0),
+                              completion_tokens=int(usage_raw.get("completion_tokens") or 0))
+            except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+                return _Attempt(transient=True, error="malformed or truncated response body")
+            return _Attempt(content=content if isinstance(content, str) else "", usage=usage)
+        retry_after = parse_retry_after(resp.headers.get("retry-after"))
+        if code == 429:
+            if _error_code(resp) == "insufficient_quota":
+                return _Attempt(final_reason="quota", error="429 insufficient_quota")
+            return _Attempt(transient=True, retry_after=retry_after, error="429 rate limited")
+        if code in (402, 403):
+            return _Attempt(final_reason="quota", error=f"HTTP {code}")
+        if code == 401:
+            return _Attempt(final_reason="auth", error="HTTP 401 (check the API key source)")
+        if code == 408 or code >= 500:
+            return _Attempt(transient=True, retry_after=retry_after, error=f"HTTP {code}")
+        return _Attempt(final_reason="http_error", error=f"HTTP {code}")
+
+    def _finish(self, request: ChatRequest, content: str, usage: Usage, parse: Parser | None, *,
+                attempts: int, cached: bool) -> ChatResult:
+        if cached:
+            usage = usage.model_copy(update={"cost": 0.0})
+        base: dict[str, Any] = dict(key=request.key, model=self.config.model, content=content, usage=usage,
+                                    attempts=attempts, cached=cached)
+        if parse is None:
+            return ChatResult(status="ok", **base)
+        try:
+            verdict = parse(content)
+        except VerdictError as exc:
+            return ChatResult(status="invalid", invalid_reason="unparseable", error=str(exc)[:200], **base)
+        return ChatResult(status="ok", verdict=verdict, **base)
+
+    def _count(self, result: ChatResult) -> None:
+        with self._stats_lock:
+            s = self.stats
+            s.items += 1
+            if result.cached:
+                s.cache_hits += 1
+                s.cached_prompt_tokens += result.usage.prompt_tokens
+                s.cached_completion_tokens += result.usage.completion_tokens
+            else:
+                s.prompt_tokens += result.usage.prompt_tokens
+                s.completion_tokens += result.usage.completion_tokens
+                s.cost += result.usage.cost
+            if result.status == "ok":
+                s.ok += 1
+            else:
+                reason = result.invalid_reason or "unparseable"
+                s.invalid[reason] = s.invalid.get(reason, 0) + 1
