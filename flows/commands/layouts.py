@@ -1,0 +1,38 @@
+"""``synthdocqa layouts build``: write the procedural layout library (rows + wireframe thumbnails)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from flows.cli import CliError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("layouts", help="layout library: build (and retrieval commands)")
+    sub = p.add_subparsers(dest="layouts_command", metavar="SUBCOMMAND")
+    sub.required = True
+    b = sub.add_parser("build", help="write layouts.parquet/jsonl + thumbs/<id>.png for COUNT layouts")
+    from renderers.layouts import DEFAULT_LIBRARY_SEED, DEFAULT_LIBRARY_SIZE
+
+    b.add_argument("--seed", type=int, default=DEFAULT_LIBRARY_SEED)
+    b.add_argument("--count", type=int, default=DEFAULT_LIBRARY_SIZE)
+    b.add_argument("--out", required=True, help="output directory")
+    b.add_argument("--thumb-size", type=int, default=64, help="thumbnail side in pixels (default 64)")
+    b.set_defaults(func=_build)
+
+
+def _build(args: argparse.Namespace) -> int:
+    from renderers.library_build import build_library
+
+    if args.seed < 0:
+        raise CliError(f"--seed must be >= 0, got {args.seed}")
+    if args.count < 1:
+        raise CliError(f"--count must be >= 1, got {args.count}")
+    if not 16 <= args.thumb_size <= 512:
+        raise CliError(f"--thumb-size must be in [16, 512], got {args.thumb_size}")
+    t0 = time.perf_counter()
+    manifest = build_library(args.seed, args.count, args.out, args.thumb_size)
+    print(f"wrote {manifest['count']} layouts (seed {manifest['seed']}) to {args.out} "
+          f"in {time.perf_counter() - t0:.1f} s")
+    return 0

@@ -1,0 +1,48 @@
+"""Layout choice per page before CLIP retrieval: a seeded pick among compatible layouts of the style family.
+
+Page ``p`` draws from ``Rng(doc.seed, doc.seed_path).fork("page", p).fork("layout")``, so the choice
+of one page never depends on another page or on the library's size beyond its own candidates.
+"""
+
+from __future__ import annotations
+
+from ir.document import DocumentIR
+from ir.rng import Rng
+
+from .layouts import STYLE_FAMILIES, LayoutLibrary, default_library, is_compatible
+
+MAX_DRAWS = 256
+
+
+def page_layout_rng(doc: DocumentIR, page_no: int) -> Rng:
+    return Rng(doc.seed, doc.seed_path).fork("page", page_no).fork("layout")
+
+
+def doc_style_family(doc: DocumentIR) -> str:
+    """The document's style family, or a seeded one when the IR leaves it empty/unknown."""
+    if doc.style_family in STYLE_FAMILIES:
+        return doc.style_family
+    return Rng(doc.seed, doc.seed_path).fork("style_family").choice(STYLE_FAMILIES)
+
+
+def assign_layouts(doc: DocumentIR, library: LayoutLibrary | None = None) -> list[str]:
+    """One layout id per IR page: ``PagePlan.layout_id`` where set, else a seeded compatible pick."""
+    lib = library or default_library()
+    family = doc_style_family(doc)
+    candidates = lib.family_indices(family)
+    out: list[str] = []
+    for page in doc.pages:
+        if page.layout_id:
+            out.append(page.layout_id)
+            continue
+        rng = page_layout_rng(doc, page.page_no)
+        chosen = None
+        for _ in range(MAX_DRAWS):
+            lay = lib.get(candidates[rng.integers(0, len(candidates))])
+            if is_compatible(lay, page.blocks):
+                chosen = lay.id
+                break
+        if chosen is None:  # fall back to the first single-column layout of the family (accepts anything)
+            chosen = next(lib.get(i).id for i in candidates if lib.get(i).arrangement == "single")
+        out.append(chosen)
+    return out
