@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 COMMAND_MODULES: tuple[str, ...] = (
     "flows.commands.plan",
+    "flows.commands.corpus",
     "flows.commands.layouts",
 )
 

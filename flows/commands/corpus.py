@@ -1,0 +1,146 @@
+"""``generate``, ``verify`` and ``reproduce``: the corpus commands."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from flows.cli import CliError, parse_int_list
+
+
+def _spec_from_args(args: argparse.Namespace):
+    from ir import describe_validation_error
+    from ir.spec import CorpusSpec, spec_for_profile
+
+    if args.spec:
+        path = Path(args.spec)
+        if not path.is_file():
+            raise CliError(f"--spec {path}: no such file")
+        try:
+            spec = CorpusSpec.model_validate_json(path.read_text("utf-8"))
+        except ValidationError as err:
+            raise CliError(describe_validation_error(err, str(path))) from None
+        overrides = {k: v for k, v in (("seed", args.seed), ("n_docs", args.docs)) if v is not None}
+        if overrides:
+            try:
+                spec = CorpusSpec.model_validate({**spec.model_dump(), **overrides})
+            except ValidationError as err:
+                raise CliError(describe_validation_error(err, "spec")) from None
+        return spec
+    try:
+        seed = 0 if args.seed is None else args.seed
+        return spec_for_profile(args.profile, seed, args.docs)
+    except ValidationError as err:
+        raise CliError(describe_validation_error(err, "spec")) from None
+    except ValueError as err:
+        raise CliError(str(err)) from None
+
+
+def _progress_bar(total_label: str):
+    from tqdm import tqdm
+
+    bar = None
+
+    def update(n: int, total: int, rec=None) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, desc=total_label, unit="doc", file=sys.stderr, dynamic_ncols=True)
+        bar.update(1)
+        if rec is not None:
+            bar.set_postfix_str(f"{rec.doc_id} {rec.n_pages}p {rec.n_qa}qa")
+        if n >= total:
+            bar.close()
+
+    return update
+
+
+def cmd_generate(args: argparse.Namespace) -> int:
+    from flows.generate import run_generate
+
+    spec = _spec_from_args(args)
+    if args.workers < 1:
+        raise CliError("--workers must be >= 1")
+    t0 = time.perf_counter()
+    try:
+        result = run_generate(spec, args.out, workers=args.workers, only=args.only, force=args.force,
+                              runner=args.runner, dask_address=args.dask_address,
+                              progress=None if args.quiet else _progress_bar("generate"))
+    except ValueError as err:
+        raise CliError(str(err)) from None
+    dt = time.perf_counter() - t0
+    if isinstance(result, dict):
+        from flows.pipeline import stats_line
+
+        print(f"{args.out}: {stats_line(result)} in {dt:.1f} s")
+    else:
+        print(f"{args.out}: wrote {len(result)} documents ({', '.join(r.doc_id for r in result)}) in {dt:.1f} s; "
+              "no manifest (--only)")
+    return 0
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    from flows.corpus_ops import verify_corpus
+
+    if not Path(args.dir).is_dir():
+        raise CliError(f"{args.dir}: no such directory")
+    problems = verify_corpus(args.dir, progress=None if args.quiet else _progress_bar("verify"))
+    if problems:
+        for p in problems[: args.max_problems]:
+            print(f"FAIL {p}")
+        more = len(problems) - args.max_problems
+        if more > 0:
+            print(f"... and {more} more")
+        print(f"{args.dir}: {len(problems)} problem(s)", file=sys.stderr)
+        return 1
+    manifest = json.loads((Path(args.dir) / "corpus.json").read_text("utf-8"))
+    print(f"{args.dir}: OK ({len(manifest['files'])} files, {manifest['stats']['qa_pairs']} QA, "
+          f"{manifest['stats']['assertions']} assertions verified)")
+    return 0
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from flows.corpus_ops import reproduce_corpus
+    from ir.store import CorpusError
+
+    try:
+        checked, diffs = reproduce_corpus(args.dir, sample=args.sample)
+    except CorpusError as err:
+        raise CliError(str(err)) from None
+    for d in diffs:
+        print(f"DIFF {d}")
+    status = "all bytes equal" if not diffs else f"{len(diffs)} difference(s)"
+    print(f"{args.dir}: regenerated {len(checked)} document(s): {status}")
+    return 0 if not diffs else 1
+
+
+def register(sub) -> None:
+    g = sub.add_parser("generate", help="generate a corpus: plan, retrieve, render, degrade, QA, write")
+    g.add_argument("--seed", type=int, default=None, help="root seed (default 0)")
+    g.add_argument("--docs", type=int, default=None, help="number of documents (default: the profile's)")
+    g.add_argument("--out", required=True, help="corpus directory")
+    g.add_argument("--profile", choices=["demo", "reference"], default="demo")
+    g.add_argument("--spec", help="CorpusSpec JSON file (overrides --profile)")
+    g.add_argument("--workers", type=int, default=1, help="parallel worker processes")
+    g.add_argument("--runner", choices=["process", "dask", "inline"], default="process",
+                   help="task runner of the generate-corpus flow")
+    g.add_argument("--dask-address", default=None, help="scheduler address (default: a LocalCluster)")
+    g.add_argument("--only", type=parse_int_list, help="comma-separated document indices (no manifest)")
+    g.add_argument("--force", action="store_true", help="reuse a directory that holds another spec")
+    g.add_argument("--quiet", action="store_true")
+    g.set_defaults(func=cmd_generate)
+
+    v = sub.add_parser("verify", help="re-check hashes, evidence boxes and derivations of a corpus")
+    v.add_argument("dir")
+    v.add_argument("--max-problems", type=int, default=50)
+    v.add_argument("--quiet", action="store_true")
+    v.set_defaults(func=cmd_verify)
+
+    r = sub.add_parser("reproduce", help="regenerate documents from the manifest's seed and compare bytes")
+    r.add_argument("dir")
+    r.add_argument("--sample", type=int, default=None, help="regenerate only K sampled documents")
+    r.set_defaults(func=cmd_reproduce)
