@@ -1,0 +1,383 @@
+"""Agreement of hallucination labelers with gold labels under each criterion.
+
+Positive class = hallucinated. Continuous labelers get a threshold calibrated on the dev split by
+balanced accuracy (per criterion) and are scored on the test split. Per labeler x criterion:
+accuracy, balanced accuracy, precision, recall, F1, MCC and Cohen's kappa, each with a stratified
+bootstrap 95% CI (resampling within gold positives and negatives). Across labelers: exact McNemar
+between the two prompts of each LLM judge (on the paired labels), Cochran's Q over all labelers'
+correctness, Krippendorff's alpha (nominal) among labelers, and the bias table (false-positive /
+false-negative rates per error type). The criterion-mismatch table shows, for score labelers, kappa
+against the faithfulness gold vs the factual gold and the error types driving the difference.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+from pydantic import BaseModel, Field
+from scipy import stats
+
+from ir.rng import Rng
+from judges.reliability import krippendorff_alpha, krippendorff_alpha_ci
+
+from .items import CRITERIA, HallucinationItem
+
+METRICS: tuple[str, ...] = ("accuracy", "balanced_accuracy", "precision", "recall", "f1", "mcc", "kappa")
+
+
+# ----------------------------------------------------------------------------- metrics from counts
+def _div(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(b == 0, 0.0, a / np.where(b == 0, 1.0, b))
+
+
+def metrics_from_counts(tp, fp, fn, tn) -> dict[str, np.ndarray]:
+    """All metrics from confusion counts (scalars or arrays, vectorised over bootstrap replicates).
+
+    Conventions follow scikit-learn: precision/recall/F1/MCC are 0 when undefined; balanced accuracy
+    averages the recall of the classes present in the gold labels; kappa is NaN when p_e = 1.
+    """
+    tp, fp, fn, tn = (np.asarray(x, dtype=float) for x in (tp, fp, fn, tn))
+    n = tp + fp + fn + tn
+    pos, neg = tp + fn, tn + fp
+    prec = _div(tp, tp + fp)
+    rec = _div(tp, pos)
+    spec = _div(tn, neg)
+    f1 = _div(2 * tp, 2 * tp + fp + fn)
+    present = (pos > 0).astype(float) + (neg > 0).astype(float)
+    ba = _div(np.where(pos > 0, rec, 0) + np.where(neg > 0, spec, 0), present)
+    denom = np.sqrt((tp + fp) * (tp + fn) * (tn + fp) * (tn + fn))
+    mcc = _div(tp * tn - fp * fn, denom)
+    po = _div(tp + tn, n)
+    pe = _div((tp + fp) * pos + (tn + fn) * neg, n * n)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kappa = np.where(1 - pe == 0, np.nan, (po - pe) / np.where(1 - pe == 0, 1, 1 - pe))
+    return {"accuracy": po, "balanced_accuracy": ba, "precision": prec, "recall": rec, "f1": f1, "mcc": mcc,
+            "kappa": kappa}
+
+
+def confusion(y_true: Sequence[bool], y_pred: Sequence[bool]) -> tuple[int, int, int, int]:
+    t, p = np.asarray(y_true, dtype=bool), np.asarray(y_pred, dtype=bool)
+    if t.shape != p.shape:
+        raise ValueError(f"label arrays differ in length: {t.shape} vs {p.shape}")
+    return int((t & p).sum()), int((~t & p).sum()), int((t & ~p).sum()), int((~t & ~p).sum())
+
+
+def binary_metrics(y_true: Sequence[bool], y_pred: Sequence[bool]) -> dict[str, float]:
+    return {k: float(v) for k, v in metrics_from_counts(*confusion(y_true, y_pred)).items()}
+
+
+class MetricCI(BaseModel):
+    value: float
+    low: float
+    high: float
+
+
+def bootstrap_metrics(y_true: Sequence[bool], y_pred: Sequence[bool], rng: np.random.Generator,
+                      n_boot: int = 1000, confidence: float = 0.95) -> dict[str, MetricCI]:
+    """Point estimates + stratified percentile bootstrap CIs (gold positives/negatives resampled apart)."""
+    t, p = np.asarray(y_true, dtype=bool), np.asarray(y_pred, dtype=bool)
+    point = metrics_from_counts(*confusion(t, p))
+    pp, pn = p[t], p[~t]
+    tp = (pp[rng.integers(0, len(pp), (n_boot, len(pp)))].sum(axis=1) if len(pp) else np.zeros(n_boot))
+    fp = (pn[rng.integers(0, len(pn), (n_boot, len(pn)))].sum(axis=1) if len(pn) else np.zeros(n_boot))
+    boot = metrics_from_counts(tp, fp, len(pp) - tp, len(pn) - fp)
+    a = (1 - confidence) / 2 * 100
+    out = {}
+    for k in METRICS:
+        vals = boot[k][~np.isnan(boot[k])]
+        lo, hi = (np.percentile(vals, [a, 100 - a]) if len(vals) else (math.nan, math.nan))
+        out[k] = MetricCI(value=float(point[k]), low=float(lo), high=float(hi))
+    return out
+
+
+# ----------------------------------------------------------------------------- calibration
+def calibrate_threshold(scores: Sequence[float], hallucinated: Sequence[bool]) -> tuple[float, float]:
+    """Threshold t maximising balanced accuracy of ``score < t => hallucinated`` on these (dev) items.
+
+    Candidate cuts lie midway between consecutive distinct scores (plus both ends); ties go to the
+    cut with the smallest number of flagged items. Returns ``(t, balanced accuracy at t)``.
+    """
+    s, y = np.asarray(scores, dtype=float), np.asarray(hallucinated, dtype=bool)
+    if len(s) == 0 or y.all() or (~y).all():
+        raise ValueError("calibration needs dev items of both classes")
+    order = np.argsort(s, kind="stable")
+    s, y = s[order], y[order]
+    P, N = y.sum(), (~y).sum()
+    cum_pos = np.concatenate([[0], np.cumsum(y)])  # flagged positives when the first k are flagged
+    cum_neg = np.concatenate([[0], np.cumsum(~y)])
+    ks = np.concatenate([[0], np.nonzero(np.diff(s) > 0)[0] + 1, [len(s)]])
+    ba = (cum_pos[ks] / P + (N - cum_neg[ks]) / N) / 2
+    best = int(np.argmax(ba))
+    k = int(ks[best])
+    if k == 0:
+        t = float(s[0]) - 1e-9
+    elif k == len(s):
+        t = float(s[-1]) + 1e-9
+    else:
+        t = float((s[k - 1] + s[k]) / 2)
+    return t, float(ba[best])
+
+
+# ----------------------------------------------------------------------------- paired tests
+class McNemarResult(BaseModel):
+    b: int = Field(description="first says hallucinated, second not")
+    c: int = Field(description="second says hallucinated, first not")
+    n: int
+    statistic: float
+    p_value: float
+
+
+def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> McNemarResult:
+    """Exact (binomial) McNemar test on paired binary labels, as statsmodels' mcnemar(exact=True)."""
+    x, y = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
+    n01, n10 = int((x & ~y).sum()), int((~x & y).sum())
+    m = n01 + n10
+    p = 1.0 if m == 0 else min(1.0, 2 * float(stats.binom.cdf(min(n01, n10), m, 0.5)))
+    return McNemarResult(b=n01, c=n10, n=len(x), statistic=float(min(n01, n10)), p_value=p)
+
+
+class CochranResult(BaseModel):
+    q: float
+    df: int
+    p_value: float
+    n: int
+
+
+def cochrans_q(matrix: np.ndarray) -> CochranResult:
+    """Cochran's Q over a (items x k) binary matrix; as statsmodels' cochrans_q."""
+    x = np.asarray(matrix, dtype=float)
+    n, k = x.shape
+    if k < 2:
+        raise ValueError("Cochran's Q needs at least two labelers")
+    col, row = x.sum(axis=0), x.sum(axis=1)
+    total = x.sum()
+    denom = k * total - (row ** 2).sum()
+    q = 0.0 if denom == 0 else (k - 1) * (k * (col ** 2).sum() - total ** 2) / denom
+    return CochranResult(q=float(q), df=k - 1, p_value=float(stats.chi2.sf(q, k - 1)), n=n)
+
+
+# ----------------------------------------------------------------------------- the analysis
+class LabelerMetrics(BaseModel):
+    labeler: str
+    criterion: str
+    threshold: float | None = None
+    dev_balanced_accuracy: float | None = None
+    n: int
+    n_invalid: int = 0
+    metrics: dict[str, MetricCI]
+
+
+class BiasRow(BaseModel):
+    labeler: str
+    criterion: str
+    error_type: str
+    n: int
+    n_gold_hallucinated: int
+    flag_rate: float
+    fpr: float | None
+    fnr: float | None
+
+
+class MismatchRow(BaseModel):
+    labeler: str
+    kappa_faithfulness: MetricCI
+    kappa_factual: MetricCI
+    kappa_faithfulness_same_labels: float = Field(description="faithfulness-calibrated labels vs faithfulness gold")
+    kappa_factual_same_labels: float = Field(description="the same labels vs factual gold")
+
+
+class DriverRow(BaseModel):
+    labeler: str
+    error_type: str
+    n: int
+    flag_rate: float
+    gold_faithfulness: float
+    gold_factual: float
+    contribution: float = Field(description="(agree with faithfulness gold - agree with factual gold) / n_test")
+
+
+class AlphaResult(BaseModel):
+    criterion: str
+    labelers: list[str]
+    alpha: float
+    low: float
+    high: float
+
+
+class AnalysisResult(BaseModel):
+    n_items: int
+    n_dev: int
+    n_test: int
+    n_with_gold: int
+    error_type_counts: dict[str, int]
+    thresholds: dict[str, dict[str, float]] = Field(description="labeler -> criterion -> threshold")
+    metrics: list[LabelerMetrics]
+    bias: list[BiasRow]
+    mismatch: list[MismatchRow]
+    drivers: list[DriverRow]
+    mcnemar: dict[str, McNemarResult]
+    cochran: dict[str, CochranResult]
+    alpha: list[AlphaResult]
+    invalid_counts: dict[str, dict[str, int]] = Field(default_factory=dict)
+    flag_rates: dict[str, float] = Field(default_factory=dict, description="labels without gold: share flagged")
+
+
+def assign_splits(items: Sequence[HallucinationItem], rng: Rng, dev_fraction: float = 0.5) -> list[str]:
+    """The item's own split, else one drawn per document (per item when there is no doc id)."""
+    out = []
+    for it in items:
+        if it.split is not None:
+            out.append(it.split)
+        else:
+            key = it.doc_id or it.item_id
+            out.append("dev" if rng.fork("split", key).random() < dev_fraction else "test")
+    return out
+
+
+def analyse(
+    items: Sequence[HallucinationItem],
+    scores: Mapping[str, np.ndarray],
+    judge_labels: Mapping[str, Sequence[bool | None]] | None = None,
+    *,
+    rng: Rng,
+    n_boot: int = 1000,
+    alpha_boot: int = 200,
+    judge_pairs: Mapping[str, tuple[str, str]] | None = None,
+) -> AnalysisResult:
+    """Analyse score labelers (``scores``) and binary labelers (``judge_labels``: None = invalid).
+
+    ``judge_pairs`` names, per LLM judge, its (faithfulness-prompt, factual-prompt) label columns for
+    the McNemar test.
+    """
+    judge_labels = dict(judge_labels or {})
+    n = len(items)
+    for name, s in scores.items():
+        if len(s) != n:
+            raise ValueError(f"labeler {name}: {len(s)} scores for {n} items")
+    for name, lab in judge_labels.items():
+        if len(lab) != n:
+            raise ValueError(f"judge {name}: {len(lab)} labels for {n} items")
+    split = np.array(assign_splits(items, rng.fork("splits")))
+    dev, test = split == "dev", split == "test"
+    gold = {c: np.array([it.label(c) for it in items], dtype=object) for c in CRITERIA}
+    has_gold = np.array([all(it.label(c) is not None for c in CRITERIA) for it in items])
+    etypes = np.array([it.error_type or "unknown" for it in items])
+    et_counts = {str(k): int(v) for k, v in zip(*np.unique(etypes, return_counts=True), strict=True)}
+    metrics: list[LabelerMetrics] = []
+    bias: list[BiasRow] = []
+    thresholds: dict[str, dict[str, float]] = {}
+    predictions: dict[str, dict[str, np.ndarray]] = {}  # labeler -> criterion -> pred (object: bool/None)
+    boot_rng = rng.fork("bootstrap").gen
+
+    calib_ok = {c: bool(has_gold[dev].any() and len({*gold[c][dev & has_gold]}) == 2) for c in CRITERIA}
+    for name, s in scores.items():
+        s = np.asarray(s, dtype=float)
+        thresholds[name] = {}
+        predictions[name] = {}
+        for c in CRITERIA:
+            if not calib_ok[c]:
+                continue
+            m = dev & has_gold
+            t, dev_ba = calibrate_threshold(s[m], gold[c][m].astype(bool))
+            thresholds[name][c] = t
+            predictions[name][c] = (s < t).astype(object)
+            metrics.append(_metrics_row(name, c, predictions[name][c], gold[c], test & has_gold, boot_rng, n_boot,
+                                        threshold=t, dev_ba=dev_ba))
+    for name, lab in judge_labels.items():
+        arr = np.array(list(lab), dtype=object)
+        predictions[name] = {c: arr for c in CRITERIA}
+        for c in CRITERIA:
+            if has_gold.any():
+                metrics.append(_metrics_row(name, c, arr, gold[c], test & has_gold, boot_rng, n_boot))
+
+    eval_mask = test & has_gold
+    for name, per_c in predictions.items():
+        for c, pred in per_c.items():
+            for et in sorted(set(etypes[eval_mask])):
+                m = eval_mask & (etypes == et) & np.array([p is not None for p in pred])
+                if not m.any():
+                    continue
+                g, p = gold[c][m].astype(bool), pred[m].astype(bool)
+                fp, fn = int((p & ~g).sum()), int((~p & g).sum())
+                bias.append(BiasRow(labeler=name, criterion=c, error_type=str(et), n=int(m.sum()),
+                                    n_gold_hallucinated=int(g.sum()), flag_rate=float(p.mean()),
+                                    fpr=float(fp / (~g).sum()) if (~g).any() else None,
+                                    fnr=float(fn / g.sum()) if g.any() else None))
+
+    mismatch, drivers = _criterion_mismatch(scores, thresholds, predictions, gold, etypes, eval_mask, boot_rng,
+                                            n_boot)
+    mcnemar = {}
+    for judge, (fa, fc) in (judge_pairs or {}).items():
+        a, b = np.array(judge_labels[fa], dtype=object), np.array(judge_labels[fc], dtype=object)
+        ok = np.array([x is not None and y is not None for x, y in zip(a, b, strict=True)])
+        mcnemar[judge] = mcnemar_exact(a[ok].astype(bool), b[ok].astype(bool))
+
+    cochran: dict[str, CochranResult] = {}
+    alpha: list[AlphaResult] = []
+    names = [k for k in predictions if predictions[k]]
+    for c in CRITERIA:
+        cols = [k for k in names if c in predictions[k]]
+        if len(cols) < 2:
+            continue
+        mask = test if test.any() else np.ones(n, dtype=bool)
+        data = [[None if p is None else bool(p) for p in predictions[k][c][mask]] for k in cols]
+        if eval_mask.any():
+            valid = eval_mask & np.array([all(predictions[k][c][i] is not None for k in cols) for i in range(n)])
+            corr = np.column_stack([predictions[k][c][valid].astype(bool) == gold[c][valid].astype(bool)
+                                    for k in cols])
+            cochran[c] = cochrans_q(corr.astype(int))
+        a_val = krippendorff_alpha(data, level="nominal")
+        if alpha_boot > 0 and not math.isnan(a_val):
+            _, lo, hi = krippendorff_alpha_ci(data, level="nominal", rng=rng.fork("alpha", c).gen, n_boot=alpha_boot)
+        else:
+            lo = hi = math.nan
+        alpha.append(AlphaResult(criterion=c, labelers=cols, alpha=float(a_val), low=float(lo), high=float(hi)))
+
+    invalid_counts = {name: {"invalid": sum(1 for x in lab if x is None), "n": len(lab)}
+                      for name, lab in judge_labels.items()}
+    flag_rates = {name: float(np.mean([bool(x) for x in lab if x is not None])) if any(
+        x is not None for x in lab) else math.nan for name, lab in judge_labels.items()}
+    return AnalysisResult(n_items=n, n_dev=int(dev.sum()), n_test=int(test.sum()), n_with_gold=int(has_gold.sum()),
+                          error_type_counts=et_counts, thresholds=thresholds, metrics=metrics, bias=bias,
+                          mismatch=mismatch, drivers=drivers, mcnemar=mcnemar, cochran=cochran, alpha=alpha,
+                          invalid_counts=invalid_counts, flag_rates=flag_rates)
+
+
+def _metrics_row(name, c, pred, gold_c, mask, rng, n_boot, threshold=None, dev_ba=None) -> LabelerMetrics:
+    valid = mask & np.array([p is not None for p in pred])
+    n_invalid = int((mask & ~valid).sum())
+    g, p = gold_c[valid].astype(bool), pred[valid].astype(bool)
+    return LabelerMetrics(labeler=name, criterion=c, threshold=threshold, dev_balanced_accuracy=dev_ba,
+                          n=int(valid.sum()), n_invalid=n_invalid, metrics=bootstrap_metrics(g, p, rng, n_boot))
+
+
+def _criterion_mismatch(scores, thresholds, predictions, gold, etypes, mask, rng, n_boot):
+    mismatch: list[MismatchRow] = []
+    drivers: list[DriverRow] = []
+    if not mask.any():
+        return mismatch, drivers
+    gf, gc = gold["faithfulness"][mask].astype(bool), gold["factual"][mask].astype(bool)
+    n_test = int(mask.sum())
+    for name in scores:
+        if set(thresholds.get(name, {})) != set(CRITERIA):
+            continue
+        pf = predictions[name]["faithfulness"][mask].astype(bool)
+        pc = predictions[name]["factual"][mask].astype(bool)
+        kf = bootstrap_metrics(gf, pf, rng, n_boot)["kappa"]
+        kc = bootstrap_metrics(gc, pc, rng, n_boot)["kappa"]
+        mismatch.append(MismatchRow(labeler=name, kappa_faithfulness=kf, kappa_factual=kc,
+                                    kappa_faithfulness_same_labels=binary_metrics(gf, pf)["kappa"],
+                                    kappa_factual_same_labels=binary_metrics(gc, pf)["kappa"]))
+        et = etypes[mask]
+        for t in sorted(set(et)):
+            m = et == t
+            agree_f = int((pf[m] == gf[m]).sum())
+            agree_c = int((pf[m] == gc[m]).sum())
+            drivers.append(DriverRow(labeler=name, error_type=str(t), n=int(m.sum()), flag_rate=float(pf[m].mean()),
+                                     gold_faithfulness=float(gf[m].mean()), gold_factual=float(gc[m].mean()),
+                                     contribution=(agree_f - agree_c) / n_test))
+    return mismatch, drivers
