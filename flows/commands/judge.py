@@ -1,0 +1,84 @@
+"""``judge hallucination``: label answers under the faithfulness and factual-correctness criteria."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from flows.cli import CliError
+
+
+def _parse_mix(text: str) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for part in text.split(","):
+        if not part.strip():
+            continue
+        k, sep, v = part.partition("=")
+        try:
+            if not sep:
+                raise ValueError
+            out[k.strip()] = float(v)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected type=weight,... got {part!r}") from None
+    return out
+
+
+def cmd_hallucination(args: argparse.Namespace) -> int:
+    from judges.hallucination.items import ItemsError
+    from judges.hallucination.pipeline import load_judges_config, prepare_items, run_labeling
+
+    if args.per_qa < 1:
+        raise CliError("--per-qa must be >= 1")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CliError(f"--out {out}: exists and is not a directory")
+    t0 = time.perf_counter()
+    try:
+        cfg = load_judges_config(args.judges)
+        if args.no_embedding:
+            cfg.labelers = [x for x in cfg.labelers if x != "embedding_cosine"]
+        keys: dict[str, str] = {}
+        answerer_key = None
+        if any(j.api_key_secret_block for j in cfg.judges) or (cfg.answerer and cfg.answerer.api_key_secret_block):
+            from flows.hallucination_flow import resolve_secret_keys
+
+            keys, answerer_key = resolve_secret_keys(cfg)
+        items, source = prepare_items(cfg, corpus=args.corpus, items_path=args.items, answers=args.answers,
+                                      seed=args.seed, per_qa=args.per_qa, mix=args.mix, answerer_key=answerer_key)
+        if args.max_items and len(items) > args.max_items:
+            items = items[: args.max_items]
+        summary, result = run_labeling(items, cfg, out, seed=args.seed, api_keys=keys, header=[f"Items: {source}."])
+    except (ItemsError, ValueError) as err:
+        raise CliError(str(err).splitlines()[0]) from None
+    dt = time.perf_counter() - t0
+    mm = "; ".join(f"{m.labeler} kappa faith {m.kappa_faithfulness.value:.2f} / factual {m.kappa_factual.value:.2f}"
+                   for m in result.mismatch[:3])
+    print(f"{out}: {summary.n_items} items, labelers {', '.join(summary.labelers)}"
+          + (f", judges {', '.join(summary.judges)}" if summary.judges else "") + f" in {dt:.1f} s")
+    if mm:
+        print(mm)
+    print(f"report: {summary.files['markdown']}")
+    return 0
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("judge", help="judge flows (hallucination-criterion labeling)")
+    sub = p.add_subparsers(dest="judge_command", metavar="JUDGE")
+    sub.required = True
+    h = sub.add_parser(
+        "hallucination", help="label answers as hallucinated under faithfulness and factual correctness",
+        description="Synthesise (from --corpus) or import (--items) answers, label them with lexical, embedding, "
+                    "NLI and LLM judges, and report agreement with gold labels under both criteria.")
+    src = h.add_mutually_exclusive_group(required=True)
+    src.add_argument("--corpus", help="generated corpus directory (qa.jsonl + docs/<id>/ir.json)")
+    src.add_argument("--items", help="items file (.csv, .jsonl or .parquet)")
+    h.add_argument("--judges", help="judges.yaml: LLM judge endpoints, prompts, labelers, NLI checkpoint")
+    h.add_argument("--answers", help="with --corpus: answers file (qa_id, answer) of a system under test")
+    h.add_argument("--out", required=True, help="output directory for the report, labels and cache")
+    h.add_argument("--seed", type=int, default=0)
+    h.add_argument("--per-qa", type=int, default=1, help="synthesised candidates per QA pair (default 1)")
+    h.add_argument("--mix", type=_parse_mix, default=None, help="error-type weights, e.g. correct=1,extra_true=2")
+    h.add_argument("--max-items", type=int, default=0, help="label at most this many items (0: all)")
+    h.add_argument("--no-embedding", action="store_true", help="skip the sentence-embedding labeler")
+    h.set_defaults(func=cmd_hallucination)

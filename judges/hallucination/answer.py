@@ -1,0 +1,130 @@
+"""Answers from a system under test: ask an OpenAI-compatible endpoint, or read a user's answers file.
+
+The endpoint gets each question with its document: the PDF's text per page (``mode="text"``) or the
+page / scan images as data URLs for a vision model (``mode="pages"`` / ``"scan"``). Replies become
+items (no gold labels: these are what scheduled evaluation batches judge). A failed answer (quota,
+retries exhausted) is returned in ``failures`` with its reason, never turned into an empty answer.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Literal
+
+from ir.document import DocumentIR
+from ir.qa_models import QAPair
+from judges.llm import ChatClient, ChatRequest, PromptTemplate, escape_untrusted, load_prompt
+
+from .items import HallucinationItem, ItemsError
+from .synthesize import _Synth
+
+AnswerMode = Literal["text", "pages", "scan"]
+DEFAULT_ANSWER_PROMPT = "sut_answer_text_v1"
+
+
+def document_text(corpus_dir: str | Path, doc_id: str, max_chars: int = 60000) -> str:
+    """The PDF text layer, page by page (``[page N]`` markers), truncated to ``max_chars``."""
+    import pymupdf
+
+    pdf = Path(corpus_dir) / "docs" / doc_id / "document.pdf"
+    if not pdf.is_file():
+        raise ValueError(f"{pdf}: missing")
+    with pymupdf.open(pdf) as d:
+        text = "\n".join(f"[page {i + 1}]\n{page.get_text().strip()}" for i, page in enumerate(d))
+    return text[:max_chars]
+
+
+def page_images(corpus_dir: str | Path, doc_id: str, which: Literal["pages", "scan"]) -> list[Path]:
+    folder = Path(corpus_dir) / "docs" / doc_id / which
+    imgs = sorted(p for p in folder.glob("*") if p.suffix.lower() in (".png", ".jpg", ".jpeg"))
+    if not imgs:
+        raise ValueError(f"{folder}: no page images")
+    return imgs
+
+
+def answer_request(qa: QAPair, corpus_dir: str | Path, prompt: PromptTemplate, mode: AnswerMode = "text",
+                   _text_cache: dict[str, str] | None = None) -> ChatRequest:
+    if mode == "text":
+        cache = _text_cache if _text_cache is not None else {}
+        if qa.doc_id not in cache:
+            cache[qa.doc_id] = document_text(corpus_dir, qa.doc_id)
+        messages = prompt.render({"document": cache[qa.doc_id], "question": qa.question})
+    else:
+        parts: list[dict] = [{"type": "text", "text": "Answer the question about the document in the images "
+                              "with the shortest complete answer, or 'not stated'.\n<question>"
+                              f"{escape_untrusted(qa.question)}</question>"}]
+        for img in page_images(corpus_dir, qa.doc_id, mode):
+            mime = "image/png" if img.suffix.lower() == ".png" else "image/jpeg"
+            parts.append({"type": "image_url",
+                          "image_url": {"url": f"data:{mime};base64,{base64.b64encode(img.read_bytes()).decode()}"}})
+        messages = [{"role": "user", "content": parts}]
+    return ChatRequest(key=qa.id, prompt_hash=f"{prompt.sha256}:{mode}", messages=messages)
+
+
+def _item(qa: QAPair, doc: DocumentIR | None, candidate: str, generator: str, dataset: str) -> HallucinationItem:
+    evidence = _Synth(doc).evidence(qa, [], 3000) if doc is not None else ""
+    return HallucinationItem(item_id=f"{qa.id}:{generator}", question=qa.question,
+                             references=list(dict.fromkeys([qa.answer_text, *qa.accepted_answers])),
+                             candidate=candidate, evidence=evidence, qa_id=qa.id, doc_id=qa.doc_id,
+                             answerable=qa.answer.kind != "not_answerable", dataset=dataset,
+                             generator_model=generator)
+
+
+def answers_from_endpoint(client: ChatClient, docs_and_qas: Sequence[tuple[DocumentIR, Sequence[QAPair]]],
+                          corpus_dir: str | Path, *, mode: AnswerMode = "text",
+                          prompt: PromptTemplate | None = None, dataset: str = "synthdocqa"
+                          ) -> tuple[list[HallucinationItem], dict[str, str]]:
+    """(items, failures: qa_id -> reason)."""
+    prompt = prompt or load_prompt(DEFAULT_ANSWER_PROMPT)
+    cache: dict[str, str] = {}
+    pairs = [(doc, qa) for doc, qas in docs_and_qas for qa in qas]
+    requests = [answer_request(qa, corpus_dir, prompt, mode, cache) for _, qa in pairs]
+    results = client.complete_many(requests)
+    items, failures = [], {}
+    for (doc, qa), r in zip(pairs, results, strict=True):
+        if r.status == "ok" and r.content is not None:
+            items.append(_item(qa, doc, r.content.strip(), client.config.name, dataset))
+        else:
+            failures[qa.id] = r.invalid_reason or "invalid"
+    return items, failures
+
+
+def answers_from_file(path: str | Path, docs_and_qas: Sequence[tuple[DocumentIR, Sequence[QAPair]]], *,
+                      generator: str = "user", dataset: str = "synthdocqa") -> list[HallucinationItem]:
+    """A CSV/JSONL answers file with columns ``qa_id`` and ``answer`` (optional ``model``)."""
+    p = Path(path)
+    if not p.is_file():
+        raise ItemsError(f"{p}: file not found")
+    if p.suffix.lower() == ".csv":
+        with p.open(newline="", encoding="utf-8") as fh:
+            rows = [(i + 2, r) for i, r in enumerate(csv.DictReader(fh))]
+    elif p.suffix.lower() in (".jsonl", ".ndjson"):
+        rows = []
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+            if line.strip():
+                try:
+                    rows.append((i, json.loads(line)))
+                except json.JSONDecodeError as exc:
+                    raise ItemsError(f"{p.name}: line {i}: not JSON ({exc.msg})") from None
+    else:
+        raise ItemsError(f"{p}: answers file must be .csv or .jsonl")
+    by_id = {qa.id: (doc, qa) for doc, qas in docs_and_qas for qa in qas}
+    items, seen = [], set()
+    for rowno, row in rows:
+        qa_id, answer = row.get("qa_id"), row.get("answer")
+        if not qa_id or answer is None:
+            raise ItemsError(f"{p.name}: row {rowno}: needs qa_id and answer")
+        if qa_id not in by_id:
+            raise ItemsError(f"{p.name}: row {rowno}: unknown qa_id {qa_id!r}")
+        if qa_id in seen:
+            raise ItemsError(f"{p.name}: row {rowno}: duplicate qa_id {qa_id!r}")
+        seen.add(qa_id)
+        doc, qa = by_id[qa_id]
+        items.append(_item(qa, doc, str(answer), str(row.get("model") or generator), dataset))
+    if not items:
+        raise ItemsError(f"{p.name}: no answers")
+    return items

@@ -1,0 +1,183 @@
+"""Markdown + HTML report of a hallucination-labeling run, with plots (matplotlib, Agg)."""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import os
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from .analysis import AnalysisResult
+
+Table = tuple[list[str], list[list[str]]]
+
+
+def _f(x: float | None, nd: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{x:.{nd}f}"
+
+
+def _ci(ci) -> str:
+    return f"{_f(ci.value)} [{_f(ci.low)}, {_f(ci.high)}]"
+
+
+def _md_table(t: Table) -> str:
+    head, rows = t
+    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def _html_table(t: Table) -> str:
+    head, rows = t
+    h = "".join(f"<th>{html.escape(c)}</th>" for c in head)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def tables(res: AnalysisResult) -> dict[str, Table]:
+    t: dict[str, Table] = {}
+    t["Criterion mismatch (kappa vs each gold, test split)"] = (
+        ["labeler", "kappa vs faithfulness gold [95% CI]", "kappa vs factual gold [95% CI]",
+         "same labels: kappa faithfulness", "same labels: kappa factual"],
+        [[m.labeler, _ci(m.kappa_faithfulness), _ci(m.kappa_factual), _f(m.kappa_faithfulness_same_labels),
+          _f(m.kappa_factual_same_labels)] for m in res.mismatch])
+    drivers = sorted(res.drivers, key=lambda d: (d.labeler, -abs(d.contribution)))
+    t["Error types driving the difference (faithfulness-calibrated labels)"] = (
+        ["labeler", "error type", "n", "flag rate", "gold faithfulness", "gold factual",
+         "contribution to accuracy(faith) - accuracy(factual)"],
+        [[d.labeler, d.error_type, str(d.n), _f(d.flag_rate), _f(d.gold_faithfulness), _f(d.gold_factual),
+          f"{d.contribution:+.3f}"] for d in drivers if d.contribution != 0 or d.gold_faithfulness != d.gold_factual])
+    t["Agreement with gold per labeler x criterion (test split)"] = (
+        ["labeler", "criterion", "threshold", "n", "invalid", "accuracy", "balanced acc.", "precision", "recall",
+         "F1", "MCC", "kappa"],
+        [[m.labeler, m.criterion, _f(m.threshold), str(m.n), str(m.n_invalid)]
+         + [_ci(m.metrics[k]) for k in ("accuracy", "balanced_accuracy", "precision", "recall", "f1", "mcc",
+                                        "kappa")] for m in res.metrics])
+    t["Bias table: error rates per error type (test split)"] = (
+        ["labeler", "criterion", "error type", "n", "gold hallucinated", "flag rate", "FPR", "FNR"],
+        [[b.labeler, b.criterion, b.error_type, str(b.n), str(b.n_gold_hallucinated), _f(b.flag_rate), _f(b.fpr),
+          _f(b.fnr)] for b in res.bias])
+    if res.mcnemar:
+        t["Exact McNemar: faithfulness prompt vs factual prompt, per judge"] = (
+            ["judge", "n", "only faithfulness prompt flags", "only factual prompt flags", "p (exact)"],
+            [[j, str(r.n), str(r.b), str(r.c), f"{r.p_value:.3g}"] for j, r in res.mcnemar.items()])
+    if res.cochran:
+        t["Cochran's Q across labelers (correctness vs gold, test split)"] = (
+            ["criterion", "n", "Q", "df", "p"],
+            [[c, str(r.n), _f(r.q, 2), str(r.df), f"{r.p_value:.3g}"] for c, r in res.cochran.items()])
+    if res.alpha:
+        t["Krippendorff's alpha among labelers (nominal, test split)"] = (
+            ["criterion", "labelers", "alpha [95% CI]"],
+            [[a.criterion, str(len(a.labelers)), f"{_f(a.alpha)} [{_f(a.low)}, {_f(a.high)}]"] for a in res.alpha])
+    if res.invalid_counts:
+        t["LLM verdicts recorded as invalid"] = (
+            ["judge prompt", "items", "invalid", "flag rate among valid"],
+            [[k, str(v["n"]), str(v["invalid"]), _f(res.flag_rates.get(k))] for k, v in res.invalid_counts.items()])
+    return t
+
+
+def plots(res: AnalysisResult) -> dict[str, bytes]:
+    """PNG bytes: kappa per labeler under each criterion; flag rate per error type (heatmap)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    out: dict[str, bytes] = {}
+    if res.mismatch:
+        fig, ax = plt.subplots(figsize=(7, 3.2), dpi=100)
+        x = np.arange(len(res.mismatch))
+        for off, crit, color in ((-0.2, "faithfulness", "#4c72b0"), (0.2, "factual", "#dd8452")):
+            cis = [m.kappa_faithfulness if crit == "faithfulness" else m.kappa_factual for m in res.mismatch]
+            vals = np.array([c.value for c in cis])
+            err = np.array([[c.value - c.low for c in cis], [c.high - c.value for c in cis]])
+            ax.bar(x + off, vals, 0.4, yerr=np.nan_to_num(err), capsize=3, label=f"vs {crit} gold", color=color)
+        ax.set_xticks(x, [m.labeler for m in res.mismatch], rotation=20)
+        ax.set_ylabel("Cohen's kappa (test)")
+        ax.axhline(0, color="k", lw=0.5)
+        ax.legend(fontsize=8)
+        ax.set_title("Agreement depends on the criterion")
+        fig.tight_layout()
+        out["kappa_by_criterion.png"] = _png(fig, plt)
+    rows = [d for d in res.drivers]
+    if rows:
+        labelers = sorted({d.labeler for d in rows})
+        etypes = sorted({d.error_type for d in rows})
+        grid = np.full((len(labelers), len(etypes)), np.nan)
+        for d in rows:
+            grid[labelers.index(d.labeler), etypes.index(d.error_type)] = d.flag_rate
+        fig, ax = plt.subplots(figsize=(1 + 0.8 * len(etypes), 0.9 + 0.4 * len(labelers)), dpi=100)
+        im = ax.imshow(grid, vmin=0, vmax=1, cmap="viridis", aspect="auto")
+        ax.set_xticks(range(len(etypes)), etypes, rotation=35, ha="right", fontsize=8)
+        ax.set_yticks(range(len(labelers)), labelers, fontsize=8)
+        for i in range(len(labelers)):
+            for j in range(len(etypes)):
+                if not np.isnan(grid[i, j]):
+                    ax.text(j, i, f"{grid[i, j]:.2f}", ha="center", va="center", fontsize=7,
+                            color="w" if grid[i, j] < 0.5 else "k")
+        fig.colorbar(im, ax=ax, label="flagged as hallucinated")
+        ax.set_title("Flag rate per error type (faithfulness-calibrated)")
+        fig.tight_layout()
+        out["flag_rate_by_error_type.png"] = _png(fig, plt)
+    return out
+
+
+def _png(fig, plt) -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return buf.getvalue()
+
+
+def _atomic(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, path)
+
+
+def render_markdown(res: AnalysisResult, header: Sequence[str] = (), images: Sequence[str] = ()) -> str:
+    lines = ["# Hallucination labeling report", "", *header, "",
+             f"Items: {res.n_items} (dev {res.n_dev}, test {res.n_test}; with gold labels {res.n_with_gold}).",
+             "Error types: " + ", ".join(f"{k} {v}" for k, v in res.error_type_counts.items()) + ".", ""]
+    for img in images:
+        lines += [f"![{img}]({img})", ""]
+    for title, t in tables(res).items():
+        lines += [f"## {title}", "", _md_table(t), ""]
+    return "\n".join(lines)
+
+
+def render_html(res: AnalysisResult, header: Sequence[str] = (), images: dict[str, bytes] | None = None) -> str:
+    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>Hallucination labeling report</title>",
+             "<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto}table{border-collapse:collapse;"
+             "font-size:13px;margin-bottom:1.5em}td,th{border:1px solid #ccc;padding:3px 6px}th{background:#eee}"
+             "</style></head><body><h1>Hallucination labeling report</h1>"]
+    parts += [f"<p>{html.escape(h)}</p>" for h in header if h]
+    parts.append(f"<p>Items: {res.n_items} (dev {res.n_dev}, test {res.n_test}; with gold {res.n_with_gold}).</p>")
+    for name, png in (images or {}).items():
+        parts.append(f"<img alt='{html.escape(name)}' src='data:image/png;base64,{base64.b64encode(png).decode()}'>")
+    for title, t in tables(res).items():
+        parts += [f"<h2>{html.escape(title)}</h2>", _html_table(t)]
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write_report(res: AnalysisResult, out_dir: str | Path, header: Sequence[str] = ()) -> dict[str, Path]:
+    """report.md (+ PNGs beside it), report.html (PNGs embedded) and analysis.json, each written atomically."""
+    out = Path(out_dir)
+    imgs = plots(res)
+    for name, png in imgs.items():
+        _atomic(out / name, png)
+    paths = {"markdown": out / "report.md", "html": out / "report.html", "json": out / "analysis.json"}
+    _atomic(paths["markdown"], render_markdown(res, header, list(imgs)).encode())
+    _atomic(paths["html"], render_html(res, header, imgs).encode())
+    _atomic(paths["json"], res.model_dump_json(indent=1).encode())
+    return paths
