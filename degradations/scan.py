@@ -1,0 +1,71 @@
+"""Scanner outputs: the per-page scan image file and the image-only ``scan.pdf``.
+
+Encoders run with fixed settings (baseline JPEG, no optimisation pass; PNG level 6) and the PDF is
+written by pymupdf with ``no_new_id``/``reproducible`` and empty metadata, so equal input gives equal
+bytes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from .tiers import SCAN_FORMAT, TIER_NAMES
+
+
+def scan_format(tier: str) -> tuple[str, int | None]:
+    """(``"png"`` | ``"jpeg"``, quality) of the tier's scan file."""
+    if tier not in SCAN_FORMAT:
+        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIER_NAMES)}")
+    f = SCAN_FORMAT[tier]
+    return f["format"], f.get("quality")
+
+
+def scan_extension(tier: str) -> str:
+    return ".png" if scan_format(tier)[0] == "png" else ".jpg"
+
+
+def encode_image(image: np.ndarray, fmt: str, quality: int | None = None) -> bytes:
+    src = cv2.cvtColor(image, cv2.COLOR_RGB2BGR) if image.ndim == 3 else image
+    if fmt == "png":
+        ok, buf = cv2.imencode(".png", src, [cv2.IMWRITE_PNG_COMPRESSION, 6])
+    elif fmt == "jpeg":
+        q = int(quality if quality is not None else 90)
+        if not 1 <= q <= 100:
+            raise ValueError(f"JPEG quality must be in 1..100, got {q}")
+        ok, buf = cv2.imencode(".jpg", src, [cv2.IMWRITE_JPEG_QUALITY, q, cv2.IMWRITE_JPEG_OPTIMIZE, 0,
+                                             cv2.IMWRITE_JPEG_PROGRESSIVE, 0])
+    else:
+        raise ValueError(f"unknown image format {fmt!r}; expected png or jpeg")
+    if not ok:
+        raise RuntimeError(f"{fmt} encoding failed")
+    return buf.tobytes()
+
+
+def encode_scan(image: np.ndarray, tier: str, quality: int | None = None) -> bytes:
+    """The scan file of one page: PNG for pristine, JPEG at the tier's quality (or ``quality``) otherwise."""
+    fmt, q = scan_format(tier)
+    return encode_image(image, fmt, quality if quality is not None else q)
+
+
+def scan_pdf(images_bytes: Sequence[bytes], page_sizes_pt: Sequence[tuple[float, float]]) -> bytes:
+    """An image-only PDF (no text layer), one page per scan image, each filling its page."""
+    import pymupdf
+
+    if len(images_bytes) != len(page_sizes_pt):
+        raise ValueError(f"{len(images_bytes)} images but {len(page_sizes_pt)} page sizes")
+    if not images_bytes:
+        raise ValueError("scan_pdf needs at least one page")
+    doc = pymupdf.open()
+    try:
+        for i, (data, (w, h)) in enumerate(zip(images_bytes, page_sizes_pt, strict=True)):
+            if not (w > 0 and h > 0):
+                raise ValueError(f"page_sizes_pt[{i}] = {(w, h)} must be positive")
+            page = doc.new_page(width=float(w), height=float(h))
+            page.insert_image(page.rect, stream=bytes(data), keep_proportion=False)
+        doc.set_metadata({})
+        return doc.tobytes(garbage=3, deflate=True, no_new_id=True, reproducible=True)
+    finally:
+        doc.close()

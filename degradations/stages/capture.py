@@ -1,0 +1,111 @@
+"""Stages of the scanner itself: lighting, blur, noise, resample, contrast, jpeg.
+
+``resample`` scans at a lower resolution and brings the image back to its input size, so the output
+keeps the input geometry (pixel-centre aligned resizes compose to the identity) and boxes map through
+the geometric stages only; it therefore returns no transform.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import cv2
+import numpy as np
+
+from ir.rng import Rng
+
+from ._fields import channels, gaussian_u8, gray, like_image, multiply, to_u8
+
+Params = Mapping[str, Any]
+
+
+def lighting(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+    """Uneven illumination: a linear gradient, vignetting, and a soft shadow along one side (lid/gutter)."""
+    h, w = img.shape[:2]
+    lh, lw = max(h // 8, 2), max(w // 8, 2)
+    y = (np.arange(lh, dtype=np.float32)[:, None] + 0.5) / lh * 2.0 - 1.0
+    x = (np.arange(lw, dtype=np.float32)[None, :] + 0.5) / lw * 2.0 - 1.0
+    a = math.radians(float(p["angle_deg"]))
+    proj = (x * math.cos(a) + y * math.sin(a)) / math.sqrt(2.0)
+    field = 1.0 - float(p["gradient"]) * (0.5 + 0.5 * proj)
+    field = field * (1.0 - float(p["vignette"]) * (x * x + y * y) / 2.0)
+    side = str(p["shadow_side"])
+    dist = {"left": (x + 1) / 2, "right": (1 - x) / 2, "top": (y + 1) / 2, "bottom": (1 - y) / 2}[side]
+    field = field * (1.0 - float(p["shadow"]) * np.exp(-dist / max(float(p["shadow_width"]), 1e-3)))
+    field = np.broadcast_to(field, (lh, lw)).astype(np.float32)
+    return multiply(img, cv2.resize(to_u8(field), (w, h), interpolation=cv2.INTER_LINEAR)), None
+
+
+def blur(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+    """Defocus (Gaussian) and motion blur along the scan direction (vertical: the carriage moves in y;
+    a centred box of odd length, so it shifts nothing)."""
+    sigma = float(p["sigma_px"])
+    out = img
+    if sigma > 0.05:
+        k = 2 * max(int(math.ceil(2.0 * sigma)), 1) + 1
+        out = cv2.GaussianBlur(out, (k, k), sigma, borderType=cv2.BORDER_REPLICATE)
+    n = 2 * int(round((float(p["motion_px"]) - 1.0) / 2.0)) + 1
+    if n >= 3:
+        out = cv2.blur(out, (1, n), borderType=cv2.BORDER_REPLICATE)
+    return (out if out is not img else img.copy()), None
+
+
+def noise(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+    """Sensor noise (Gaussian, luminance) and salt-and-pepper dropouts."""
+    h, w = img.shape[:2]
+    out = img.copy()
+    sigma = float(p["sigma"])
+    if sigma > 0:
+        n8 = gaussian_u8(rng.fork("gauss"), h, w, sigma)
+        out = cv2.addWeighted(out, 1.0, like_image(n8, out), 1.0, -128.0)
+    k = int(float(p["salt_pepper"]) * h * w)
+    if k > 0:
+        g = rng.fork("salt_pepper").gen
+        idx = g.integers(0, h * w, k)
+        vals = (g.integers(0, 2, k) * 255).astype(np.uint8)
+        out.reshape(h * w, channels(out))[idx] = vals[:, None]
+    return out, None
+
+
+def resample(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+    """Low-dpi scan: downsample by ``scale`` (the sensor), upsample back to the input size
+    (``area`` = smooth bilinear, ``nearest`` = blocky). Below half scale an exact 2x area reduction
+    comes first (OpenCV's fast path; non-integer area resizes are ~10x slower). All resizes are
+    pixel-centre aligned, so down-then-up is the identity on coordinates."""
+    h, w = img.shape[:2]
+    s = float(p["scale"])
+    sw, sh = max(int(round(w * s)), 1), max(int(round(h * s)), 1)
+    small = img
+    if s <= 0.5 and w >= 4 and h >= 4:
+        small = cv2.resize(small, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(small, (sw, sh), interpolation=cv2.INTER_LINEAR)
+    up = cv2.INTER_NEAREST if p["mode"] == "nearest" else cv2.INTER_LINEAR
+    return cv2.resize(small, (w, h), interpolation=up), None
+
+
+def contrast(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+    """Tone curve (gamma, gain about mid-grey, bias) as one LUT; ``binarize`` = fax-style threshold."""
+    x = np.arange(256, dtype=np.float64) / 255.0
+    v = 255.0 * np.power(x, float(p["gamma"]))
+    v = (v - 128.0) * float(p["gain"]) + 128.0 + float(p["bias"])
+    lut = np.clip(np.round(v), 0, 255).astype(np.uint8)
+    out = cv2.LUT(img, lut)
+    if p["binarize"]:
+        _, bw = cv2.threshold(gray(out), float(p["threshold"]), 255, cv2.THRESH_BINARY)
+        out = like_image(bw, out)
+    return out, None
+
+
+def jpeg(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+    """In-pipeline JPEG artefacts (scanner firmware compression): an encode/decode round trip."""
+    q = int(p["quality"])
+    color = img.ndim == 3
+    src = cv2.cvtColor(img, cv2.COLOR_RGB2BGR) if color else img
+    ok, buf = cv2.imencode(".jpg", src, [cv2.IMWRITE_JPEG_QUALITY, q, cv2.IMWRITE_JPEG_OPTIMIZE, 0,
+                                         cv2.IMWRITE_JPEG_PROGRESSIVE, 0])
+    if not ok:
+        raise RuntimeError("JPEG encoding failed")
+    dec = cv2.imdecode(buf, cv2.IMREAD_COLOR if color else cv2.IMREAD_GRAYSCALE)
+    return (cv2.cvtColor(dec, cv2.COLOR_BGR2RGB) if color else dec), None

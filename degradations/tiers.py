@@ -1,0 +1,166 @@
+"""The five scan tiers as one data table: per stage, the probability it is on and its parameter ranges.
+
+How to read a stage entry: ``"p"`` is the probability the stage is enabled on a page; ``"params"``
+maps a parameter name to its distribution:
+
+* ``[lo, hi]``               float, uniform in [lo, hi]
+* ``{"int": [lo, hi]}``      integer, uniform in [lo, hi] (both inclusive)
+* ``{"choice": [a, b, ...]}`` one of the values, uniform
+* ``{"p": x}``               boolean, True with probability x
+* a plain value              constant
+
+Units are relative so sampling needs no image: fractions of the page width/height, degrees, grey
+levels (0-255), and ``*_px`` lengths in pixels at ``REFERENCE_DPI`` (the pipeline rescales them to the
+image's dpi). Tiers are ordered by how hard the page is to read (Tesseract CER rises strictly from
+pristine to poor; measured in ``benchmarks/ocr_calibration.py``, recorded in docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+REFERENCE_DPI = 200
+
+TIER_NAMES: tuple[str, ...] = ("pristine", "good", "fair", "degraded", "poor")
+
+# Final scan file per tier: PNG (lossless) for pristine, else JPEG at the given quality.
+SCAN_FORMAT: dict[str, dict[str, Any]] = {
+    "pristine": {"format": "png"},
+    "good": {"format": "jpeg", "quality": 92},
+    "fair": {"format": "jpeg", "quality": 85},
+    "degraded": {"format": "jpeg", "quality": 75},
+    "poor": {"format": "jpeg", "quality": 60},
+}
+
+_OFF: dict[str, Any] = {"p": 0.0, "params": {}}
+
+TIER_TABLE: dict[str, dict[str, dict[str, Any]]] = {
+    "pristine": {name: _OFF for name in (
+        "paper", "ink_bleed", "toner_fade", "halftone", "bleed_through", "stains", "fold", "skew",
+        "warp", "lighting", "blur", "noise", "resample", "contrast", "jpeg")},
+    "good": {
+        "paper": {"p": 1.0, "params": {"tint_r": [0.98, 1.0], "tint_g": [0.97, 0.995], "tint_b": [0.95, 0.985],
+                                       "fibre": [0.005, 0.02], "blotch": [0.0, 0.015], "fibre_px": [1.5, 3.0]}},
+        "ink_bleed": {"p": 0.2, "params": {"radius_px": [0.5, 0.8], "strength": [0.1, 0.3]}},
+        "toner_fade": {"p": 0.2, "params": {"fade": [0.0, 0.08], "dropout": [0.0, 0.05], "dropout_px": [20, 60],
+                                            "streaks": {"int": [0, 1]}, "streak_strength": [0.05, 0.15],
+                                            "streak_px": [2, 8]}},
+        "halftone": _OFF,
+        "bleed_through": {"p": 0.2, "params": {"alpha": [0.02, 0.05], "sigma_px": [1.5, 3.0],
+                                               "shift_x": [-0.005, 0.005], "shift_y": [-0.005, 0.005]}},
+        "stains": {"p": 0.1, "params": {"n_stains": {"int": [1, 1]}, "size": [0.03, 0.06], "opacity": [0.03, 0.08],
+                                        "ring": {"p": 0.3}, "colour": {"choice": ["coffee", "dirt", "yellow"]},
+                                        "speckle": [0.0, 0.00002], "speckle_px": [1.0, 1.5]}},
+        "fold": _OFF,
+        "skew": {"p": 1.0, "params": {"angle_deg": [-0.4, 0.4], "shift_x": [-0.003, 0.003],
+                                      "shift_y": [-0.003, 0.003], "border": [0.97, 1.0]}},
+        "warp": _OFF,
+        "lighting": {"p": 0.5, "params": {"gradient": [0.0, 0.04], "angle_deg": [0.0, 360.0], "vignette": [0.0, 0.03],
+                                          "shadow": [0.0, 0.0], "shadow_width": [0.02, 0.04],
+                                          "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
+        "blur": {"p": 0.5, "params": {"sigma_px": [0.3, 0.55], "motion_px": [0.0, 0.0]}},
+        "noise": {"p": 1.0, "params": {"sigma": [1.0, 2.5], "salt_pepper": [0.0, 0.0]}},
+        "resample": _OFF,
+        "contrast": {"p": 0.3, "params": {"gamma": [0.95, 1.05], "gain": [0.97, 1.05], "bias": [-4.0, 4.0],
+                                          "binarize": False, "threshold": [128, 128]}},
+        "jpeg": _OFF,
+    },
+    "fair": {
+        "paper": {"p": 1.0, "params": {"tint_r": [0.95, 1.0], "tint_g": [0.94, 0.99], "tint_b": [0.9, 0.97],
+                                       "fibre": [0.01, 0.03], "blotch": [0.005, 0.03], "fibre_px": [1.5, 3.0]}},
+        "ink_bleed": {"p": 0.4, "params": {"radius_px": [0.6, 1.0], "strength": [0.2, 0.4]}},
+        "toner_fade": {"p": 0.5, "params": {"fade": [0.05, 0.18], "dropout": [0.05, 0.2], "dropout_px": [20, 70],
+                                            "streaks": {"int": [0, 2]}, "streak_strength": [0.1, 0.25],
+                                            "streak_px": [2, 12]}},
+        "halftone": {"p": 0.1, "params": {"period_px": [3.0, 4.0], "strength": [0.3, 0.6]}},
+        "bleed_through": {"p": 0.4, "params": {"alpha": [0.03, 0.08], "sigma_px": [1.5, 3.0],
+                                               "shift_x": [-0.008, 0.008], "shift_y": [-0.008, 0.008]}},
+        "stains": {"p": 0.3, "params": {"n_stains": {"int": [1, 2]}, "size": [0.03, 0.08], "opacity": [0.05, 0.12],
+                                        "ring": {"p": 0.4}, "colour": {"choice": ["coffee", "dirt", "yellow"]},
+                                        "speckle": [0.00001, 0.00006], "speckle_px": [1.0, 2.0]}},
+        "fold": {"p": 0.2, "params": {"n_folds": {"int": [1, 1]}, "darkness": [0.04, 0.1], "width_px": [2.0, 5.0],
+                                      "orientation": {"choice": ["h", "v"]}}},
+        "skew": {"p": 1.0, "params": {"angle_deg": [-1.2, 1.2], "shift_x": [-0.006, 0.006],
+                                      "shift_y": [-0.006, 0.006], "border": [0.93, 1.0]}},
+        "warp": {"p": 0.3, "params": {"perspective": [0.0, 0.006], "curl": [0.0, 0.0], "curl_width": [0.1, 0.2],
+                                      "curl_side": {"choice": ["left", "right"]}, "lift": [0.0, 0.0],
+                                      "shrink": [0.0, 0.0], "bow": [-0.002, 0.002]}},
+        "lighting": {"p": 0.7, "params": {"gradient": [0.02, 0.08], "angle_deg": [0.0, 360.0], "vignette": [0.0, 0.06],
+                                          "shadow": [0.0, 0.15], "shadow_width": [0.02, 0.05],
+                                          "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
+        "blur": {"p": 0.7, "params": {"sigma_px": [0.5, 0.85], "motion_px": [0.0, 1.0]}},
+        "noise": {"p": 1.0, "params": {"sigma": [2.5, 5.0], "salt_pepper": [0.0, 0.0001]}},
+        "resample": {"p": 0.3, "params": {"scale": [0.8, 0.9], "mode": {"choice": ["area"]}}},
+        "contrast": {"p": 0.5, "params": {"gamma": [0.9, 1.15], "gain": [0.92, 1.1], "bias": [-8.0, 8.0],
+                                          "binarize": False, "threshold": [128, 128]}},
+        "jpeg": {"p": 0.3, "params": {"quality": {"int": [70, 90]}}},
+    },
+    "degraded": {
+        "paper": {"p": 1.0, "params": {"tint_r": [0.92, 0.98], "tint_g": [0.9, 0.96], "tint_b": [0.82, 0.92],
+                                       "fibre": [0.02, 0.05], "blotch": [0.02, 0.05], "fibre_px": [1.5, 3.5]}},
+        "ink_bleed": {"p": 0.6, "params": {"radius_px": [0.8, 1.3], "strength": [0.3, 0.55]}},
+        "toner_fade": {"p": 0.8, "params": {"fade": [0.12, 0.3], "dropout": [0.15, 0.35], "dropout_px": [20, 80],
+                                            "streaks": {"int": [1, 4]}, "streak_strength": [0.15, 0.35],
+                                            "streak_px": [3, 16]}},
+        "halftone": {"p": 0.3, "params": {"period_px": [3.0, 5.0], "strength": [0.4, 0.8]}},
+        "bleed_through": {"p": 0.6, "params": {"alpha": [0.06, 0.13], "sigma_px": [1.2, 2.5],
+                                               "shift_x": [-0.01, 0.01], "shift_y": [-0.01, 0.01]}},
+        "stains": {"p": 0.6, "params": {"n_stains": {"int": [1, 3]}, "size": [0.04, 0.1], "opacity": [0.08, 0.2],
+                                        "ring": {"p": 0.5}, "colour": {"choice": ["coffee", "dirt", "yellow"]},
+                                        "speckle": [0.00005, 0.0002], "speckle_px": [1.0, 2.5]}},
+        "fold": {"p": 0.5, "params": {"n_folds": {"int": [1, 2]}, "darkness": [0.08, 0.18], "width_px": [2.0, 6.0],
+                                      "orientation": {"choice": ["h", "v"]}}},
+        "skew": {"p": 1.0, "params": {"angle_deg": [-2.5, 2.5], "shift_x": [-0.01, 0.01],
+                                      "shift_y": [-0.01, 0.01], "border": [0.85, 0.98]}},
+        "warp": {"p": 0.6, "params": {"perspective": [0.003, 0.012], "curl": [0.0, 0.5], "curl_width": [0.1, 0.25],
+                                      "curl_side": {"choice": ["left", "right"]}, "lift": [-0.01, 0.01],
+                                      "shrink": [0.0, 0.03], "bow": [-0.004, 0.004]}},
+        "lighting": {"p": 0.9, "params": {"gradient": [0.05, 0.14], "angle_deg": [0.0, 360.0], "vignette": [0.03, 0.1],
+                                          "shadow": [0.1, 0.3], "shadow_width": [0.02, 0.06],
+                                          "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
+        "blur": {"p": 0.9, "params": {"sigma_px": [0.8, 1.2], "motion_px": [0.0, 2.0]}},
+        "noise": {"p": 1.0, "params": {"sigma": [5.0, 9.0], "salt_pepper": [0.0001, 0.0006]}},
+        "resample": {"p": 0.6, "params": {"scale": [0.55, 0.75], "mode": {"choice": ["area", "nearest"]}}},
+        "contrast": {"p": 0.7, "params": {"gamma": [0.85, 1.3], "gain": [0.85, 1.15], "bias": [-12.0, 12.0],
+                                          "binarize": {"p": 0.1}, "threshold": [110, 150]}},
+        "jpeg": {"p": 0.6, "params": {"quality": {"int": [45, 75]}}},
+    },
+    "poor": {
+        "paper": {"p": 1.0, "params": {"tint_r": [0.88, 0.96], "tint_g": [0.85, 0.93], "tint_b": [0.72, 0.86],
+                                       "fibre": [0.03, 0.07], "blotch": [0.03, 0.08], "fibre_px": [2.0, 4.0]}},
+        "ink_bleed": {"p": 0.9, "params": {"radius_px": [1.0, 1.6], "strength": [0.4, 0.7]}},
+        "toner_fade": {"p": 1.0, "params": {"fade": [0.2, 0.4], "dropout": [0.25, 0.5], "dropout_px": [20, 80],
+                                            "streaks": {"int": [2, 6]}, "streak_strength": [0.2, 0.45],
+                                            "streak_px": [3, 20]}},
+        "halftone": {"p": 0.5, "params": {"period_px": [3.5, 6.0], "strength": [0.5, 1.0]}},
+        "bleed_through": {"p": 0.8, "params": {"alpha": [0.1, 0.2], "sigma_px": [1.0, 2.0],
+                                               "shift_x": [-0.012, 0.012], "shift_y": [-0.012, 0.012]}},
+        "stains": {"p": 1.0, "params": {"n_stains": {"int": [2, 4]}, "size": [0.05, 0.14], "opacity": [0.12, 0.3],
+                                        "ring": {"p": 0.5}, "colour": {"choice": ["coffee", "dirt", "yellow"]},
+                                        "speckle": [0.0002, 0.0006], "speckle_px": [1.5, 3.0]}},
+        "fold": {"p": 0.8, "params": {"n_folds": {"int": [1, 3]}, "darkness": [0.12, 0.28], "width_px": [3.0, 8.0],
+                                      "orientation": {"choice": ["h", "v"]}}},
+        "skew": {"p": 1.0, "params": {"angle_deg": [-4.0, 4.0], "shift_x": [-0.015, 0.015],
+                                      "shift_y": [-0.015, 0.015], "border": [0.6, 0.9]}},
+        "warp": {"p": 1.0, "params": {"perspective": [0.008, 0.02], "curl": [0.3, 1.0], "curl_width": [0.15, 0.3],
+                                      "curl_side": {"choice": ["left", "right"]}, "lift": [-0.02, 0.02],
+                                      "shrink": [0.02, 0.06], "bow": [-0.008, 0.008]}},
+        "lighting": {"p": 1.0, "params": {"gradient": [0.1, 0.22], "angle_deg": [0.0, 360.0], "vignette": [0.08, 0.18],
+                                          "shadow": [0.25, 0.5], "shadow_width": [0.03, 0.08],
+                                          "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
+        "blur": {"p": 1.0, "params": {"sigma_px": [1.2, 1.8], "motion_px": [0.0, 3.5]}},
+        "noise": {"p": 1.0, "params": {"sigma": [9.0, 16.0], "salt_pepper": [0.0006, 0.002]}},
+        "resample": {"p": 1.0, "params": {"scale": [0.38, 0.55], "mode": {"choice": ["area", "nearest"]}}},
+        "contrast": {"p": 1.0, "params": {"gamma": [0.8, 1.5], "gain": [0.75, 1.2], "bias": [-18.0, 18.0],
+                                          "binarize": {"p": 0.3}, "threshold": [100, 160]}},
+        "jpeg": {"p": 1.0, "params": {"quality": {"int": [20, 45]}}},
+    },
+}
+
+
+def tier_table(tier: str) -> dict[str, dict[str, Any]]:
+    """The stage table of one tier; unknown tier names are an error that lists the valid ones."""
+    try:
+        return TIER_TABLE[tier]
+    except KeyError:
+        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIER_NAMES)}") from None
