@@ -17,6 +17,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "flows.commands.corpus",
     "flows.commands.layouts",
     "flows.commands.judge",
+    "flows.commands.degrade",
 )
 
 

@@ -1,0 +1,86 @@
+"""``synthdocqa degrade IMAGE --tier T --seed S --out OUT``: one page image through the scan pipeline."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tempfile
+from pathlib import Path
+
+from flows.cli import CliError
+
+_IMAGE_SUFFIXES = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".pdf": "pdf"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "degrade",
+        help="degrade one page image at a scan tier (pristine, good, fair, degraded, poor)",
+        description="Sample the tier's 15 stages for one page from SEED, apply them, and write the scan. "
+        "OUT's extension picks the file: .jpg/.jpeg (JPEG at the tier's quality), .png, or .pdf "
+        "(an image-only scan.pdf).",
+    )
+    p.add_argument("image", metavar="IMAGE", help="page image (PNG/JPEG, any size)")
+    p.add_argument("--tier", required=True, help="pristine | good | fair | degraded | poor")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--out", required=True, help="output scan file (.jpg, .jpeg, .png or .pdf)")
+    p.add_argument("--dpi", type=int, default=200, help="resolution of IMAGE (default 200)")
+    p.add_argument("--params-out", default=None, help="write the sampled perturbation profile (JSON) here")
+    p.set_defaults(func=_degrade)
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _degrade(args: argparse.Namespace) -> int:
+    import cv2
+    import numpy as np
+
+    from degradations import TIER_NAMES, degrade_page, encode_image, encode_scan, sample_profile, scan_pdf
+    from ir.rng import Rng
+
+    if args.tier not in TIER_NAMES:
+        raise CliError(f"--tier: unknown tier {args.tier!r}; expected one of {', '.join(TIER_NAMES)}")
+    if args.seed < 0:
+        raise CliError(f"--seed must be >= 0, got {args.seed}")
+    if not 50 <= args.dpi <= 1200:
+        raise CliError(f"--dpi must be in [50, 1200], got {args.dpi}")
+    out = Path(args.out)
+    kind = _IMAGE_SUFFIXES.get(out.suffix.lower())
+    if kind is None:
+        raise CliError(f"--out: unsupported extension {out.suffix!r}; use .jpg, .jpeg, .png or .pdf")
+    src = Path(args.image)
+    if not src.is_file():
+        raise CliError(f"IMAGE: no such file: {src}")
+    bgr = cv2.imdecode(np.fromfile(str(src), np.uint8), cv2.IMREAD_COLOR)
+    if bgr is None:
+        raise CliError(f"IMAGE: cannot decode {src} as an image")
+    if min(bgr.shape[:2]) < 8:
+        raise CliError(f"IMAGE: too small ({bgr.shape[1]}x{bgr.shape[0]} px)")
+    image = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+
+    profile = sample_profile(args.tier, 1, Rng(args.seed, ("degrade",)))
+    scan = degrade_page(image, profile.pages[0], args.seed, args.dpi)
+    if kind == "pdf":
+        h, w = scan.image.shape[:2]
+        data = scan_pdf([encode_scan(scan.image, args.tier)], [(w * 72.0 / args.dpi, h * 72.0 / args.dpi)])
+    elif kind == "png":
+        data = encode_image(scan.image, "png")
+    else:
+        data = encode_scan(scan.image, args.tier) if args.tier != "pristine" else encode_image(scan.image, "jpeg", 95)
+    if args.params_out:
+        _atomic_write(Path(args.params_out), profile.to_json().encode("utf-8"))
+    _atomic_write(out, data)
+    enabled = [s.name for s in profile.pages[0].stages if s.enabled]
+    print(f"wrote {out} ({args.tier}, seed {args.seed}): {len(enabled)} stages on "
+          f"[{', '.join(enabled) or 'none'}], {len(scan.transforms)} geometric transform(s)")
+    return 0
