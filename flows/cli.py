@@ -16,6 +16,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "flows.commands.plan",
     "flows.commands.corpus",
     "flows.commands.layouts",
+    "flows.commands.render",
     "flows.commands.judge",
     "flows.commands.degrade",
 )

@@ -46,3 +46,10 @@ def assign_layouts(doc: DocumentIR, library: LayoutLibrary | None = None) -> lis
             chosen = next(lib.get(i).id for i in candidates if lib.get(i).arrangement == "single")
         out.append(chosen)
     return out
+
+
+def with_layouts(doc: DocumentIR, library: LayoutLibrary | None = None) -> DocumentIR:
+    """A copy of the IR with every ``PagePlan.layout_id`` filled (the IR is complete before rendering)."""
+    ids = assign_layouts(doc, library)
+    pages = [p.model_copy(update={"layout_id": lid}) for p, lid in zip(doc.pages, ids, strict=True)]
+    return doc.model_copy(update={"pages": pages})

@@ -114,6 +114,7 @@ class Slot(Model):
 
     id: str
     role: Literal["main", "column", "band", "sidebar", "half"]
+    """Slots are listed in reading order; the flow fills them in that order."""
     bbox: tuple[float, float, float, float] = Field(description="[x0, y0, x1, y1] points, top-left origin")
     accepts: list[ElementType] = Field(min_length=1)
     capacity: int = Field(ge=1, description="QA-bearing blocks this slot is designed to hold")
@@ -292,11 +293,12 @@ def _slots(rng: Rng, arrangement: str, columns: int, gap: float,
     side_w = w * rng.uniform(0.26, 0.33)
     main = ["text", "table", "figure", "form", "annotation"]
     side = ["text", "figure", "annotation"]
-    if arrangement == "sidebar_left":
-        return [Slot(id="side", role="sidebar", bbox=(x0, y0, round(x0 + side_w, 2), y1), accepts=side,
-                     capacity=rng.integers(1, 3)),
-                Slot(id="main", role="main", bbox=(round(x0 + side_w + gap, 2), y0, x1, y1), accepts=main,
-                     capacity=rng.integers(2, 5))]
+    if arrangement == "sidebar_left":  # slots are listed in reading order: the main column first
+        side_cap = rng.integers(1, 3)
+        return [Slot(id="main", role="main", bbox=(round(x0 + side_w + gap, 2), y0, x1, y1), accepts=main,
+                     capacity=rng.integers(2, 5)),
+                Slot(id="side", role="sidebar", bbox=(x0, y0, round(x0 + side_w, 2), y1), accepts=side,
+                     capacity=side_cap)]
     return [Slot(id="main", role="main", bbox=(x0, y0, round(x1 - side_w - gap, 2), y1), accepts=main,
                  capacity=rng.integers(2, 5)),
             Slot(id="side", role="sidebar", bbox=(round(x1 - side_w, 2), y0, x1, y1), accepts=side,
