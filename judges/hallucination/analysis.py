@@ -213,6 +213,7 @@ class AnalysisResult(BaseModel):
     n_dev: int
     n_test: int
     n_with_gold: int
+    split_by: str = Field(default="given", description="given, document, qa or item")
     error_type_counts: dict[str, int]
     thresholds: dict[str, dict[str, float]] = Field(description="labeler -> criterion -> threshold")
     metrics: list[LabelerMetrics]
@@ -226,16 +227,21 @@ class AnalysisResult(BaseModel):
     flag_rates: dict[str, float] = Field(default_factory=dict, description="labels without gold: share flagged")
 
 
-def assign_splits(items: Sequence[HallucinationItem], rng: Rng, dev_fraction: float = 0.5) -> list[str]:
-    """The item's own split, else one drawn per document (per item when there is no doc id)."""
-    out = []
-    for it in items:
-        if it.split is not None:
-            out.append(it.split)
-        else:
-            key = it.doc_id or it.item_id
-            out.append("dev" if rng.fork("split", key).random() < dev_fraction else "test")
-    return out
+def assign_splits(items: Sequence[HallucinationItem], rng: Rng, dev_fraction: float = 0.5) -> tuple[list[str], str]:
+    """Dev/test per item and how they were drawn.
+
+    The items' own splits when every item has one and both occur; else drawn per document (no document on both
+    sides); when that leaves one side empty (a one-document set), per QA pair, then per item.
+    """
+    own = [it.split for it in items]
+    if all(x is not None for x in own) and {"dev", "test"} <= set(own):
+        return [str(x) for x in own], "given"
+    for how, key in (("document", lambda it: it.doc_id or it.item_id), ("qa", lambda it: it.qa_id or it.item_id),
+                     ("item", lambda it: it.item_id)):
+        out = ["dev" if rng.fork("split", how, key(it)).random() < dev_fraction else "test" for it in items]
+        if {"dev", "test"} <= set(out) or len(items) < 2:
+            return out, how
+    return out, "item"
 
 
 def analyse(
@@ -261,7 +267,8 @@ def analyse(
     for name, lab in judge_labels.items():
         if len(lab) != n:
             raise ValueError(f"judge {name}: {len(lab)} labels for {n} items")
-    split = np.array(assign_splits(items, rng.fork("splits")))
+    split_list, split_by = assign_splits(items, rng.fork("splits"))
+    split = np.array(split_list)
     dev, test = split == "dev", split == "test"
     gold = {c: np.array([it.label(c) for it in items], dtype=object) for c in CRITERIA}
     has_gold = np.array([all(it.label(c) is not None for c in CRITERIA) for it in items])
@@ -341,7 +348,7 @@ def analyse(
                       for name, lab in judge_labels.items()}
     flag_rates = {name: float(np.mean([bool(x) for x in lab if x is not None])) if any(
         x is not None for x in lab) else math.nan for name, lab in judge_labels.items()}
-    return AnalysisResult(n_items=n, n_dev=int(dev.sum()), n_test=int(test.sum()), n_with_gold=int(has_gold.sum()),
+    return AnalysisResult(n_items=n, split_by=split_by, n_dev=int(dev.sum()), n_test=int(test.sum()), n_with_gold=int(has_gold.sum()),
                           error_type_counts=et_counts, thresholds=thresholds, metrics=metrics, bias=bias,
                           mismatch=mismatch, drivers=drivers, mcnemar=mcnemar, cochran=cochran, alpha=alpha,
                           invalid_counts=invalid_counts, flag_rates=flag_rates)

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ir.rng import Rng
 from judges.llm import ChatClient, ClientStats, EndpointConfig, ResponseCache
@@ -53,6 +53,16 @@ class JudgesConfig(BaseModel):
     n_boot: int = Field(default=1000, ge=0)
     alpha_boot: int = Field(default=200, ge=0)
     cache: str = "llm_cache.sqlite"
+
+    @field_validator("labelers")
+    @classmethod
+    def _known_labelers(cls, v: list[str]) -> list[str]:
+        from .labelers import EMBEDDING, LEXICAL, NLI
+
+        unknown = [x for x in v if x not in (*LEXICAL, EMBEDDING, NLI)]
+        if unknown:
+            raise ValueError(f"unknown labelers {unknown}; known: {[*LEXICAL, EMBEDDING, NLI]}")
+        return v
 
 
 def load_judges_config(path: str | Path | None) -> JudgesConfig:
@@ -102,10 +112,11 @@ def run_labeling(
     each judge's ``api_key_env`` is read. Keys are never written.
     """
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
     rng = Rng(seed).fork("hallucination-run")
+    keys = {jc.name: jc.resolve_api_key((api_keys or {}).get(jc.name)) for jc in config.judges}  # fail early
     scores = score_items(items, config.labelers, embedding_model=config.embedding_model,
                          nli_checkpoint=config.nli_checkpoint)
+    out.mkdir(parents=True, exist_ok=True)
     judge_labels: dict[str, list[bool | None]] = {}
     judge_pairs: dict[str, tuple[str, str]] = {}
     runs: dict[str, JudgeRun] = {}
@@ -113,8 +124,7 @@ def run_labeling(
     if config.judges:
         with ResponseCache(out / config.cache) as cache:
             for jc in config.judges:
-                key = (api_keys or {}).get(jc.name)
-                with ChatClient(jc, api_key=jc.resolve_api_key(key), cache=cache, rng=rng.fork("llm", jc.name)) as c:
+                with ChatClient(jc, api_key=keys[jc.name], cache=cache, rng=rng.fork("llm", jc.name)) as c:
                     run = run_judge(c, items, prompts)
                 runs[jc.name] = run
                 for crit, labels in run.labels.items():

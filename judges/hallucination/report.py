@@ -146,7 +146,7 @@ def _atomic(path: Path, data: bytes) -> None:
 
 def render_markdown(res: AnalysisResult, header: Sequence[str] = (), images: Sequence[str] = ()) -> str:
     lines = ["# Hallucination labeling report", "", *header, "",
-             f"Items: {res.n_items} (dev {res.n_dev}, test {res.n_test}; with gold labels {res.n_with_gold}).",
+             f"Items: {res.n_items} (dev {res.n_dev}, test {res.n_test}, split by {res.split_by}; with gold labels {res.n_with_gold}).",
              "Error types: " + ", ".join(f"{k} {v}" for k, v in res.error_type_counts.items()) + ".", ""]
     for img in images:
         lines += [f"![{img}]({img})", ""]

@@ -1,0 +1,25 @@
+"""Shared fixtures: a small document with QA pairs derived from its facts, written as a corpus dir."""
+
+from __future__ import annotations
+
+import pytest
+
+from ir.qa import derive_qa
+from tests.ir.qa_fixture import fixture_doc, fixture_render_map
+
+
+@pytest.fixture(scope="session")
+def doc_and_qas():
+    doc = fixture_doc()
+    qas, _ = derive_qa(doc, fixture_render_map(doc), qa_per_page=15)
+    return doc, qas
+
+
+@pytest.fixture()
+def corpus_dir(tmp_path, doc_and_qas):
+    doc, qas = doc_and_qas
+    root = tmp_path / "corpus"
+    (root / "docs" / doc.doc_id).mkdir(parents=True)
+    (root / "docs" / doc.doc_id / "ir.json").write_text(doc.to_json(), encoding="utf-8")
+    (root / "qa.jsonl").write_text("".join(q.model_dump_json() + "\n" for q in qas), encoding="utf-8")
+    return root
