@@ -4,7 +4,8 @@ Two passes. The flow pass places each IR page's blocks into the slots of its lay
 (a block goes to the next slot that accepts its element type and still has room; a slot whose capacity
 is used is skipped when a later slot on the page also accepts the type). What does not fit is split
 (paragraphs between lines, tables between rows with the header repeated, forms between rows) and
-carried to the next slot or to a continuation page with the same layout. Footnotes sit at the bottom of
+carried to the next slot or to a continuation page: same layout furniture and style, with the body as
+one full-width slot (as a long table or appendix continues in real documents). Footnotes sit at the bottom of
 the first PDF page of their IR page. The draw pass then draws furniture (with "Page i of n") and pieces,
 recording a SpanBox for every drawn fact-bearing fragment. Facts referenced by blocks but absent from the
 RenderMap are listed in ``dropped_fact_ids`` (never expected; derived facts that no block draws are not
@@ -24,7 +25,7 @@ from ir.rendermap import RenderedPage, RenderMap
 from ir.rng import Rng
 
 from .assign import assign_layouts
-from .layouts import Layout, LayoutLibrary, Slot, default_library
+from .layouts import ELEMENT_TYPES, Layout, LayoutLibrary, Slot, default_library
 from .pdf_blocks import HeadingFlow, TableFlow, footnote_flow, list_flow, text_flow
 from .pdf_charts import FigureFlow
 from .pdf_chrome import DocInfo, draw_footer, draw_header
@@ -116,7 +117,11 @@ class _Pager:
         self.page = _OutPage(self.layout, self.theme, self.plan_page_no if self.pages_made == 0 else None)
         self.out.append(self.page)
         self.pages_made += 1
-        self.slots: list[Slot] = list(self.layout.slots)
+        if self.pages_made == 1:
+            self.slots: list[Slot] = list(self.layout.slots)
+        else:  # continuation pages keep the layout's furniture and style; the body is one full slot
+            self.slots = [Slot(id="continuation", role="main", bbox=self.layout.body, accepts=list(ELEMENT_TYPES),
+                               capacity=99)]
         self.cursor = [s.bbox[1] for s in self.slots]
         self.tops = [s.bbox[1] for s in self.slots]
         self.bottom = [s.bbox[3] for s in self.slots]
