@@ -125,3 +125,24 @@ def ascent_descent(font: str, size: float) -> tuple[float, float]:
     """(ascent above baseline, descent below baseline), both positive, in points."""
     a, d = pdfmetrics.getAscentDescent(font, size)
     return float(a), float(-d)
+
+
+FALLBACK_FAMILY = "DejaVuSans"
+"""Widest coverage of the shipped families (arrows, check marks, Greek, Cyrillic): used for a block whose
+text has characters the layout's fonts lack, so the text layer never loses a character."""
+
+_coverage: dict[str, frozenset[int]] = {}
+
+
+def covers(font: str, text: str) -> bool:
+    """Whether the registered TTF face ``font`` has a glyph for every non-space character of ``text``."""
+    cps = {ord(ch) for ch in text if ord(ch) > 126}
+    if not cps:
+        return True
+    cov = _coverage.get(font)
+    if cov is None:
+        family = font.split("-")[0]
+        if family in FAMILIES:
+            ensure_family(family)
+        cov = _coverage[font] = frozenset(pdfmetrics.getFont(font).face.charToGlyph)
+    return all(cp in cov or chr(cp).isspace() for cp in cps)

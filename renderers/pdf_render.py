@@ -60,6 +60,7 @@ class _OutPage:
 
 
 def make_flow(block: Block, theme: Theme) -> Flow:
+    theme = theme.for_text(block.model_dump_json())
     match block.type:
         case "heading":
             return HeadingFlow(block, theme)

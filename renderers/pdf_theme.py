@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .fonts import HANDWRITING_FAMILY, SIGNATURE_FAMILY, ensure_family, face_name
+from .fonts import FALLBACK_FAMILY, HANDWRITING_FAMILY, SIGNATURE_FAMILY, covers, ensure_family, face_name
 from .layouts import Layout
 from .pdf_ctx import mix
 
@@ -32,6 +32,17 @@ class Theme:
     @property
     def line_h(self) -> float:
         return self.size * self.leading
+
+    def for_text(self, text: str) -> Theme:
+        """This theme, or one drawing with the fallback family if a font of it lacks a glyph of ``text``."""
+        faces = (self.body, self.bold, self.italic, self.head, self.head_regular, self.hand, self.sign)
+        if all(covers(f, text) for f in faces):
+            return self
+        ensure_family(FALLBACK_FAMILY)
+        fb = FALLBACK_FAMILY
+        return replace(self, body=face_name(fb), bold=face_name(fb, "bold"), italic=face_name(fb, "italic"),
+                       head=face_name(fb, "bold"), head_regular=face_name(fb), hand=face_name(fb, "italic"),
+                       sign=face_name(fb, "italic"))
 
     def series_colours(self) -> list[str]:
         return [self.primary, self.accent, mix(self.primary, "#ffffff", 0.45), mix(self.accent, "#000000", 0.35),

@@ -176,3 +176,17 @@ def test_rasterize_sizes_and_rgb(full_doc):
     assert arr.min() < 80 and arr.max() == 255  # ink on paper
     with pytest.raises(ValueError, match="dpi"):
         rasterize(res.pdf, 5)
+
+
+def test_characters_missing_from_the_layout_font_fall_back_and_stay_in_the_text_layer():
+    from renderers.fonts import covers, face_name
+
+    noto = next(layout_for(20261130, i) for i in range(500) if layout_for(20261130, i).style.body_font == "NotoSans")
+    assert not covers(face_name("NotoSans"), "\u2265\u2192")  # ≥ and → are not in Noto Sans here
+    b = DocBuilder()
+    odd = b.span("\u2265 95% \u2192 target \u2713")
+    doc = b.doc([[TextBlock(id="b001", spans=[Span(text="Uptime "), odd, Span(text=" met.")])]], layout_ids=[noto.id])
+    res = render_document(doc)
+    (box,) = res.render_map.boxes_for(odd.fact_ids[0])
+    assert box.text == "\u2265 95% \u2192 target \u2713"
+    assert verify_text_layer(res.pdf, res.render_map) == []
