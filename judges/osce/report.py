@@ -1,0 +1,232 @@
+"""The analysis report: Markdown + self-contained HTML (forest plot and stratum heatmaps as PNG).
+
+Everything is rendered into a temporary sibling folder and renamed onto ``out_dir`` only when all
+files are written, so a failure never leaves a partial report behind. Figures use matplotlib's
+object API on the Agg canvas (no pyplot global state) and PNGs carry no timestamp/software
+metadata, so the same analysis gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+
+from .contrasts import ADJUST_NAMES
+from .schema import AnalysisResult
+
+PNG_META = {"Software": None}
+
+
+def _png(fig: Figure) -> bytes:
+    FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, metadata=PNG_META)
+    return buf.getvalue()
+
+
+def forest_plot(result: AnalysisResult) -> bytes:
+    """Difference from the reference with CI per metric x responder; filled = significant."""
+    rows = result.main
+    n = len(rows)
+    fig = Figure(figsize=(7.5, max(2.5, 0.24 * n + 1.2)))
+    ax = fig.add_subplot(1, 1, 1)
+    y = np.arange(n)[::-1]
+    colors = {r: c for r, c in zip(result.responders[1:], ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"] * 4, strict=False)}
+    for yi, c in zip(y, rows, strict=True):
+        col = colors.get(c.responder, "#333333")
+        ax.plot([c.ci_low, c.ci_high], [yi, yi], color=col, lw=1.4)
+        ax.plot([c.estimate], [yi], "o", color=col, mfc=col if c.significant else "white", ms=5)
+    ax.axvline(0.0, color="#777777", lw=0.8, ls="--")
+    ax.set_yticks(y)
+    ax.set_yticklabels([f"{c.metric} / {c.responder}" for c in rows], fontsize=7)
+    ax.set_xlabel(f"difference from {result.reference} (Likert points, {int(result.confidence * 100)}% CI)")
+    ax.set_title("Responder minus reference (filled: significant after " + result.adjust_main.upper() + ")", fontsize=9)
+    fig.tight_layout()
+    return _png(fig)
+
+
+def stratum_heatmap(result: AnalysisResult, stratifier: str) -> bytes | None:
+    """One panel per sentence-level metric: responders x strata, colour = difference, * = significant."""
+    rows = [c for c in result.strata if c.stratifier == stratifier]
+    if not rows:
+        return None
+    df = pd.DataFrame([c.model_dump() for c in rows])
+    metrics = list(dict.fromkeys(df["metric"]))
+    vmax = float(np.nanmax(np.abs(df["estimate"]))) or 1.0
+    strata = sorted(df["stratum"].unique())
+    fig = Figure(figsize=(max(6.0, 0.55 * len(strata) + 2.5), 1.9 * len(metrics) + 0.8))
+    im = None
+    for k, metric in enumerate(metrics):
+        ax = fig.add_subplot(len(metrics), 1, k + 1)
+        sub = df[df["metric"] == metric]
+        est = sub.pivot(index="responder", columns="stratum", values="estimate").reindex(columns=strata)
+        sig = sub.pivot(index="responder", columns="stratum", values="significant").reindex(columns=strata)
+        im = ax.imshow(est.to_numpy(dtype=float), cmap="RdBu", vmin=-vmax, vmax=vmax, aspect="auto")
+        for i in range(est.shape[0]):
+            for j in range(est.shape[1]):
+                v = est.iat[i, j]
+                if np.isfinite(v):
+                    s = sig.iat[i, j]
+                    star = "*" if s is not None and not pd.isna(s) and bool(s) else ""
+                    ax.text(j, i, f"{v:+.2f}{star}", ha="center", va="center", fontsize=6)
+        ax.set_yticks(range(est.shape[0]))
+        ax.set_yticklabels(est.index, fontsize=7)
+        ax.set_xticks(range(len(strata)))
+        ax.set_xticklabels(strata if k == len(metrics) - 1 else [""] * len(strata), rotation=35, ha="right", fontsize=7)
+        ax.set_title(f"{metric}", fontsize=8)
+    if im is not None:
+        fig.colorbar(im, ax=fig.axes, shrink=0.6, label="difference (Likert points)")
+    fig.suptitle(f"Difference from {result.reference} by {stratifier} (* {result.adjust_strata.upper()}-adjusted)", fontsize=9)
+    return _png(fig)
+
+
+def _fmt_p(p: float | None) -> str:
+    if p is None or not np.isfinite(p):
+        return "n/a"
+    return "<0.001" if p < 0.001 else f"{p:.3f}"
+
+
+def _main_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
+    head = ["metric", "responder", "difference", f"{int(result.confidence * 100)}% CI", "p", f"p adj ({result.adjust_main})", "significant"]
+    body = [
+        [c.metric, c.responder, f"{c.estimate:+.3f}", f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]", _fmt_p(c.p_value),
+         _fmt_p(c.p_adjusted), "yes" if c.significant else "no"]
+        for c in result.main
+    ]
+    return head, body
+
+
+def _diag_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
+    head = ["metric", "model", "optimizer used", "converged", "boundary variances", "attempts", "warnings", "seconds"]
+    body = []
+    for f in result.fits:
+        d = f.diagnostics
+        body.append([
+            f.metric, f"x {f.stratifier}" if f.stratifier else "main", d.method, "yes" if d.converged else "NO",
+            ", ".join(d.boundary) or "-", "; ".join(d.attempts), "; ".join(d.warnings) or "-", f"{d.seconds:.2f}",
+        ])
+    return head, body
+
+
+def _rel_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
+    head = ["metric", "units", "raters", "ICC(2,1)", "ICC(2,k)", "Krippendorff alpha (ordinal)"]
+    body = [[r.metric, str(r.n_units), str(r.n_raters), f"{r.icc2_1:.3f}", f"{r.icc2_k:.3f}", f"{r.alpha_ordinal:.3f}"] for r in result.reliability]
+    return head, body
+
+
+def _md(head: list[str], body: list[list[str]]) -> str:
+    esc = [[c.replace("|", "\\|") for c in row] for row in body]
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    lines += ["| " + " | ".join(r) + " |" for r in esc]
+    return "\n".join(lines)
+
+
+def _html_table(head: list[str], body: list[list[str]]) -> str:
+    h = "".join(f"<th>{html.escape(x)}</th>" for x in head)
+    rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in body)
+    return f"<table><thead><tr>{h}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def _method_text(result: AnalysisResult) -> list[str]:
+    return [
+        f"Model per metric: `{result.model_formula}`.",
+        f"Reference responder: **{result.reference}** (treatment coding); differences are in Likert points.",
+        "Stratification: responder x stratum interaction terms in one fit per stratifier (history category, "
+        "linguistic form), sharing the rater and item variances; sentence-level metrics only.",
+        f"Multiplicity: main table {ADJUST_NAMES[result.adjust_main]} over all {len(result.main)} contrasts; "
+        f"stratum heatmaps {ADJUST_NAMES[result.adjust_strata]} within each metric x stratifier.",
+        "Fits that fail (exception, non-convergence, non-finite SEs, statsmodels #10239 all-zero fixed "
+        "effects) are refit with the next optimizer (lbfgs, bfgs, powell, nm), then OLS with cluster-robust SEs.",
+    ]
+
+
+def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubric: pd.DataFrame | None = None) -> Path:
+    """Write report.md, report.html, analysis.json and the PNGs to ``out_dir`` (all or nothing)."""
+    out = Path(out_dir)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        figures: dict[str, bytes] = {"forest.png": forest_plot(result)}
+        strat_names = list(dict.fromkeys(c.stratifier for c in result.strata if c.stratifier))
+        for s in strat_names:
+            png = stratum_heatmap(result, s)
+            if png is not None:
+                figures[f"heatmap_{s}.png"] = png
+        for name, data in figures.items():
+            (tmp / name).write_bytes(data)
+        (tmp / "analysis.json").write_text(json.dumps(result.model_dump(mode="json"), indent=1, sort_keys=True) + "\n")
+        if rubric is not None:
+            rubric.to_csv(tmp / "rubric_agreement.csv", index=False, lineterminator="\n")
+
+        mh, mb = _main_table(result)
+        dh, db = _diag_table(result)
+        rh, rb = _rel_table(result)
+        strata_tables = []
+        for s in strat_names:
+            rows = [c for c in result.strata if c.stratifier == s]
+            body = [[c.metric, c.responder, str(c.stratum), f"{c.estimate:+.3f}", f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]",
+                     _fmt_p(c.p_adjusted), "yes" if c.significant else "no"] for c in rows]
+            strata_tables.append((s, ["metric", "responder", s, "difference", "CI", f"p adj ({result.adjust_strata})", "significant"], body))
+        rubric_tab = None
+        if rubric is not None and len(rubric):
+            rubric_tab = (list(map(str, rubric.columns)), [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in r] for r in rubric.itertuples(index=False)])
+
+        md = ["# OSCE/VSP scoring analysis\n", f"{result.n_scores} scores; responders: {', '.join(result.responders)}; metrics: {', '.join(result.metrics)}.\n", "## Method\n"]
+        md += [f"- {t}" for t in _method_text(result)]
+        md += ["", "## Difference from the reference\n", _md(mh, mb), "", "![forest plot](forest.png)", ""]
+        for s, head, body in strata_tables:
+            md += [f"## By {s}\n", f"![heatmap](heatmap_{s}.png)\n", _md(head, body), ""]
+        md += ["## Reliability\n", _md(rh, rb), "", "## Fit diagnostics\n", _md(dh, db), ""]
+        if rubric_tab:
+            md += ["## LLM rubric judge vs human raters\n", _md(*rubric_tab), ""]
+        (tmp / "report.md").write_text("\n".join(md) + "\n")
+
+        def img(name: str) -> str:
+            return f'<img alt="{name}" src="data:image/png;base64,{base64.b64encode(figures[name]).decode()}">'
+
+        parts = ["<!doctype html><html><head><meta charset='utf-8'><title>OSCE/VSP scoring analysis</title>",
+                 "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;font-size:12px}"
+                 "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}</style></head><body>",
+                 "<h1>OSCE/VSP scoring analysis</h1>",
+                 f"<p>{result.n_scores} scores; responders: {html.escape(', '.join(result.responders))}.</p><h2>Method</h2><ul>"]
+        parts += [f"<li>{html.escape(t.replace('**', '').replace('`', ''))}</li>" for t in _method_text(result)]
+        parts += ["</ul><h2>Difference from the reference</h2>", _html_table(mh, mb), img("forest.png")]
+        for s, head, body in strata_tables:
+            parts += [f"<h2>By {html.escape(s)}</h2>"]
+            if f"heatmap_{s}.png" in figures:
+                parts.append(img(f"heatmap_{s}.png"))
+            parts.append(_html_table(head, body))
+        parts += ["<h2>Reliability</h2>", _html_table(rh, rb), "<h2>Fit diagnostics</h2>", _html_table(dh, db)]
+        if rubric_tab:
+            parts += ["<h2>LLM rubric judge vs human raters</h2>", _html_table(*rubric_tab)]
+        parts.append("</body></html>\n")
+        (tmp / "report.html").write_text("".join(parts))
+        _swap_in(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
+
+
+def _swap_in(tmp: Path, out: Path) -> None:
+    """Rename the finished folder onto ``out``; an old report is moved aside first, then removed."""
+    old = None
+    if out.exists():
+        if not out.is_dir():
+            raise FileExistsError(f"{out} exists and is not a folder")
+        old = out.with_name(f".{out.name}.old-{os.getpid()}")
+        os.replace(out, old)
+    os.replace(tmp, out)
+    if old is not None:
+        shutil.rmtree(old, ignore_errors=True)
