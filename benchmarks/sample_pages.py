@@ -60,7 +60,7 @@ def make_page(seed: int, dpi: int = 200) -> tuple[np.ndarray, list[str]]:
             y -= 14
         y -= 10
     c.setFont(font, 10)
-    for r in range(5):
+    for _ in range(5):
         cells = [rng.choice(_WORDS).title(), str(rng.integers(1, 500)), f"{rng.integers(100, 9999)}.00"]
         for i, cell in enumerate(cells):
             c.drawString(72 + i * 150, y, cell)

@@ -157,7 +157,7 @@ def inverse_points(pts: np.ndarray, transforms: Sequence[Transform]) -> np.ndarr
     return out
 
 
-def sampling_maps(transforms: Sequence[Transform], width: int, height: int, step: int = 16) -> tuple[np.ndarray, np.ndarray]:
+def sampling_maps(transforms: Sequence[Transform], width: int, height: int, step: int = 8) -> tuple[np.ndarray, np.ndarray]:
     """float32 ``cv2.remap`` maps (pixel-centre convention) of the composed inverse, for an output of
     ``width x height``: exact on a grid every ``step`` px (extended one cell past every edge so no
     node is clamped), bilinear in between. The maps are smooth, so the interpolation error is

@@ -29,10 +29,11 @@ def _draw(spec: Any, rng: Rng) -> Any:
     return spec
 
 
-def sample_stage(tier: str, name: str, rng: Rng) -> StageParams:
-    """One stage of one page; each parameter has its own stream, so adding one shifts no other."""
+def sample_stage(tier: str, name: str, rng: Rng, force: bool = False) -> StageParams:
+    """One stage of one page; each parameter has its own stream, so adding one shifts no other.
+    ``force=True`` enables the stage regardless of its probability (tests, contact sheets)."""
     entry = tier_table(tier)[name]
-    enabled = float(entry["p"]) > 0 and rng.fork("enabled").bernoulli(float(entry["p"]))
+    enabled = force or (float(entry["p"]) > 0 and rng.fork("enabled").bernoulli(float(entry["p"])))
     params = {k: _draw(v, rng.fork("param", k)) for k, v in entry["params"].items()} if enabled else {}
     return StageParams(name=name, enabled=enabled, params=params)
 

@@ -81,7 +81,7 @@ def resample(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
     if s <= 0.5 and w >= 4 and h >= 4:
         small = cv2.resize(small, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
     small = cv2.resize(small, (sw, sh), interpolation=cv2.INTER_LINEAR)
-    up = cv2.INTER_NEAREST if p["mode"] == "nearest" else cv2.INTER_LINEAR
+    up = cv2.INTER_NEAREST_EXACT if p["mode"] == "nearest" else cv2.INTER_LINEAR  # both centre-aligned
     return cv2.resize(small, (w, h), interpolation=up), None
 
 

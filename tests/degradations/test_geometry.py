@@ -1,0 +1,157 @@
+"""Boxes through geometry: markers drawn at known boxes are found where ``map_boxes`` says they went."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from degradations import CurlWarp, Homography, degrade_page, map_box, map_boxes, sample_profile
+from degradations.geometry import inverse_points, map_points, sampling_maps
+from degradations.stages.geometric import perspective_homography, skew_homography
+from ir.document import PageDegradation, StageParams
+from ir.rng import Rng
+
+from .pages import find_markers, marker_grid, marker_page
+
+W, H, DPI = 850, 1100, 100  # Letter at 100 dpi
+TOL = 2.0
+
+_WARP_OFF = {"perspective": 0.0, "curl": 0.0, "curl_width": 0.2, "curl_side": "right", "lift": 0.0,
+             "shrink": 0.0, "bow": 0.0}
+
+
+def _page(stages: dict[str, dict]) -> PageDegradation:
+    return PageDegradation(page_no=1, seed_path=["test", "markers"],
+                           stages=[StageParams(name=n, enabled=True, params=p) for n, p in stages.items()])
+
+
+def _check_markers(out: np.ndarray, boxes: np.ndarray, transforms, found=None, min_checked: float = 0.8,
+                   box_tol: float = TOL) -> tuple[float, float]:
+    """Every marker that lands fully inside the image is found within TOL px of its mapped centre,
+    and its component's bounding box matches the mapped aabb within ``box_tol`` px per side."""
+    h, w = out.shape[:2]
+    centres, comp_boxes, _ = find_markers(out) if found is None else found
+    assert len(centres) > 0, "no markers found in the output image"
+    exp_centres = map_points((boxes[:, :2] + boxes[:, 2:]) / 2.0, transforms)
+    _, aabbs = map_boxes(boxes, transforms)
+    inside = (aabbs[:, 0] > 3) & (aabbs[:, 1] > 3) & (aabbs[:, 2] < w - 3) & (aabbs[:, 3] < h - 3)
+    assert inside.mean() >= min_checked, f"only {inside.sum()} of {len(boxes)} markers checked"
+    worst_c, worst_b = 0.0, 0.0
+    for i in np.flatnonzero(inside):
+        d = np.linalg.norm(centres - exp_centres[i], axis=1)
+        j = int(np.argmin(d))
+        worst_c = max(worst_c, float(d[j]))
+        worst_b = max(worst_b, float(np.abs(comp_boxes[j] - aabbs[i]).max()))
+        assert d[j] <= TOL, f"marker {i}: found {centres[j]}, mapped {exp_centres[i]} ({d[j]:.2f} px)"
+        assert np.abs(comp_boxes[j] - aabbs[i]).max() <= box_tol, (
+            f"marker {i}: component box {comp_boxes[j]} vs mapped aabb {aabbs[i]}")
+    return worst_c, worst_b
+
+
+GEOMETRIC_CASES = {
+    "skew": {"skew": {"angle_deg": 3.5, "shift_x": 0.012, "shift_y": -0.01, "border": 0.6}},
+    "skew_negative": {"skew": {"angle_deg": -4.0, "shift_x": -0.015, "shift_y": 0.015, "border": 0.9}},
+    "warp_perspective": {"warp": {**_WARP_OFF, "perspective": 0.02}},
+    "warp_curl_right": {"warp": {**_WARP_OFF, "curl": 1.0, "curl_width": 0.3, "lift": 0.02, "shrink": 0.06,
+                                 "bow": 0.008}},
+    "warp_curl_left": {"warp": {**_WARP_OFF, "curl": 0.8, "curl_width": 0.25, "curl_side": "left",
+                                "lift": -0.02, "shrink": 0.04, "bow": -0.006}},
+    "warp_perspective_and_curl": {"warp": {**_WARP_OFF, "perspective": 0.015, "curl": 0.7, "curl_width": 0.2,
+                                           "lift": 0.01, "shrink": 0.03, "bow": 0.005}},
+    "skew_then_warp_fused": {"skew": {"angle_deg": -2.5, "shift_x": 0.01, "shift_y": 0.005, "border": 0.8},
+                             "warp": {**_WARP_OFF, "perspective": 0.012, "curl": 0.6, "curl_width": 0.2,
+                                      "lift": 0.015, "shrink": 0.03, "bow": -0.004}},
+    "resample_area": {"resample": {"scale": 0.38, "mode": "area"}},
+    "resample_nearest": {"resample": {"scale": 0.45, "mode": "nearest"}},
+}
+
+
+@pytest.mark.parametrize("case", sorted(GEOMETRIC_CASES))
+def test_markers_follow_each_geometric_stage(case):
+    boxes = marker_grid(W, H)
+    img = marker_page(W, H, boxes)
+    result = degrade_page(img, _page(GEOMETRIC_CASES[case]), seed=11, dpi=DPI)
+    moved = any(n in GEOMETRIC_CASES[case] for n in ("skew", "warp"))
+    assert bool(result.transforms) == moved
+    worst_c, worst_b = _check_markers(result.image, boxes, result.transforms)
+    if moved:  # the markers really moved, so the check above is not trivially an identity
+        exp = map_points((boxes[:, :2] + boxes[:, 2:]) / 2.0, result.transforms)
+        assert np.abs(exp - (boxes[:, :2] + boxes[:, 2:]) / 2.0).max() > 10.0
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_markers_follow_the_full_poor_tier(seed):
+    """Every stage of a sampled poor page on. Markers are isolated as the difference between the page
+    with markers and the same blank page degraded with the same profile and seed (identical random
+    streams), so stains, folds and noise cannot pose as markers. Two photometric erasers are turned
+    off: fax binarisation (under a black lid shadow it wipes markers out) and toner dropout (it fades a
+    marker unevenly, which moves its visible centroid by up to ~3.5 px although the geometry is exact,
+    0.5 px with it off)."""
+    boxes = marker_grid(W, H, size=18, nx=5, ny=6, margin=60)
+    profile = sample_profile("poor", 1, Rng(seed, ("doc", 0)))
+    page = profile.pages[0]
+    stages = []
+    for s in page.stages:
+        if s.name == "contrast":
+            s = s.model_copy(update={"params": {**s.params, "binarize": False}})
+        if s.name == "toner_fade":
+            s = s.model_copy(update={"enabled": False})
+        stages.append(s)
+    page = page.model_copy(update={"stages": stages})
+    assert sum(s.enabled for s in stages) >= 10  # of 15; toner_fade is the one forced off
+    with_markers = degrade_page(marker_page(W, H, boxes), page, seed, DPI)
+    blank = degrade_page(marker_page(W, H, boxes[:0]), page, seed, DPI)
+    assert len(with_markers.transforms) >= 1
+    diff = np.abs(with_markers.image.astype(np.int16) - blank.image.astype(np.int16)).max(axis=2)
+    # edges at half the markers' contrast: where a symmetric blur leaves an edge
+    half = 0.5 * float(np.percentile(diff, 99.7))
+    found = find_markers(np.where(diff > half, 0, 255).astype(np.uint8), threshold=128, min_area=30)
+    # centres within TOL; visible extents within TOL + 1 px (blur, motion and the lid-shadow gradient
+    # leave a halo that the half-contrast threshold does not fully cancel)
+    _check_markers(with_markers.image, boxes, with_markers.transforms, found=found, min_checked=0.7,
+                   box_tol=TOL + 1.0)
+
+
+def test_map_box_quad_and_aabb_of_a_rotation():
+    hom = skew_homography(200, 100, 90.0, 0.0, 0.0)  # quarter turn about (100, 50)
+    quad, aabb = map_box([90, 40, 110, 50], [hom])
+    assert np.allclose(aabb, [90, 40, 100, 60], atol=1e-9)  # 20x10 becomes 10x20, centre (100,45)->(95,50)
+    assert len(quad) == 4 and all(len(p) == 2 for p in quad)
+    assert map_box([1, 2, 3, 4], []) == ([[1, 2], [3, 2], [3, 4], [1, 4]], [1, 2, 3, 4])
+
+
+def test_map_boxes_rejects_inverted_boxes_and_clips():
+    with pytest.raises(ValueError, match=r"bbox\[1\]"):
+        map_boxes([[0, 0, 1, 1], [5, 5, 4, 6]], [])
+    _, aabbs = map_boxes([[-5, -5, 10, 10]], [], clip_to=(8, 9))
+    assert aabbs.tolist() == [[0, 0, 8, 9]]
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_curl_forward_inverts_its_defining_map(side):
+    curl = CurlWarp(width=800, height=1000, side=side, curl_width=0.3, squeeze=1.0, lift=0.02, shrink=0.06,
+                    bow=0.008)
+    pts = np.random.default_rng(0).uniform([0, 0], [800, 1000], (500, 2))
+    assert np.abs(curl.inverse_points(curl.map_points(pts)) - pts).max() < 1e-6
+
+
+def test_homography_and_compose_round_trip():
+    hom = perspective_homography(600, 800, 0.02, Rng(5))
+    assert isinstance(hom, Homography)
+    pts = np.random.default_rng(1).uniform(0, 600, (100, 2))
+    curl = CurlWarp(width=600, height=800, side="right", curl_width=0.2, squeeze=0.5, lift=0.0, shrink=0.0, bow=0.0)
+    chain = [hom, curl]
+    assert np.abs(inverse_points(map_points(pts, chain), chain) - pts).max() < 1e-6
+
+
+def test_sampling_maps_match_the_exact_inverse():
+    """The bilinear-upsampled remap grid agrees with the exact inverse map to well under a pixel."""
+    chain = [skew_homography(850, 1100, 3.0, 0.01, 0.0),
+             CurlWarp(width=850, height=1100, side="right", curl_width=0.3, squeeze=1.0, lift=0.02, shrink=0.06,
+                      bow=0.008)]
+    mx, my = sampling_maps(chain, 850, 1100)
+    assert mx.shape == (1100, 850)
+    ys, xs = np.mgrid[0:1100:37, 0:850:29]
+    exact = inverse_points(np.stack([xs.ravel() + 0.5, ys.ravel() + 0.5], 1), chain) - 0.5
+    got = np.stack([mx[ys.ravel(), xs.ravel()], my[ys.ravel(), xs.ravel()]], 1)
+    assert np.abs(got - exact).max() < 0.1

@@ -1,0 +1,96 @@
+"""Each stage: deterministic for a given rng, an identity when off, and really changes the page when on."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from degradations import STAGE_ORDER, apply_stage, sample_stage
+from degradations.tiers import TIER_NAMES, TIER_TABLE
+from ir.document import StageParams
+from ir.rng import Rng
+
+from .pages import text_page
+
+PAGE = text_page(0)
+
+
+def _poor(name: str, seed: int = 0) -> StageParams:
+    return sample_stage("poor", name, Rng(seed, ("test", name)), force=True)
+
+
+def test_stage_order_is_the_physical_order():
+    assert STAGE_ORDER == ("paper", "ink_bleed", "toner_fade", "halftone", "bleed_through", "stains", "fold",
+                           "skew", "warp", "lighting", "blur", "noise", "resample", "contrast", "jpeg")
+
+
+@pytest.mark.parametrize("name", STAGE_ORDER)
+def test_stage_is_deterministic_for_a_given_rng(name):
+    stage = _poor(name)
+    a, ta = apply_stage(PAGE, stage, Rng(7, ("s",)).fork("stage", name), dpi=100)
+    b, tb = apply_stage(PAGE, stage, Rng(7, ("s",)).fork("stage", name), dpi=100)
+    assert a.dtype == np.uint8 and a.shape == PAGE.shape
+    assert np.array_equal(a, b)
+    assert (ta is None) == (tb is None)
+    if ta is not None:
+        assert ta.to_dict() == tb.to_dict()
+
+
+@pytest.mark.parametrize("name", STAGE_ORDER)
+def test_stage_changes_the_page_when_on(name):
+    out, _ = apply_stage(PAGE, _poor(name), Rng(7).fork("stage", name), dpi=100)
+    changed = np.mean(np.any(out != PAGE, axis=2))
+    assert changed > 0.001, f"{name} changed only {changed:.4%} of pixels"
+
+
+@pytest.mark.parametrize("name", STAGE_ORDER)
+def test_stage_is_identity_when_off(name):
+    stage = _poor(name).model_copy(update={"enabled": False})
+    page = PAGE.copy()
+    out, t = apply_stage(page, stage, Rng(7).fork("stage", name), dpi=100)
+    assert t is None
+    assert np.array_equal(out, PAGE)
+    assert np.array_equal(page, PAGE)  # the input is not modified either
+
+
+@pytest.mark.parametrize("name", STAGE_ORDER)
+def test_stage_leaves_its_input_untouched_and_accepts_grey(name):
+    page = PAGE.copy()
+    apply_stage(page, _poor(name), Rng(3).fork("stage", name), dpi=100)
+    assert np.array_equal(page, PAGE)
+    grey = PAGE[:, :, 1].copy()
+    out, _ = apply_stage(grey, _poor(name), Rng(3).fork("stage", name), dpi=100)
+    assert out.shape == grey.shape and out.dtype == np.uint8
+
+
+def test_stochastic_stages_depend_on_the_stream():
+    for name in ("paper", "stains", "noise", "toner_fade"):
+        a, _ = apply_stage(PAGE, _poor(name), Rng(1).fork("stage", name), dpi=100)
+        b, _ = apply_stage(PAGE, _poor(name), Rng(2).fork("stage", name), dpi=100)
+        assert not np.array_equal(a, b), name
+
+
+def test_px_params_scale_with_dpi():
+    stage = StageParams(name="blur", enabled=True, params={"sigma_px": 2.0, "motion_px": 0.0})
+    lo, _ = apply_stage(PAGE, stage, Rng(0), dpi=100)  # sigma 1 px at 100 dpi
+    hi, _ = apply_stage(PAGE, stage, Rng(0), dpi=400)  # sigma 4 px
+    assert np.abs(hi.astype(int) - PAGE).mean() > np.abs(lo.astype(int) - PAGE).mean()
+
+
+def test_unknown_stage_and_missing_param_are_clear_errors():
+    with pytest.raises(ValueError, match="unknown stage 'sepia'"):
+        apply_stage(PAGE, StageParams(name="sepia", enabled=True), Rng(0), dpi=100)
+    with pytest.raises(ValueError, match="stage 'blur': missing parameter 'motion_px'"):
+        apply_stage(PAGE, StageParams(name="blur", enabled=True, params={"sigma_px": 1.0}), Rng(0), dpi=100)
+
+
+def test_tier_table_covers_every_stage_and_tier():
+    assert tuple(TIER_TABLE) == TIER_NAMES
+    for tier, table in TIER_TABLE.items():
+        assert tuple(table) == STAGE_ORDER, tier
+        for name, entry in table.items():
+            assert 0.0 <= entry["p"] <= 1.0, (tier, name)
+    assert all(e["p"] == 0.0 for e in TIER_TABLE["pristine"].values())
+    # harder tiers switch on at least as many stages on average
+    expected = [sum(e["p"] for e in TIER_TABLE[t].values()) for t in TIER_NAMES]
+    assert expected == sorted(expected)
