@@ -1,0 +1,208 @@
+"""Business prose from templates filled with the domain's vocabulary and the document's facts.
+
+Three kinds of text:
+- section openers and connective paragraphs (no facts): plain literal spans;
+- commentary that restates facts owned by a table/chart on the same page: literal spans, so QA
+  provenance points at the owning cell or point (and the element mix stays as specified);
+- QA-bearing text blocks (contacts, deadlines, references, action lists, footnotes) that own their
+  facts: fact spans embedded in sentences.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from ..blocks import FigureBlock, FootnoteBlock, HeadingBlock, ListBlock, Span, TableBlock, TextBlock
+from ..rng import Rng
+from .book import DocContext, fs, lit
+from .quantities import draw_value
+
+OPENERS = (
+    "This section sets out how {org} managed {topic} during {year}, and where the {dept} team expects "
+    "pressure in the coming quarters.",
+    "The {dept} function reviewed {topic} and {topic2} across every {item_kind}. The results below are "
+    "reconciled to the {dept_lc} ledger and were discussed with the responsible owners.",
+    "Management continued to prioritise {topic}. Progress was uneven: several {item_kind}s improved, while "
+    "others were affected by {topic2} and will need closer follow-up.",
+    "Following the review by the {role}, the scope of this {noun} was extended to include {topic2}. The "
+    "findings are summarised below together with the agreed actions.",
+    "{org} reports {topic} on a consistent basis each period. Figures are stated in {currency} unless noted "
+    "otherwise and may not add up exactly because of rounding.",
+    "The {dept} team monitors {topic} against the targets approved by the board. Where a {item_kind} fell "
+    "short, the owner has committed to a recovery plan with dated milestones.",
+    "During the period the organisation focused on {topic}, {topic2} and the quality of its reporting. This "
+    "{noun} records the position at {month_year}.",
+    "Stakeholders asked for clearer reporting on {topic}. In response, the {dept} team now publishes the "
+    "breakdown by {item_kind} shown on this page.",
+    "Risks related to {topic2} remain elevated. The {role} has asked each {item_kind} to confirm its "
+    "controls and to report exceptions within ten working days.",
+    "The information in this {noun} was prepared by the {dept} team from source systems and reviewed by "
+    "the {role} before release.",
+)
+
+CONTINUATIONS = (
+    "The remaining details for this section continue below.",
+    "Further detail on {topic} is provided on the following pages.",
+    "Supporting schedules for {topic2} follow.",
+    "The same basis of preparation applies to the figures in this part of the {noun}.",
+)
+
+TABLE_COMMENTS = (
+    "As the table shows, {top} recorded the highest {metric_lc} at {top_text}, while {low} recorded the "
+    "lowest at {low_text}.",
+    "{top} led on {metric_lc} ({top_text}); {low} trailed at {low_text} and is under review.",
+    "The spread between {top} ({top_text}) and {low} ({low_text}) reflects differences in {topic}.",
+)
+TOTAL_COMMENT = "In total, {metric_lc} amounted to {total_text} for the period."
+CHART_COMMENTS = (
+    "The chart shows {series_lc}: the peak of {top_text} was reached in {top}.",
+    "{series} moved between {low_text} and {top_text} over the period shown in the chart.",
+)
+
+
+def _fill(template: str, ctx: DocContext, rng: Rng, **extra: str) -> str:
+    d = ctx.domain
+    t1, t2 = rng.sample(d.topics, 2)
+    dept = rng.choice(d.departments)
+    values = dict(org=ctx.issuer.name, topic=t1, topic2=t2, dept=dept, dept_lc=dept.lower(), year=str(ctx.year),
+                  item_kind=d.item_kind, role=rng.choice(d.roles), noun=ctx.recipe.noun, currency=ctx.fmt.currency,
+                  month_year=f"{ctx.anchor:%B %Y}")
+    values.update(extra)
+    return template.format(**values)
+
+
+def heading(ctx: DocContext, text: str, level: int = 1) -> HeadingBlock:
+    return HeadingBlock(id=ctx.book.block_id(), level=level, spans=[lit(text)])
+
+
+def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
+    picks = rng.sample(OPENERS, min(n_sentences, len(OPENERS)))
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(_fill(t, ctx, rng) for t in picks))])
+
+
+def continuation(ctx: DocContext, rng: Rng) -> TextBlock:
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(CONTINUATIONS), ctx, rng))])
+
+
+def commentary(ctx: DocContext, rng: Rng, block) -> TextBlock | None:
+    """A paragraph restating facts of a table or chart on the page (literal text, see module doc)."""
+    facts = ctx.book.facts
+    index = {f.id: f for f in facts}
+    if isinstance(block, TableBlock) and block.numeric_columns:
+        j = block.numeric_columns[0]
+        body = block.rows[:-1] if block.total_row else block.rows
+        cells = [(row[0].text, index[row[j].fact_ids[0]]) for row in body if row[j].fact_ids]
+        cells = [(lab, f) for lab, f in cells if f.value.kind in ("money", "number", "percent")]
+        if len(cells) < 2:
+            return None
+        key = lambda c: c[1].value.absolute() if hasattr(c[1].value, "absolute") else c[1].value.value  # noqa: E731
+        top, low = max(cells, key=key), min(cells, key=key)
+        metric = block.columns[j].split(" (")[0]
+        text = _fill(rng.choice(TABLE_COMMENTS), ctx, rng, top=top[0], low=low[0], top_text=top[1].text,
+                     low_text=low[1].text, metric_lc=metric.lower())
+        if block.total_row and block.rows[-1][j].fact_ids:
+            text += " " + TOTAL_COMMENT.format(metric_lc=metric.lower(), total_text=block.rows[-1][j].text)
+        return TextBlock(id=ctx.book.block_id(), spans=[lit(text)])
+    if isinstance(block, FigureBlock) and block.chart != "pie":
+        s = block.series[0]
+        i_top = max(range(len(s.values)), key=lambda i: s.values[i])
+        i_low = min(range(len(s.values)), key=lambda i: s.values[i])
+        text = _fill(rng.choice(CHART_COMMENTS), ctx, rng, series=s.name, series_lc=s.name.lower(),
+                     top=block.categories[i_top], top_text=s.points[i_top].text, low_text=s.points[i_low].text)
+        return TextBlock(id=ctx.book.block_id(), spans=[lit(text)])
+    return None
+
+
+# ------------------------------------------------------------------ QA-bearing text
+
+def contact_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
+    bid = ctx.book.block_id()
+    b = ctx.book
+    p = ctx.person(rng)
+    name = b.person(f"Contact person for this {ctx.recipe.noun}", p, group=bid, attribute="name")
+    phone = b.text(f"Direct line of {p.name}", p.attributes["phone"], subject=p.id, attribute="direct_line",
+                   group=bid)
+    email = b.ident(f"Email address of {p.name}", p.attributes["email"], scheme="email", subject=p.id,
+                    attribute="email", group=bid)
+    spans = [lit(f"Questions about this {ctx.recipe.noun} should be addressed to "), fs(name),
+             lit(f", {p.role}, on "), fs(phone), lit(" or by email to "), fs(email), lit(".")]
+    if rng.bernoulli(0.5):
+        spans.append(lit(f" Requests are normally answered within {rng.integers(2, 6)} working days."))
+    return TextBlock(id=bid, spans=spans)
+
+
+def deadline_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
+    bid = ctx.book.block_id()
+    b = ctx.book
+    start = ctx.day(rng.integers(-20, 40))
+    end = ctx.day((start - ctx.anchor).days + rng.integers(7, 60))
+    topic = rng.choice(ctx.domain.topics)
+    f1 = b.date(f"Opening date of the {topic} review window", start, attribute="window_open", group=bid)
+    f2 = b.date(f"Closing date of the {topic} review window", end, attribute="window_close", group=bid)
+    owner = ctx.person(rng)
+    f3 = b.person(f"Approver of late submissions for the {topic} review", owner, attribute="late_approver",
+                  group=bid)
+    return TextBlock(id=bid, spans=[
+        lit(f"The review window for {topic} opens on "), fs(f1), lit(" and closes on "), fs(f2),
+        lit(". Late submissions require written approval from "), fs(f3), lit(f" ({owner.role}).")])
+
+
+def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
+    bid = ctx.book.block_id()
+    b = ctx.book
+    ref = b.ident(f"Reference number of this {ctx.recipe.noun}", ctx.reference(), scheme="reference", group=bid)
+    version = b.text(f"Version of this {ctx.recipe.noun}", f"{rng.integers(1, 5)}.{rng.integers(0, 10)}",
+                     attribute="version", group=bid)
+    issued = b.date(f"Issue date of this {ctx.recipe.noun}", ctx.anchor, attribute="issue_date", group=bid)
+    money = next((m for m in ctx.domain.metrics if m.kind == "money"), None)
+    spans: list[Span] = [lit(f"This {ctx.recipe.noun} (reference "), fs(ref), lit(", version "), fs(version),
+                         lit(") was issued on "), fs(issued), lit(f" by {ctx.issuer.name}.")]
+    if money is not None:
+        val = b.money(f"Approved budget envelope stated in the {ctx.recipe.noun}", draw_value(rng, money, 0),
+                      decimals=0, attribute="budget_envelope", group=bid)
+        spans += [lit(" The approved envelope for the activities described is "), fs(val), lit(".")]
+    return TextBlock(id=bid, spans=spans)
+
+
+def action_list(ctx: DocContext, rng: Rng) -> ListBlock:
+    bid = ctx.book.block_id()
+    b = ctx.book
+    acts = rng.sample(ctx.domain.actions, rng.integers(3, min(5, len(ctx.domain.actions)) + 1))
+    items = []
+    for i, act in enumerate(acts):
+        r = rng
+        fa = b.text(f"Agreed action {i + 1}", act, attribute="action", group=bid)
+        owner = ctx.person(r)
+        fo = b.person(f"Owner of '{act}'", owner, attribute="owner", group=bid)
+        due = b.date(f"Deadline for '{act}'", ctx.day(r.integers(7, 120)), attribute="deadline", group=bid)
+        items.append([fs(fa), lit(" - owner: "), fs(fo), lit(", due "), fs(due)])
+    return ListBlock(id=bid, ordered=rng.bernoulli(0.5), title=rng.choice(("Agreed actions", "Next steps",
+                                                                           "Actions arising")), items=items)
+
+
+def footnote(ctx: DocContext, rng: Rng, marker: str) -> FootnoteBlock:
+    bid = ctx.book.block_id()
+    b = ctx.book
+    if ctx.fmt.currency == "USD" or rng.bernoulli(0.5):
+        d = b.date("Cut-off date of the figures", ctx.day(-rng.integers(1, 20)), attribute="cutoff", group=bid)
+        spans = [lit("Figures are unaudited and reflect transactions posted up to "), fs(d), lit(".")]
+    else:
+        rate = b.number(f"Exchange rate used ({ctx.fmt.currency} per USD)",
+                        Decimal(str(round(rng.uniform(0.72, 0.98), 4))), "", places=4,
+                        attribute="fx_rate", group=bid)
+        spans = [lit(f"Amounts in other currencies were translated at {ctx.fmt.currency} "), fs(rate),
+                 lit(" per USD.")]
+    return FootnoteBlock(id=bid, marker=marker, spans=spans)
+
+
+def text_element(ctx: DocContext, rng: Rng, marker: str):
+    kind = rng.choice(("contact", "deadline", "reference", "actions", "footnote"), p=(0.25, 0.2, 0.2, 0.2, 0.15))
+    if kind == "contact":
+        return contact_paragraph(ctx, rng)
+    if kind == "deadline":
+        return deadline_paragraph(ctx, rng)
+    if kind == "reference":
+        return reference_paragraph(ctx, rng)
+    if kind == "actions":
+        return action_list(ctx, rng)
+    return footnote(ctx, rng, marker)

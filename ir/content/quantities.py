@@ -1,0 +1,54 @@
+"""Plausible metric values: log-uniform within the domain's range, rounded like people round them."""
+
+from __future__ import annotations
+
+import math
+from decimal import Decimal
+
+from ..domains import Metric
+from ..rng import Rng
+
+
+def draw_value(rng: Rng, metric: Metric, money_decimals: int = 0) -> Decimal:
+    """One value of ``metric``: money/number with sensible precision, counts integral, percents 0.1."""
+    lo, hi = metric.low, metric.high
+    if metric.kind == "percent":
+        return Decimal(str(round(rng.uniform(lo, hi), 1)))
+    x = math.exp(rng.uniform(math.log(max(lo, 1e-6)), math.log(hi))) if hi / max(lo, 1e-6) > 20 \
+        else rng.uniform(lo, hi)
+    if metric.kind == "count":
+        return Decimal(max(0, int(round(x))))
+    if metric.kind == "money":
+        if money_decimals and x < 100000:
+            return Decimal(str(round(x, 2)))
+        step = 10 ** max(0, int(math.log10(max(x, 1))) - 2)
+        return Decimal(int(round(x / step)) * step)
+    # plain number with a unit
+    if x < 20:
+        return Decimal(str(round(x, 1)))
+    return Decimal(int(round(x)))
+
+
+def number_places(metric: Metric, value: Decimal) -> int:
+    if metric.kind in ("count",):
+        return 0
+    return 0 if value == value.to_integral_value() else 1
+
+
+def evolve(rng: Rng, metric: Metric, base: Decimal, money_decimals: int = 0) -> Decimal:
+    """A next-period value close to ``base`` (-25%..+30%), kept inside the metric's range."""
+    factor = rng.uniform(0.75, 1.3)
+    if metric.kind == "percent":
+        v = float(base) + rng.uniform(-3, 3)
+        return Decimal(str(round(min(max(v, metric.low), metric.high), 1)))
+    x = float(base) * factor
+    if metric.kind == "count":
+        return Decimal(max(0, int(round(x))))
+    if metric.kind == "money":
+        if money_decimals and x < 100000:
+            return Decimal(str(round(x, 2)))
+        step = 10 ** max(0, int(math.log10(max(x, 1))) - 2)
+        return Decimal(int(round(x / step)) * step)
+    if float(base) < 20:
+        return Decimal(str(round(x, 1)))
+    return Decimal(int(round(x)))

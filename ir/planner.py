@@ -1,0 +1,301 @@
+"""The seeded planner: ``plan_document(spec, index)`` depends only on (spec, index).
+
+Streams: ``Rng(spec.seed).fork("doc", index)`` and named children of it (``"recipe"``, ``"pages"``,
+``"tier"``, ``"cast"``, ``"page", p`` -> ``"block", k`` ...). The domain of document ``i`` comes from a
+seeded shuffle of the domains per cycle (``Rng(seed).fork("domain_order", cycle)``), so any 100
+consecutive documents cover the 50 domains twice and planning one document alone gives the same IR as
+planning it inside a corpus.
+
+Content schedule: each page gets a heading (section start or running sub-heading), sometimes an
+opening paragraph, then about ``spec.blocks_per_page`` QA-bearing blocks whose element types are drawn
+from ``spec.element_mix``. A block that does not fit the page's remaining height is carried to the next
+page, so the realised mix follows the spec. A QA-bearing block is one that owns facts
+(``Fact.group == block.id``); headings, openers and commentary own none.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Iterator
+
+from .blocks import ELEMENT_OF_BLOCK, FigureBlock, FormBlock, TableBlock, TextBlock
+from .content import annotations, figures, forms, prose, tables
+from .content.book import DocContext, FactBook
+from .content.formats import choose_format
+from .content.names import address, email_for, org_name, person_name, phone_number
+from .content.sizing import (
+    ANNOTATION_HEIGHT,
+    FIGURE_HEIGHT,
+    PAGE_BUDGET,
+    block_height,
+    form_height,
+    table_height,
+)
+from .document import TIERS, DocumentIR, PagePlan, PerturbationProfile
+from .domains import DOMAIN_BY_SLUG, DOMAINS, RECIPE_BY_SLUG, Domain, Recipe
+from .rng import Rng
+from .spec import ELEMENT_TYPES, CorpusSpec, PageCountDist
+
+LONG_TABLE_MIN_PAGES = 20
+LONG_TABLE_P = 0.05
+MAX_CARRY = 2
+LINE_ITEM_RECIPES = {"invoice", "purchase_order", "expense_claim", "budget_proposal"}
+
+
+# ---------------------------------------------------------------- document-level choices
+
+def check_spec(spec: CorpusSpec) -> None:
+    """Names in the spec must exist; the message names the field (``domains[2]: unknown domain 'x'``)."""
+    for field, names, known, what in (("domains", spec.domains, DOMAIN_BY_SLUG, "domain"),
+                                      ("recipes", spec.recipes, RECIPE_BY_SLUG, "recipe")):
+        if names is None:
+            continue
+        if not names:
+            raise ValueError(f"{field}: must not be empty (use null for all)")
+        for i, n in enumerate(names):
+            if n not in known:
+                raise ValueError(f"{field}[{i}]: unknown {what} {n!r}")
+
+
+def domain_for(spec: CorpusSpec, index: int) -> Domain:
+    pool = list(spec.domains) if spec.domains else [d.slug for d in DOMAINS]
+    cycle, pos = divmod(index, len(pool))
+    order = Rng(spec.seed).fork("domain_order", cycle).shuffled(pool)
+    return DOMAIN_BY_SLUG[order[pos]]
+
+
+def recipe_for(spec: CorpusSpec, domain: Domain, rng: Rng) -> Recipe:
+    names = list(domain.recipes)
+    if spec.recipes:
+        allowed = [r for r in names if r in spec.recipes]
+        names = allowed or list(spec.recipes)
+    return RECIPE_BY_SLUG[rng.choice(names)]
+
+
+def page_count(dist: PageCountDist, rng: Rng) -> int:
+    """Clipped log-normal whose (unclipped) mean is ``dist.mean``."""
+    if dist.sigma == 0:
+        return min(max(round(dist.mean), dist.min), dist.max)
+    mu = math.log(dist.mean) - dist.sigma ** 2 / 2
+    n = round(math.exp(rng.normal(mu, dist.sigma)))
+    return int(min(max(n, dist.min), dist.max))
+
+
+def weighted(rng: Rng, weights: dict[str, float], order: tuple[str, ...]) -> str:
+    keys = [k for k in order if weights.get(k, 0) > 0]
+    return rng.choice(keys, p=[weights[k] for k in keys])
+
+
+# ---------------------------------------------------------------- cast and context
+
+def _cast(domain: Domain, fmt_currency: str, rng: Rng, book: FactBook) -> tuple:
+    issuer = book.entity("organisation", org_name(rng, domain.org_words, fmt_currency),
+                         role="issuer", address=address(rng))
+    names: set[str] = {issuer.name}
+    cps = []
+    for _ in range(rng.integers(3, 6)):
+        n = org_name(rng, domain.org_words, fmt_currency)
+        for _attempt in range(20):  # distinct names within a document
+            if n not in names:
+                break
+            n = org_name(rng, domain.org_words, fmt_currency)
+        names.add(n)
+        cps.append(book.entity("organisation", n, role=rng.choice(("supplier", "customer", "partner", "contractor")),
+                               address=address(rng)))
+    people = []
+    roles = rng.shuffled(domain.roles)
+    for i in range(rng.integers(5, 9)):
+        n = person_name(rng)
+        for _attempt in range(30):
+            if n not in names:
+                break
+            n = person_name(rng)
+        names.add(n)
+        people.append(book.entity("person", n, role=roles[i % len(roles)], phone=phone_number(rng, fmt_currency),
+                                  email=email_for(n, issuer.name), department=rng.choice(domain.departments)))
+    return issuer, cps, people
+
+
+def _title(recipe: Recipe, ctx: DocContext, rng: Rng) -> tuple[str, dict[str, str]]:
+    d = ctx.domain
+    topic = rng.choice(d.topics)
+    q = rng.integers(1, 5)
+    values = dict(
+        org=ctx.issuer.name, year=str(ctx.year), year_next=str(ctx.year + 1), quarter=str(q),
+        quarter_label=f"Q{q} {ctx.year}", ident=ctx.reference(), domain=d.title, topic_title=topic.title(),
+        counterparty=ctx.counterparties[0].name, item=rng.choice(d.items), month_year=f"{ctx.anchor:%B %Y}",
+        dept=rng.choice(d.departments), item_kind=d.item_kind, Item_kind=d.item_kind.capitalize(),
+        item_kind_title=d.item_kind.title(),
+    )
+    return recipe.title_pattern.format(**values), values
+
+
+# ---------------------------------------------------------------- blocks
+
+def _table(ctx: DocContext, rng: Rng, max_rows: int, n_pages: int, first_on_page: bool):
+    kinds = {"comparison": 0.4, "share": 0.2, "line_items": 0.12, "register": 0.1, "actions": 0.18}
+    if ctx.recipe.slug in LINE_ITEM_RECIPES:
+        kinds["line_items"] = 0.6
+    if n_pages >= LONG_TABLE_MIN_PAGES and first_on_page and rng.bernoulli(LONG_TABLE_P):
+        return tables.register_table(ctx, rng, rng.integers(30, 61)), True
+    kind = weighted(rng, kinds, tuple(kinds))
+    cap = {"comparison": len(ctx.domain.items) + 1, "share": len(ctx.domain.items) + 1, "line_items": 12,
+           "register": 12, "actions": len(ctx.domain.actions)}[kind]
+    want = rng.integers(4, 13)
+    rows = max(3, min(want, cap, max_rows - (1 if kind in ("comparison", "share", "line_items", "register") else 0)))
+    return tables.TABLE_KINDS[kind](ctx, rng, rows), False
+
+
+def _min_height(element: str) -> float:
+    return {"table": table_height(4), "figure": FIGURE_HEIGHT, "form": form_height(4, 2),
+            "annotation": ANNOTATION_HEIGHT["signature"], "text": 60.0}[element]
+
+
+def _build(element: str, ctx: DocContext, rng: Rng, room: float, n_pages: int, first_on_page: bool,
+           targets: list[str], footnotes: list[int]):
+    """One QA-bearing block sized to ``room``; returns (block, fills_page)."""
+    if element == "table":
+        max_rows = int((room - table_height(0)) // 17)
+        return _table(ctx, rng, max_rows, n_pages, first_on_page)
+    if element == "figure":
+        return figures.figure(ctx, rng), False
+    if element == "form":
+        fit = int((room - form_height(0, 4)) // 22)
+        return forms.form(ctx, rng, max(3, min(rng.integers(4, 8), fit))), False
+    if element == "annotation":
+        return annotations.annotation(ctx, rng, targets), False
+    footnotes[0] += 1
+    return prose.text_element(ctx, rng, str(footnotes[0])), False
+
+
+def _describe_page(blocks: list, style_family: str) -> str:
+    parts: list[str] = []
+    for b in blocks:
+        t = b.type
+        if t == "heading":
+            parts.append("a section heading" if b.level == 1 else "a sub-heading")
+        elif t == "text_block":
+            parts.append("a paragraph of text")
+        elif t == "list":
+            parts.append(f"a list of {len(b.items)} items")
+        elif t == "footnote":
+            parts.append("a footnote")
+        elif t == "table":
+            width = "wide " if len(b.columns) >= 4 else ""
+            parts.append(f"a {width}table of {len(b.rows)} rows")
+        elif t == "figure":
+            parts.append(f"a {b.chart} chart")
+        elif t == "form":
+            parts.append(f"a form with {len(b.fields)} fields and {len(b.checkboxes)} checkboxes")
+        elif t == "annotation":
+            parts.append({"stamp": "a rotated stamp", "handwritten_note": "a handwritten note",
+                          "signature": "a signature", "highlight": "a highlighted passage"}[b.kind])
+    merged: list[str] = []
+    for p in parts:  # collapse consecutive paragraphs
+        if merged and p == "a paragraph of text" and merged[-1] in ("a paragraph of text", "paragraphs of text"):
+            merged[-1] = "paragraphs of text"
+        else:
+            merged.append(p)
+    body = ", ".join(merged[:-1]) + (" and " + merged[-1] if len(merged) > 1 else merged[0] if merged else "")
+    return f"page with {body}, {style_family} style"
+
+
+# ---------------------------------------------------------------- the planner
+
+def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
+    """The complete content plan of document ``index`` of ``spec`` (layouts and scan params left open)."""
+    check_spec(spec)
+    if index < 0:
+        raise ValueError(f"index must be >= 0, got {index}")
+    root = Rng(spec.seed).fork("doc", index)
+    domain = domain_for(spec, index)
+    recipe = recipe_for(spec, domain, root.fork("recipe"))
+    n_pages = page_count(spec.pages, root.fork("pages"))
+    tier = weighted(root.fork("tier"), spec.tier_mix, TIERS)
+    style_family = root.fork("style").choice(domain.style_families)
+    cal = root.fork("calendar")
+    currency = domain.currency if cal.bernoulli(0.8) else cal.choice(("USD", "EUR", "GBP"))
+    fmt = choose_format(root.fork("format"), currency)
+    year = 2023 + cal.integers(0, 4)
+    anchor = dt.date(year, cal.integers(1, 13), cal.integers(1, 29))
+    book = FactBook(fmt)
+    issuer, cps, people = _cast(domain, currency, root.fork("cast"), book)
+    ctx = DocContext(domain=domain, recipe=recipe, fmt=fmt, book=book, issuer=issuer, counterparties=cps,
+                     people=people, year=year, anchor=anchor)
+    title, values = _title(recipe, ctx, root.fork("title"))
+    t1, t2 = root.fork("brief").sample(domain.topics, 2)
+    brief = (f"{recipe.description} issued by {issuer.name} ({domain.title.lower()}), covering {t1} and {t2} "
+             f"in {year}.")
+    sections = [s.format(**values) for s in recipe.sections]
+    mix = dict(spec.element_mix)
+    carried: list[str] = []
+    footnotes = [0]
+    pages: list[PagePlan] = []
+    prev_section = -1
+    for p in range(1, n_pages + 1):
+        prng = root.fork("page", p)
+        ps = prng.fork("structure")  # page structure, drawn sequentially; block content has its own stream
+        blocks: list = []
+        room = PAGE_BUDGET
+        if p == 1:
+            blocks.append(prose.heading(ctx, title, 1))
+        sec = (p - 1) * len(sections) // n_pages
+        if sec != prev_section:
+            blocks.append(prose.heading(ctx, sections[sec], 1 if p > 1 else 2))
+            if ps.bernoulli(0.7):
+                blocks.append(prose.opener(ctx, ps, ps.integers(1, 3)))
+        elif ps.bernoulli(0.5):
+            blocks.append(prose.heading(ctx, ps.choice(
+                (f"{sections[sec]} (continued)", f"{domain.item_kind.capitalize()} detail: "
+                 f"{ps.choice(domain.items)}", f"{sections[sec]}: supporting detail")), 2))
+        prev_section = sec
+        room -= sum(block_height(b) for b in blocks)
+        k = 1 + int(ps.gen.binomial(4, min(1.0, max(0.0, (spec.blocks_per_page - 1) / 4))))
+        demand = carried[:MAX_CARRY] + [weighted(ps, mix, ELEMENT_TYPES) for _ in range(k)]
+        carried = []
+        first = True
+        for i, element in enumerate(demand):
+            if room < _min_height(element):
+                carried.append(element)
+                continue
+            brng = prng.fork("block", i)
+            targets = [b.id for b in blocks if isinstance(b, (TableBlock, FigureBlock, TextBlock, FormBlock))]
+            block, fills = _build(element, ctx, brng, room, n_pages, first, targets, footnotes)
+            first = False
+            blocks.append(block)
+            room -= block_height(block)
+            if isinstance(block, (TableBlock, FigureBlock)) and room > 60 and ps.bernoulli(0.3):
+                c = prose.commentary(ctx, brng, block)
+                if c is not None:
+                    blocks.append(c)
+                    room -= block_height(c)
+            if fills:
+                carried.extend(demand[i + 1:])
+                break
+        if len(blocks) == sum(1 for b in blocks if b.type == "heading"):  # never an empty page body
+            blocks.append(prose.continuation(ctx, ps))
+        pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
+    return DocumentIR(
+        doc_id=f"doc-{index:05d}", index=index, seed=spec.seed, seed_path=["doc", index], domain=domain.slug,
+        recipe=recipe.slug, title=title, topic_brief=brief, style_family=style_family, entities=book.entities,
+        facts=book.facts, pages=pages, perturbation=PerturbationProfile(tier=tier, pages=[]))
+
+
+def plan_corpus(spec: CorpusSpec, indices: list[int] | None = None) -> Iterator[DocumentIR]:
+    """Plans of the corpus's documents (all, or ``indices``), one at a time."""
+    check_spec(spec)
+    for i in (range(spec.n_docs) if indices is None else indices):
+        yield plan_document(spec, i)
+
+
+def qa_bearing_blocks(doc: DocumentIR) -> list[tuple[str, str]]:
+    """``(block_id, element type)`` of the blocks that own facts (the element-mix unit)."""
+    owners = {f.group for f in doc.facts if f.group}
+    return [(b.id, ELEMENT_OF_BLOCK[b.type]) for _, b in doc.blocks() if b.id in owners]
+
+
+__all__ = ["check_spec", "domain_for", "page_count", "plan_corpus", "plan_document", "qa_bearing_blocks",
+           "recipe_for"]
+
+
