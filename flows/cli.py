@@ -19,6 +19,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "flows.commands.render",
     "flows.commands.judge",
     "flows.commands.degrade",
+    "flows.commands.osce",
 )
 
 
