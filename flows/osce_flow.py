@@ -1,0 +1,62 @@
+"""Prefect flow ``osce-analysis``: validate ratings, fit each metric as a task, render the report.
+
+Thin over ``judges.osce``: the library does the work, the flow only orders it, runs the per-metric
+fits as tasks (so a process/Dask task runner can spread them) and publishes the table as artifacts.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+from prefect import flow, task
+from prefect.artifacts import create_markdown_artifact
+
+from judges.osce.analysis import AnalysisOptions, analyze
+from judges.osce.loaders import load_ratings
+from judges.osce.pipeline import load_taxonomy
+from judges.osce.report import render_report
+from judges.osce.schema import AnalysisResult, Taxonomy
+
+
+@task(name="osce-load-ratings")
+def load_task(path: str, taxonomy: Taxonomy) -> pd.DataFrame:
+    return load_ratings(path, taxonomy)
+
+
+@task(name="osce-fit-metric")
+def fit_task(ratings: pd.DataFrame, taxonomy: Taxonomy, options: AnalysisOptions, metric: str) -> AnalysisResult:
+    return analyze(ratings, taxonomy, options, metrics=[metric])
+
+
+@task(name="osce-report")
+def report_task(parts: list[AnalysisResult], ratings: pd.DataFrame, taxonomy: Taxonomy, options: AnalysisOptions,
+                out_dir: str) -> str:
+    from judges.osce.contrasts import adjust
+
+    main = adjust([c for p in parts for c in p.main], options.adjust_main, options.alpha)
+    first = parts[0]
+    result = first.model_copy(update={
+        "metrics": [m for p in parts for m in p.metrics], "main": main,
+        "strata": [c for p in parts for c in p.strata], "fits": [f for p in parts for f in p.fits],
+        "reliability": [r for p in parts for r in p.reliability], "n_scores": int(len(ratings)),
+        "responders": [taxonomy.reference_responder]
+        + sorted(r for r in ratings["responder"].unique() if r != taxonomy.reference_responder),
+    })
+    return str(render_report(result, out_dir))
+
+
+@flow(name="osce-analysis")
+def osce_analysis(ratings: str, out_dir: str, taxonomy: str | None = None, adjust: str = "holm",
+                  strata: bool = True) -> str:
+    """Analyse a ratings file into ``out_dir`` (report.md, report.html, analysis.json, PNGs)."""
+    tax = load_taxonomy(taxonomy)
+    options = AnalysisOptions(adjust_main=adjust, stratifiers=("history_category", "linguistic_form") if strata else ())
+    table = load_task(ratings, tax)
+    metrics = [m for m in tax.metric_names if m in set(table["metric"])]
+    futures = [fit_task.submit(table, tax, options, m) for m in metrics]
+    parts = [f.result() for f in futures]
+    out = report_task(parts, table, tax, options, out_dir)
+    create_markdown_artifact(key="osce-report", markdown=(Path(out) / "report.md").read_text(),
+                             description="OSCE/VSP scoring analysis")
+    return out
