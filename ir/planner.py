@@ -82,6 +82,16 @@ def page_count(dist: PageCountDist, rng: Rng) -> int:
     return int(min(max(n, dist.min), dist.max))
 
 
+def doc_rng(spec: CorpusSpec, index: int) -> Rng:
+    """The root stream of document ``index``; every choice about the document forks from it."""
+    return Rng(spec.seed).fork("doc", index)
+
+
+def planned_page_count(spec: CorpusSpec, index: int) -> int:
+    """The page count ``plan_document`` gives document ``index`` (cheap: no content is built)."""
+    return page_count(spec.pages, doc_rng(spec, index).fork("pages"))
+
+
 def weighted(rng: Rng, weights: dict[str, float], order: tuple[str, ...]) -> str:
     keys = [k for k in order if weights.get(k, 0) > 0]
     return rng.choice(keys, p=[weights[k] for k in keys])
@@ -208,10 +218,10 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     check_spec(spec)
     if index < 0:
         raise ValueError(f"index must be >= 0, got {index}")
-    root = Rng(spec.seed).fork("doc", index)
+    root = doc_rng(spec, index)
     domain = domain_for(spec, index)
     recipe = recipe_for(spec, domain, root.fork("recipe"))
-    n_pages = page_count(spec.pages, root.fork("pages"))
+    n_pages = planned_page_count(spec, index)
     tier = weighted(root.fork("tier"), spec.tier_mix, TIERS)
     style_family = root.fork("style").choice(domain.style_families)
     cal = root.fork("calendar")
@@ -295,7 +305,7 @@ def qa_bearing_blocks(doc: DocumentIR) -> list[tuple[str, str]]:
     return [(b.id, ELEMENT_OF_BLOCK[b.type]) for _, b in doc.blocks() if b.id in owners]
 
 
-__all__ = ["check_spec", "domain_for", "page_count", "plan_corpus", "plan_document", "qa_bearing_blocks",
+__all__ = ["check_spec", "doc_rng", "domain_for", "page_count", "planned_page_count", "plan_corpus", "plan_document", "qa_bearing_blocks",
            "recipe_for"]
 
 

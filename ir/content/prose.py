@@ -13,9 +13,12 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ..blocks import FigureBlock, FootnoteBlock, HeadingBlock, ListBlock, Span, TableBlock, TextBlock
+from ..facts import Derivation
 from ..rng import Rng
 from .book import DocContext, fs, lit
 from .quantities import draw_value
+
+TERMS_RECIPES = {"invoice", "purchase_order", "contract_summary", "expense_claim", "vendor_assessment"}
 
 OPENERS = (
     "This section sets out how {org} managed {topic} during {year}, and where the {dept} team expects "
@@ -155,13 +158,37 @@ def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
                      attribute="version", group=bid)
     issued = b.date(f"Issue date of this {ctx.recipe.noun}", ctx.anchor, attribute="issue_date", group=bid)
     money = next((m for m in ctx.domain.metrics if m.kind == "money"), None)
+    start = ctx.day(-rng.integers(90, 370))
+    end = ctx.day(-rng.integers(1, 60))
+    f_start = b.date(f"Start of the period covered by this {ctx.recipe.noun}", start, attribute="period_start",
+                     group=bid)
+    f_end = b.date(f"End of the period covered by this {ctx.recipe.noun}", end, attribute="period_end", group=bid)
     spans: list[Span] = [lit(f"This {ctx.recipe.noun} (reference "), fs(ref), lit(", version "), fs(version),
-                         lit(") was issued on "), fs(issued), lit(f" by {ctx.issuer.name}.")]
+                         lit(") was issued on "), fs(issued), lit(f" by {ctx.issuer.name} and covers the period "),
+                         fs(f_start), lit(" to "), fs(f_end), lit(".")]
     if money is not None:
         val = b.money(f"Approved budget envelope stated in the {ctx.recipe.noun}", draw_value(rng, money, 0),
                       decimals=0, attribute="budget_envelope", group=bid)
         spans += [lit(" The approved envelope for the activities described is "), fs(val), lit(".")]
     return TextBlock(id=bid, spans=spans)
+
+
+def terms_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
+    """Payment terms: invoice date < due date, and the day count derived from both."""
+    bid = ctx.book.block_id()
+    b = ctx.book
+    net = rng.choice((14, 30, 30, 45, 60))
+    issued_d = ctx.day(rng.integers(-30, 5))
+    issued = b.date("Invoice date stated in the payment terms", issued_d, attribute="invoice_date", group=bid)
+    due = b.date("Payment due date", ctx.day((issued_d - ctx.anchor).days + net), attribute="due_date", group=bid)
+    days = b.number("Payment term in days", Decimal(net), "days", attribute="payment_term", group=bid,
+                    derivation=Derivation(op="days_between", operands=[issued.id, due.id]))
+    ref = b.ident("Payment reference to quote", ctx.reference("PAY"), scheme="reference", group=bid)
+    cp = ctx.counterparty(rng)
+    return TextBlock(id=bid, spans=[
+        lit("Payment is due on "), fs(due), lit(", "), fs(days), lit(" days after the invoice date of "), fs(issued),
+        lit(". Please quote reference "), fs(ref), lit(f" and remit to the account of {ctx.issuer.name}; queries from "
+                                                     f"{cp.name} are handled by the accounts receivable team.")])
 
 
 def action_list(ctx: DocContext, rng: Rng) -> ListBlock:
@@ -196,7 +223,11 @@ def footnote(ctx: DocContext, rng: Rng, marker: str) -> FootnoteBlock:
 
 
 def text_element(ctx: DocContext, rng: Rng, marker: str):
-    kind = rng.choice(("contact", "deadline", "reference", "actions", "footnote"), p=(0.25, 0.2, 0.2, 0.2, 0.15))
+    kinds = ["contact", "deadline", "reference", "actions", "footnote", "terms"]
+    weights = [0.25, 0.2, 0.2, 0.2, 0.15, 0.35 if ctx.recipe.slug in TERMS_RECIPES else 0.05]
+    kind = rng.choice(kinds, p=weights)
+    if kind == "terms":
+        return terms_paragraph(ctx, rng)
     if kind == "contact":
         return contact_paragraph(ctx, rng)
     if kind == "deadline":

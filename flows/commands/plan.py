@@ -1,0 +1,103 @@
+"""``plan`` (write planned IRs) and ``domains`` (list the domains and recipes)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from flows.cli import CliError, parse_int_list
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("plan", help="plan documents (content, facts, page schedule) and write their ir.json",
+                       description="Plan documents of a corpus and write DIR/docs/<doc_id>/ir.json.")
+    p.add_argument("--seed", type=int, default=None, help="root seed (default 0, or the spec file's)")
+    p.add_argument("--docs", type=int, default=None, help="number of documents (default: the profile's)")
+    p.add_argument("--out", required=True, help="output folder")
+    p.add_argument("--profile", choices=("demo", "reference"), default="demo")
+    p.add_argument("--only", type=parse_int_list, default=None, metavar="I,J", help="plan only these indices")
+    p.add_argument("--spec", default=None, metavar="FILE.json", help="a CorpusSpec JSON file (overrides --profile)")
+    p.set_defaults(func=run_plan)
+
+    d = sub.add_parser("domains", help="list the enterprise domains and document recipes")
+    d.add_argument("--json", action="store_true", help="machine-readable output")
+    d.set_defaults(func=run_domains)
+
+
+def load_spec(args: argparse.Namespace):
+    """The CorpusSpec from --spec or --profile, with --seed/--docs applied; CliError naming the field."""
+    from ir import describe_validation_error
+    from ir.planner import check_spec
+    from ir.spec import CorpusSpec, spec_for_profile
+
+    source = "spec"
+    try:
+        if args.spec:
+            path = Path(args.spec)
+            source = str(path)
+            if not path.is_file():
+                raise CliError(f"--spec {path}: no such file")
+            try:
+                data = json.loads(path.read_text("utf-8"))
+            except (json.JSONDecodeError, UnicodeDecodeError) as err:
+                raise CliError(f"{path}: not valid JSON ({err})") from None
+            if not isinstance(data, dict):
+                raise CliError(f"{path}: expected a JSON object")
+        else:
+            data = spec_for_profile(args.profile, 0).model_dump(mode="json")
+        if args.seed is not None:
+            data["seed"] = args.seed
+        if args.docs is not None:
+            data["n_docs"] = args.docs
+        spec = CorpusSpec.model_validate(data)
+    except ValidationError as err:
+        raise CliError(describe_validation_error(err, source)) from None
+    try:
+        check_spec(spec)
+    except ValueError as err:
+        raise CliError(f"{source}: {err}") from None
+    return spec
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    from ir.planner import plan_document
+    from ir.store import atomic_write_text
+
+    spec = load_spec(args)
+    indices = list(range(spec.n_docs)) if args.only is None else args.only
+    bad = [i for i in indices if i >= spec.n_docs]
+    if bad:
+        raise CliError(f"--only: index {bad[0]} is out of range for {spec.n_docs} documents")
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CliError(f"--out {out}: exists and is not a folder")
+    pages = 0
+    for i in indices:
+        doc = plan_document(spec, i)
+        atomic_write_text(out / "docs" / doc.doc_id / "ir.json", doc.to_json())
+        pages += len(doc.pages)
+    print(f"planned {len(indices)} document(s), {pages} page(s) into {out / 'docs'}")
+    return 0
+
+
+def run_domains(args: argparse.Namespace) -> int:
+    from ir.domains import DOMAINS, RECIPES
+
+    if args.json:
+        print(json.dumps({
+            "domains": [{"slug": d.slug, "title": d.title, "description": d.description, "tags": list(d.tags),
+                         "recipes": list(d.recipes)} for d in DOMAINS],
+            "recipes": [{"slug": r.slug, "title": r.title, "description": r.description, "tags": list(r.tags)}
+                        for r in RECIPES]}, indent=1))
+        return 0
+    print(f"{len(DOMAINS)} domains:")
+    for d in DOMAINS:
+        print(f"  {d.slug:<26} {d.title} - {d.description} ({len(d.recipes)} recipes)")
+    print(f"{len(RECIPES)} recipes:")
+    for r in RECIPES:
+        suits = ", ".join(r.tags) if r.tags else "all domains"
+        print(f"  {r.slug:<24} {r.title} - {r.description} [{suits}]")
+    return 0
