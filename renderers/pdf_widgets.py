@@ -23,25 +23,26 @@ class FormFlow(Flow):
     element = "form"
     min_width = 180.0
 
-    def __init__(self, block: FormBlock, theme: Theme, start: int = 0) -> None:
+    def __init__(self, block: FormBlock, theme: Theme, done: tuple[int, int, int] = (0, 0, 0)) -> None:
         self.block_id = block.id
         self.b = block
         self.t = theme
-        self.start = start  # index of the first unit (row) still to draw
+        self.done = done  # fields, checkboxes and signature lines already drawn (rows depend on the width)
 
     def _units(self, width: float):
-        """Rows of the form at this width: ("fields", [field idx]), ("checks", [cb idx]), ("sign", [...])."""
+        """Rows still to draw at this width: ("fields", [idx]), ("checks", [idx]), ("sign", [idx])."""
         b = self.b
+        f0, c0, s0 = self.done
         ncols = 2 if width >= 340 else 1
         units = []
-        for i in range(0, len(b.fields), ncols):
+        for i in range(f0, len(b.fields), ncols):
             units.append(("fields", list(range(i, min(i + ncols, len(b.fields))))))
         k = max(1, int(width // 165))
-        for i in range(0, len(b.checkboxes), k):
+        for i in range(c0, len(b.checkboxes), k):
             units.append(("checks", list(range(i, min(i + k, len(b.checkboxes))))))
-        if b.signature_lines:
-            ks = max(1, min(len(b.signature_lines), int(width // 170)))
-            for i in range(0, len(b.signature_lines), ks):
+        if len(b.signature_lines) > s0:
+            ks = max(1, min(len(b.signature_lines) - s0, int(width // 170)))
+            for i in range(s0, len(b.signature_lines), ks):
                 units.append(("sign", list(range(i, min(i + ks, len(b.signature_lines))))))
         return units, ncols, k
 
@@ -53,7 +54,7 @@ class FormFlow(Flow):
         lh = size * 1.25
         gap = 8.0
         title = b.title or "Form"
-        if self.start:
+        if any(self.done):
             title += " (continued)"
         title_h = size * 2.0
         col_w = (width - gap * (ncols - 1)) / ncols
@@ -72,20 +73,22 @@ class FormFlow(Flow):
 
         heights = [unit_height(u) for u in units]
         used = title_h + 4
-        n = self.start
+        n = 0
         while n < len(units) and used + heights[n] <= avail + 1e-6:
             used += heights[n]
             n += 1
-        if n == self.start:
-            if not fresh and units:
+        if n == 0 and units:
+            if not fresh:
                 return None, self
-            if units:
-                used += heights[n]
-                n += 1
+            used += heights[0]
+            n = 1
         used += 6
-        rest = FormFlow(b, t, n) if n < len(units) else None
-        chosen = units[self.start:n]
-        chosen_h = heights[self.start:n]
+        chosen = units[:n]
+        chosen_h = heights[:n]
+        done = list(self.done)
+        for kind, idx in chosen:
+            done[("fields", "checks", "sign").index(kind)] = idx[-1] + 1
+        rest = FormFlow(b, t, (done[0], done[1], done[2])) if n < len(units) else None
 
         def draw(ctx: DrawCtx, x: float, y: float, w: float) -> None:
             ctx.rect(x, y, x + width, y + title_h - 2, fill=t.primary)

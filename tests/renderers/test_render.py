@@ -190,3 +190,20 @@ def test_characters_missing_from_the_layout_font_fall_back_and_stay_in_the_text_
     (box,) = res.render_map.boxes_for(odd.fact_ids[0])
     assert box.text == "\u2265 95% \u2192 target \u2713"
     assert verify_text_layer(res.pdf, res.render_map) == []
+
+
+def test_form_split_across_slots_of_different_widths_draws_every_field_once():
+    from ir import Checkbox, FormBlock, FormField
+
+    b = DocBuilder()
+    fields = [FormField(label=f"Field {i}", value=b.span(f"value-{i:02d}")) for i in range(40)]
+    checks = [Checkbox(label=f"Option {i}", checked=i % 2 == 0, fact_ids=b.bool_fact(f"Option {i}", i % 2 == 0))
+              for i in range(9)]
+    form = FormBlock(id="b002", title="Long form", fields=fields, checkboxes=checks, signature_lines=["A", "B", "C"])
+    lay = next(layout_for(2, i) for i in range(400) if layout_for(2, i).arrangement == "sidebar_right")
+    doc = b.doc([[TextBlock(id="b001", spans=[Span(text="Intro " * 200)]), form]], layout_ids=[lay.id])
+    res = render_document(doc)
+    texts = [sb.text for sb in res.render_map.spans if sb.block_id == "b002"]
+    assert texts == [f"value-{i:02d}" for i in range(40)] + [f"Option {i}" for i in range(9)]
+    assert res.render_map.dropped_fact_ids == []
+    assert verify_text_layer(res.pdf, res.render_map) == []
