@@ -80,6 +80,8 @@ def write_table(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
 
 
 def _rows(mask: Iterable[bool] | pd.Series) -> list[int]:
+    if isinstance(mask, pd.Series):
+        mask = mask.astype("boolean").fillna(False)
     idx = np.flatnonzero(np.asarray(mask, dtype=bool))
     return [int(i) + 1 for i in idx]
 
