@@ -1,0 +1,31 @@
+"""The shipped JSON Schemas equal a fresh export (refresh with ``python -m ir.schemas``)."""
+
+import json
+
+from ir.planner import plan_document
+from ir.schemas import DEFAULT_DIR, SCHEMA_MODELS, export_schemas, schema_files
+from ir.spec import demo_spec
+
+
+def test_shipped_schemas_equal_a_fresh_export():
+    fresh = schema_files()
+    assert sorted(fresh) == sorted(f"{n}.schema.json" for n in SCHEMA_MODELS)
+    for name, text in fresh.items():
+        shipped = DEFAULT_DIR / name
+        assert shipped.is_file(), f"{shipped} missing: run python -m ir.schemas"
+        assert shipped.read_text("utf-8") == text, f"{name} is stale: run python -m ir.schemas"
+
+
+def test_export_is_atomic_and_deterministic(tmp_path):
+    paths = export_schemas(tmp_path)
+    assert {p.name for p in paths} == set(schema_files())
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+    again = export_schemas(tmp_path)
+    assert [p.read_bytes() for p in paths] == [p.read_bytes() for p in again]
+
+
+def test_schema_describes_a_planned_document():
+    schema = json.loads(schema_files()["DocumentIR.schema.json"])
+    doc = json.loads(plan_document(demo_spec(seed=1), 0).to_json())
+    assert set(schema["required"]) <= set(doc) and set(doc) <= set(schema["properties"])
+    assert "doc_id" in schema["properties"] and schema["$id"].endswith("DocumentIR.schema.json")
