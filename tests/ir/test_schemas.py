@@ -29,3 +29,15 @@ def test_schema_describes_a_planned_document():
     doc = json.loads(plan_document(demo_spec(seed=1), 0).to_json())
     assert set(schema["required"]) <= set(doc) and set(doc) <= set(schema["properties"])
     assert "doc_id" in schema["properties"] and schema["$id"].endswith("DocumentIR.schema.json")
+
+
+def test_planned_document_validates_against_its_schema():
+    from jsonschema import Draft202012Validator
+
+    schema = json.loads(schema_files()["DocumentIR.schema.json"])
+    Draft202012Validator.check_schema(schema)
+    doc = json.loads(plan_document(demo_spec(seed=2), 1).to_json())
+    errors = list(Draft202012Validator(schema).iter_errors(doc))
+    assert errors == []
+    doc["pages"][0]["blocks"][0]["type"] = "poem"
+    assert list(Draft202012Validator(schema).iter_errors(doc))
