@@ -1,0 +1,189 @@
+"""LLM rubric scoring of VSP dialogues and judge-vs-human agreement.
+
+Each (metric, unit) becomes one chat request through the shared OpenAI-compatible client
+(``judges.llm``: cache, retries, invalid replies counted, never guessed). Sentence-level metrics rate
+one VSP answer (with the preceding turns as context); encounter-level metrics rate the whole
+dialogue. The judge must reply ``{"reason": str, "score": int}`` with the score on the metric's
+scale; anything else is an ``invalid`` result (counted in the run, absent from the ratings).
+
+Agreement with the human raters per metric: exact and within-one agreement and quadratic-weighted
+kappa of the judge against the per-unit human median (rounded half up onto the scale), ICC(2,1) of
+the judge against the per-unit human mean.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
+
+from judges.llm import ChatClient, ChatRequest, PromptTemplate, VerdictError, load_prompt, parse_json_object
+from judges.reliability import ReliabilityError, agreement_summary
+
+from .schema import RATING_COLUMNS, Dialogue, MetricSpec, Taxonomy
+
+RUBRIC_PROMPT_PATH = Path(__file__).resolve().parent / "prompts" / "osce_rubric_v1.md"
+CONTEXT_TURNS = 3
+
+
+def load_rubric_prompt(path: str | Path | None = None) -> PromptTemplate:
+    return load_prompt(Path(path) if path is not None else RUBRIC_PROMPT_PATH)
+
+
+def make_score_parser(scale_min: int, scale_max: int):
+    """Strict parser: a JSON object with a string ``reason`` and an integer ``score`` on the scale."""
+
+    def parse(text: str) -> dict[str, Any]:
+        obj = parse_json_object(text)
+        if "score" not in obj:
+            raise VerdictError("missing key 'score'")
+        score = obj["score"]
+        if isinstance(score, bool):
+            raise VerdictError(f"score={score!r} is not an integer")
+        if isinstance(score, float) and score.is_integer():
+            score = int(score)
+        if isinstance(score, str) and score.strip().lstrip("-").isdigit():
+            score = int(score.strip())
+        if not isinstance(score, int):
+            raise VerdictError(f"score={obj['score']!r} is not an integer")
+        if not scale_min <= score <= scale_max:
+            raise VerdictError(f"score={score} outside [{scale_min}, {scale_max}]")
+        reason = obj.get("reason", "")
+        if not isinstance(reason, str):
+            raise VerdictError("reason is not a string")
+        return {"score": score, "reason": reason}
+
+    return parse
+
+
+class RubricItem(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    key: str
+    metric: str
+    level: str
+    case: str
+    encounter: str
+    responder: str
+    utterance_id: str | None = None
+    turn: int | None = None
+    history_category: str | None = None
+    linguistic_form: str | None = None
+
+
+class RubricRun(BaseModel):
+    """Judge scores in the ratings' long format, plus what could not be scored and why."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    ratings: pd.DataFrame
+    invalid: pd.DataFrame = Field(description="key, metric, invalid_reason, error")
+    n_requests: int
+    prompt_sha256: str
+
+
+def _transcript(turns: Sequence[Any]) -> str:
+    return "\n".join(f"Student: {t.question}\nPatient: {t.response}" for t in turns)
+
+
+def build_requests(
+    dialogues: Iterable[Dialogue], metrics: Sequence[MetricSpec], prompt: PromptTemplate
+) -> list[tuple[RubricItem, ChatRequest, MetricSpec]]:
+    """One request per metric x unit (utterance for sentence level, dialogue for encounter level)."""
+    out = []
+    for d in dialogues:
+        for m in metrics:
+            values = {"metric": m.name, "description": m.description or m.name, "scale_min": str(m.scale_min),
+                      "scale_max": str(m.scale_max)}
+            if m.level == "encounter":
+                key = f"{m.name}|{d.case}|{d.encounter}|{d.responder}"
+                item = RubricItem(key=key, metric=m.name, level=m.level, case=d.case, encounter=d.encounter,
+                                  responder=d.responder)
+                msgs = prompt.render({**values, "target": "the patient's answers across the whole dialogue",
+                                      "transcript": _transcript(d.turns)})
+                out.append((item, ChatRequest(key=key, prompt_hash=prompt.sha256, messages=msgs), m))
+                continue
+            for i, t in enumerate(d.turns):
+                key = f"{m.name}|{d.case}|{d.encounter}|{d.responder}|{t.utterance_id}"
+                item = RubricItem(key=key, metric=m.name, level=m.level, case=d.case, encounter=d.encounter,
+                                  responder=d.responder, utterance_id=t.utterance_id, turn=t.turn,
+                                  history_category=t.history_category, linguistic_form=t.linguistic_form)
+                context = d.turns[max(0, i - CONTEXT_TURNS): i + 1]
+                msgs = prompt.render({**values, "target": "only the patient's LAST answer in the dialogue",
+                                      "transcript": _transcript(context)})
+                out.append((item, ChatRequest(key=key, prompt_hash=prompt.sha256, messages=msgs), m))
+    return out
+
+
+def score_dialogues(
+    dialogues: Sequence[Dialogue],
+    client: ChatClient,
+    taxonomy: Taxonomy | None = None,
+    metrics: Sequence[str] | None = None,
+    prompt: PromptTemplate | None = None,
+    rater: str | None = None,
+) -> RubricRun:
+    """Score every dialogue on every metric with the LLM judge behind ``client``."""
+    tax = taxonomy or Taxonomy()
+    specs = [tax.metric(m) for m in (metrics or tax.metric_names)]
+    tmpl = prompt or load_rubric_prompt()
+    reqs = build_requests(dialogues, specs, tmpl)
+    rater_name = rater or f"llm:{client.config.name}"
+    rows: list[dict[str, Any]] = []
+    bad: list[dict[str, Any]] = []
+    by_scale: dict[tuple[int, int], list[tuple[RubricItem, ChatRequest, MetricSpec]]] = {}
+    for r in reqs:
+        by_scale.setdefault((r[2].scale_min, r[2].scale_max), []).append(r)
+    for (lo, hi), group in by_scale.items():
+        results = client.complete_many([g[1] for g in group], parse=make_score_parser(lo, hi))
+        for (item, _, _), res in zip(group, results, strict=True):
+            if res.status == "ok" and res.verdict is not None:
+                rows.append({**item.model_dump(exclude={"key"}), "rater": rater_name, "score": int(res.verdict["score"]),
+                             "reason": res.verdict.get("reason", "")})
+            else:
+                bad.append({"key": item.key, "metric": item.metric, "invalid_reason": res.invalid_reason,
+                            "error": res.error})
+    ratings = pd.DataFrame(rows, columns=[*RATING_COLUMNS, "reason"])
+    return RubricRun(ratings=ratings, invalid=pd.DataFrame(bad, columns=["key", "metric", "invalid_reason", "error"]),
+                     n_requests=len(reqs), prompt_sha256=tmpl.sha256)
+
+
+def _unit_key(df: pd.DataFrame) -> pd.Series:
+    parts = [df[c].astype("string").fillna("") for c in ("case", "encounter", "responder", "utterance_id")]
+    return parts[0] + "|" + parts[1] + "|" + parts[2] + "|" + parts[3]
+
+
+def judge_agreement(judge: pd.DataFrame, human: pd.DataFrame, taxonomy: Taxonomy | None = None) -> pd.DataFrame:
+    """Per metric: n units, exact, within-one, quadratic kappa (vs human median), ICC(2,1) (vs mean)."""
+    tax = taxonomy or Taxonomy()
+    j = judge.assign(unit=_unit_key(judge).to_numpy())
+    h = human.assign(unit=_unit_key(human).to_numpy())
+    rows = []
+    for metric in [m for m in tax.metric_names if m in set(j["metric"])]:
+        spec = tax.metric(metric)
+        hm = h[h["metric"] == metric].groupby("unit")["score"].agg(["median", "mean"])
+        jm = j[j["metric"] == metric].set_index("unit")["score"]
+        both = hm.join(jm.rename("judge"), how="inner")
+        if both.empty:
+            continue
+        median = np.floor(both["median"].to_numpy(dtype=float) + 0.5)
+        labels = list(range(spec.scale_min, spec.scale_max + 1))
+        try:
+            s = agreement_summary(both["judge"].to_numpy(dtype=float), median, labels=labels)
+            icc_mean = agreement_summary(both["judge"].to_numpy(dtype=float), both["mean"].to_numpy(dtype=float)).icc2_1
+        except ReliabilityError:
+            continue
+        rows.append({"metric": metric, "n_units": s.n, "exact": s.exact, "within_one": s.within_one,
+                     "kappa_quadratic": s.kappa_quadratic, "icc2_1_vs_mean": icc_mean,
+                     "mean_difference": s.mean_difference})
+    out = pd.DataFrame(rows, columns=["metric", "n_units", "exact", "within_one", "kappa_quadratic",
+                                      "icc2_1_vs_mean", "mean_difference"])
+    return out.astype({"n_units": int}) if len(out) else out
+
+
+__all__ = ["RubricRun", "build_requests", "judge_agreement", "load_rubric_prompt", "make_score_parser",
+           "score_dialogues"]
