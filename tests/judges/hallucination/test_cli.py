@@ -20,7 +20,7 @@ def only_judge_command(monkeypatch):
 def test_embedded_default_on_a_corpus(corpus_dir, tmp_path, capsys):
     out = tmp_path / "out"
     rc = flows.cli.main(["judge", "hallucination", "--corpus", str(corpus_dir), "--out", str(out),
-                         "--per-qa", "5", "--seed", "3"])
+                         "--per-qa", "4", "--seed", "3"])
     assert rc == 0
     res = json.loads((out / "analysis.json").read_text())
     labelers = {m["labeler"] for m in res["mismatch"]}
