@@ -41,6 +41,16 @@ MAX_PAGES_PER_PLAN_PAGE = 60
 class RenderResult:
     pdf: bytes
     render_map: RenderMap
+    placements: list[Placement] = field(default_factory=list)  # layout boxes of block pieces (diagnostics)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a piece of a block was laid out: PDF page and the box reserved for it (points, top-left)."""
+
+    page_no: int
+    block_id: str
+    bbox: tuple[float, float, float, float]
 
 
 @dataclass
@@ -49,6 +59,7 @@ class _Placed:
     x: float
     y: float
     width: float
+    block_id: str
 
 
 @dataclass
@@ -143,21 +154,22 @@ class _Pager:
         return any(element in s.accepts for s in self.slots[i + 1:])
 
     def _advance(self) -> None:
-        """Leave the current slot; empty slots below it move up to close the space it did not use, so a
-        half-filled top band does not leave a hole (the layout's order and columns are kept)."""
-        i = self.slot_i
+        """Leave the current slot. An untouched slot whose slots above it are all finished moves up to just
+        below their used content, so a half-filled top band or column row leaves no hole."""
         self.slot_i += 1
-        s = self.slots[i]
         gap = self.theme.size * 0.9
-        used_end = self.cursor[i] - (gap if self.cursor[i] > self.tops[i] else 0.0)
-        for j in range(i + 1, len(self.slots)):
+        for j in range(self.slot_i, len(self.slots)):
             t = self.slots[j]
-            below = t.bbox[1] >= s.bbox[3] - 1 and t.bbox[0] < s.bbox[2] and s.bbox[0] < t.bbox[2]
-            if below and self.cursor[j] == self.tops[j]:
-                new_top = used_end + (t.bbox[1] - s.bbox[3])
-                if new_top < self.tops[j]:
-                    self.cursor[j] = new_top
-                    self.tops[j] = new_top
+            if self.cursor[j] != self.tops[j]:
+                continue
+            above = [k for k, s in enumerate(self.slots) if k != j and s.bbox[3] <= t.bbox[1] + 1
+                     and s.bbox[0] < t.bbox[2] and t.bbox[0] < s.bbox[2]]
+            if not above or any(k >= self.slot_i for k in above):
+                continue
+            new_top = max(self.cursor[k] - (gap if self.cursor[k] > self.tops[k] else 0.0)
+                          + (t.bbox[1] - self.slots[k].bbox[3]) for k in above)
+            if new_top < self.tops[j]:
+                self.cursor[j] = self.tops[j] = new_top
 
     def place(self, flow: Flow) -> None:
         gap = self.theme.size * 0.9
@@ -182,7 +194,7 @@ class _Pager:
                 if piece is None:
                     self._advance()
                     continue
-                self.page.placed.append(_Placed(piece, s.bbox[0], self.cursor[i], s.width))
+                self.page.placed.append(_Placed(piece, s.bbox[0], self.cursor[i], s.width, flow.block_id))
                 self.cursor[i] += piece.height + gap
                 self.placed_any = True
                 if rest is None:
@@ -208,7 +220,7 @@ class _Pager:
             s = self.slots[i]
             piece, rest = flow.take(s.width, self.bottom[i] - self.cursor[i], True)
             assert piece is not None
-            self.page.placed.append(_Placed(piece, s.bbox[0], self.cursor[i], s.width))
+            self.page.placed.append(_Placed(piece, s.bbox[0], self.cursor[i], s.width, flow.block_id))
             self.cursor[i] += piece.height + self.theme.size * 0.9
             self.placed_any = True
             flow = rest
@@ -234,13 +246,13 @@ def render_document(doc: DocumentIR, library: LayoutLibrary | None = None) -> Re
                 flow: Flow | None = make_flow(b, theme)
                 while flow is not None:
                     piece, flow = flow.take(bw, 10_000, True)
-                    pieces.append(piece)
-            total = sum(p.height for p in pieces) + 6
+                    pieces.append((piece, b.id))
+            total = sum(p.height for p, _ in pieces) + 6
             top = pager.reserve_bottom(total)
-            pager.page.placed.append(_Placed(_footnote_rule(theme), layout.body[0], top, bw))
+            pager.page.placed.append(_Placed(_footnote_rule(theme), layout.body[0], top, bw, ""))
             y = top + 6
-            for p in pieces:
-                pager.page.placed.append(_Placed(p, layout.body[0], y, bw))
+            for p, bid in pieces:
+                pager.page.placed.append(_Placed(p, layout.body[0], y, bw, bid))
                 y += p.height
         for b in plan.blocks:
             if b.type != "footnote":
@@ -258,6 +270,7 @@ def render_document(doc: DocumentIR, library: LayoutLibrary | None = None) -> Re
     c.setCreator("synthdocqa")
     c.setProducer("synthdocqa")
     rmap = RenderMap(doc_id=doc.doc_id)
+    placements: list[Placement] = []
     total = len(out)
     for n, page in enumerate(out, start=1):
         lay = page.layout
@@ -267,6 +280,9 @@ def render_document(doc: DocumentIR, library: LayoutLibrary | None = None) -> Re
         draw_footer(ctx, page.theme, info, n, total)
         for pl in page.placed:
             pl.piece.draw(ctx, pl.x, pl.y, pl.width)
+            if pl.block_id:
+                placements.append(Placement(n, pl.block_id, (round(pl.x, 2), round(pl.y, 2),
+                                                             round(pl.x + pl.width, 2), round(pl.y + pl.piece.height, 2))))
         rmap.spans.extend(ctx.spans)
         rmap.pages.append(RenderedPage(page_no=n, width=lay.width, height=lay.height, layout_id=lay.id,
                                        plan_page_no=page.plan_page_no))
@@ -277,7 +293,7 @@ def render_document(doc: DocumentIR, library: LayoutLibrary | None = None) -> Re
     for _, b in doc.blocks():
         wanted += [f for f in block_fact_ids(b) if f not in wanted]
     rmap.dropped_fact_ids = [f for f in wanted if f not in drawn]
-    return RenderResult(pdf=buf.getvalue(), render_map=rmap)
+    return RenderResult(pdf=buf.getvalue(), render_map=rmap, placements=placements)
 
 
 def _footnote_rule(theme: Theme) -> Piece:
@@ -287,4 +303,4 @@ def _footnote_rule(theme: Theme) -> Piece:
     return Piece(6.0, draw)
 
 
-__all__ = ["RenderResult", "make_flow", "render_document"]
+__all__ = ["Placement", "RenderResult", "make_flow", "render_document"]

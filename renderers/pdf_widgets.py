@@ -77,9 +77,9 @@ class FormFlow(Flow):
         while n < len(units) and used + heights[n] <= avail + 1e-6:
             used += heights[n]
             n += 1
+        if n < len(units) and not fresh:
+            return None, self  # a form starts whole in a fresh slot; it splits only if a fresh slot is too small
         if n == 0 and units:
-            if not fresh:
-                return None, self
             used += heights[0]
             n = 1
         used += 6
