@@ -20,6 +20,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     b.add_argument("--out", required=True, help="output directory")
     b.add_argument("--thumb-size", type=int, default=64, help="thumbnail side in pixels (default 64)")
     b.set_defaults(func=_build)
+    from flows.commands.layouts_clip import add_clip_commands
+
+    add_clip_commands(sub)
 
 
 def _build(args: argparse.Namespace) -> int:
