@@ -115,7 +115,7 @@ def _cast(domain: Domain, fmt_currency: str, rng: Rng, book: FactBook) -> tuple:
                                address=address(rng)))
     people = []
     roles = rng.shuffled(domain.roles)
-    for i in range(rng.integers(5, 9)):
+    for i in range(rng.integers(min(4, len(roles)), len(roles) + 1)):  # one person per role
         n = person_name(rng)
         for _attempt in range(30):
             if n not in names:
@@ -245,6 +245,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     prev_section = -1
     for p in range(1, n_pages + 1):
         prng = root.fork("page", p)
+        ctx.page = p
         ps = prng.fork("structure")  # page structure, drawn sequentially; block content has its own stream
         blocks: list = []
         room = PAGE_BUDGET

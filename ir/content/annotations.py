@@ -22,8 +22,8 @@ HIGHLIGHT_COLORS = ("#ffe066", "#b2f2bb", "#ffc9de")
 def stamp(ctx: DocContext, rng: Rng) -> AnnotationBlock:
     bid = ctx.book.block_id()
     word = rng.choice(STAMP_WORDS)
-    d = ctx.day(rng.integers(-20, 25))
-    f = ctx.book.date(f"Date on the {word.lower()} stamp", d, text=stamp_date(d), group=bid, attribute="stamp_date")
+    d = ctx.remember(("stamp", ctx.page, word), lambda: ctx.day(rng.integers(-20, 25)))
+    f = ctx.book.date(f"Date on the {word.lower()} stamp on page {ctx.page}", d, text=stamp_date(d), group=bid, attribute="stamp_date")
     return AnnotationBlock(id=bid, kind="stamp", spans=[lit(f"{word} "), fs(f)],
                            rotation=round(rng.uniform(-18, 18), 1), color=rng.choice(STAMP_COLORS))
 
@@ -34,21 +34,24 @@ def handwritten_note(ctx: DocContext, rng: Rng) -> AnnotationBlock:
     person = ctx.person(rng)
     first = person.name.split()[0]
     kind = rng.choice(("pay", "follow_up", "call", "checked"))
+    if kind == "call":
+        person = ctx.remember(("note_person", ctx.page), lambda: person)
+        first = person.name.split()[0]
     if kind == "pay":
-        amt = Decimal(rng.integers(5, 900) * 50)
-        f = book.money("Amount approved in the handwritten note", amt, decimals=0, group=bid, attribute="note_amount")
+        amt = ctx.remember(("note_amount", ctx.page), lambda: Decimal(rng.integers(5, 900) * 50))
+        f = book.money(f"Amount approved in the handwritten note on page {ctx.page}", amt, decimals=0, group=bid, attribute="note_amount")
         spans = [lit(rng.choice(("OK to pay ", "Approved up to ", "Cap at "))), fs(f), lit(f" - {first}")]
     elif kind == "follow_up":
-        d = ctx.day(rng.integers(5, 45))
-        f = book.date("Follow-up date in the handwritten note", d, group=bid, attribute="follow_up_date")
+        d = ctx.remember(("note_follow_up", ctx.page), lambda: ctx.day(rng.integers(5, 45)))
+        f = book.date(f"Follow-up date in the handwritten note on page {ctx.page}", d, group=bid, attribute="follow_up_date")
         spans = [lit(rng.choice(("Follow up by ", "Chase again on ", "Revisit on "))), fs(f)]
     elif kind == "call":
-        f = book.person("Person to call named in the handwritten note", person, group=bid, attribute="contact")
+        f = book.person(f"Person named in the handwritten note on page {ctx.page}", person, group=bid, attribute="contact")
         spans = [lit(rng.choice(("Call ", "Check with ", "Ask "))), fs(f),
                  lit(rng.choice((" re: figures", " before sign-off", " about the variance")))]
     else:
-        d = ctx.day(rng.integers(-10, 10))
-        f = book.date("Date the figures were checked (handwritten note)", d, group=bid, attribute="checked_date")
+        d = ctx.remember(("note_checked", ctx.page), lambda: ctx.day(rng.integers(-10, 10)))
+        f = book.date(f"Date the figures were checked (handwritten note on page {ctx.page})", d, group=bid, attribute="checked_date")
         spans = [lit(rng.choice(("Checked against ledger ", "Figures agreed ", "Reconciled "))), fs(f)]
     return AnnotationBlock(id=bid, kind="handwritten_note", spans=spans, rotation=round(rng.uniform(-6, 6), 1),
                            color=rng.choice(INK_COLORS))
@@ -65,8 +68,8 @@ def signature(ctx: DocContext, rng: Rng) -> AnnotationBlock:
 def highlight(ctx: DocContext, rng: Rng, target_block_id: str) -> AnnotationBlock:
     bid = ctx.book.block_id()
     reviewer = ctx.person(rng)
-    d = ctx.day(rng.integers(-15, 15))
-    f = ctx.book.date(f"Review date noted by {reviewer.name} on the highlight", d, group=bid,
+    d = ctx.remember(("review", ctx.page, reviewer.id), lambda: ctx.day(rng.integers(-15, 15)))
+    f = ctx.book.date(f"Review date noted by {reviewer.name} on the highlight on page {ctx.page}", d, group=bid,
                       attribute="review_date")
     spans: list[Span] = [lit(rng.choice(("Reviewed ", "Verified ", "Query raised "))), fs(f),
                          lit(f" ({''.join(p[0] for p in reviewer.name.split())})")]

@@ -8,8 +8,10 @@ fact whose text differs from its span. Ids are sequential in creation order (``f
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
 
 from ..blocks import Span
 from ..domains import Domain, Recipe
@@ -116,6 +118,20 @@ class DocContext:
     year: int
     anchor: dt.date
     id_counter: dict[str, int] = field(default_factory=dict)
+    page: int = 1
+    memo: dict[Any, Any] = field(default_factory=dict)
+
+    def remember(self, key: Any, make: Callable[[], Any]) -> Any:
+        """The document-wide value of ``key`` (made once): the same quantity never gets two values."""
+        if key not in self.memo:
+            self.memo[key] = make()
+        return self.memo[key]
+
+    def number(self, kind: str) -> int:
+        """Running numbers of tables/figures (``Table 3``), so captions are unique in a document."""
+        n = self.id_counter.get(f"#{kind}", 0) + 1
+        self.id_counter[f"#{kind}"] = n
+        return n
 
     def person(self, rng: Rng) -> Entity:
         return rng.choice(self.people)

@@ -13,8 +13,7 @@ from ..domains import Metric
 from ..facts import Fact
 from ..rng import Rng
 from .book import DocContext, fs
-from .quantities import draw_value, evolve
-from .tables import metric_fact
+from .tables import metric_fact, metric_value
 
 MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
 
@@ -59,13 +58,15 @@ def bar_or_line(ctx: DocContext, rng: Rng, chart: str) -> FigureBlock:
         cats = rng.sample(d.items, rng.integers(4, min(7, len(d.items)) + 1))
         names = list(ctx.periods(rng)) if rng.bernoulli(0.4) else [f"{ctx.year}"]
     raw: list[list[Decimal]] = []
-    for _name in names:
-        r = rng
-        vals = [draw_value(r, metric, 0)]
-        for _ in range(1, len(cats)):
-            vals.append(evolve(r, metric, vals[-1], 0) if over_time
-                        else draw_value(r, metric, 0))
+    for name in names:
+        vals: list[Decimal] = []
+        for cat in cats:  # the document's values: a chart never contradicts a table of the same quantity
+            if over_time:
+                vals.append(metric_value(ctx, rng, metric, name, cat, prev=vals[-1] if vals else None))
+            else:
+                vals.append(metric_value(ctx, rng, metric, cat, name))
         raw.append(vals)
+    no = ctx.number("figure")
     scale = _scale_for(metric, [v for vals in raw for v in vals])
     series = []
     for name, vals in zip(names, raw, strict=True):
@@ -74,14 +75,14 @@ def bar_or_line(ctx: DocContext, rng: Rng, chart: str) -> FigureBlock:
         for cat, v in zip(cats, vals, strict=True):
             period = cat if over_time else name
             where = name if over_time else cat
-            f, num = _point(ctx, metric, v, scale, f"{metric.name} of {where} in {period}", attribute=metric.slug,
-                            period=period, group=bid)
+            f, num = _point(ctx, metric, v, scale, f"{metric.name} of {where} in {period} shown in Figure {no}",
+                            attribute=metric.slug, period=period, group=bid)
             pts.append(fs(f))
             nums.append(num)
         series.append(Series(name=name, points=pts, values=nums))
     title = (f"{metric.name} of {' and '.join(names)}, {cats[0]} to {cats[-1]}" if over_time
              else f"{metric.name} by {d.item_kind}")
-    return FigureBlock(id=bid, chart=chart, title=title, categories=cats, series=series,
+    return FigureBlock(id=bid, chart=chart, title=f"Figure {no}. {title}", categories=cats, series=series,
                        unit_label=_unit_label(ctx, metric, scale),
                        caption=rng.choice(["", f"Source: {ctx.domain.departments[0]} reporting.",
                                            f"Figures as reported by {ctx.issuer.name}."]))
@@ -105,16 +106,20 @@ def pie(ctx: DocContext, rng: Rng) -> FigureBlock:
     metrics = [m for m in d.metrics if m.kind in ("money", "count")] or [d.metrics[0]]
     metric = rng.choice(metrics)
     cats = rng.sample(d.items, rng.integers(3, min(6, len(d.items)) + 1))
-    parts = [Decimal(str(rng.uniform(1, 10))) for i in range(len(cats))]
-    shares = largest_remainder_shares(parts)
     period = f"{ctx.year}"
+    parts = [metric_value(ctx, rng, metric, cat, period) for cat in cats]
+    if sum(parts) == 0:
+        parts = [Decimal(1)] * len(cats)
+    shares = largest_remainder_shares(parts)
+    no = ctx.number("figure")
     pts, nums = [], []
     for cat, s in zip(cats, shares, strict=True):
-        f = ctx.book.percent(f"Share of {cat} in {metric.name.lower()} ({period})", s,
+        f = ctx.book.percent(f"Share of {cat} in {metric.name.lower()} ({period}) shown in Figure {no}", s,
                              attribute=f"{metric.slug}_share", period=period, group=bid)
         pts.append(fs(f))
         nums.append(float(s))
-    return FigureBlock(id=bid, chart="pie", title=f"Share of {metric.name.lower()} by {d.item_kind}, {period}",
+    return FigureBlock(id=bid, chart="pie", title=f"Figure {no}. Share of {metric.name.lower()} by {d.item_kind}, "
+                                                  f"{period}",
                        categories=cats, series=[Series(name=f"Share of {metric.name.lower()}", points=pts,
                                                        values=nums)], unit_label="%")
 

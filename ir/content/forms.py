@@ -26,7 +26,7 @@ def form(ctx: DocContext, rng: Rng, n_fields: int | None = None) -> FormBlock:
     book = ctx.book
     title = rng.choice(FORM_TITLES)
     requester = ctx.person(rng)
-    approver = ctx.person(rng)
+    approver = rng.choice([p for p in ctx.people if p.id != requester.id] or ctx.people)
     n = n_fields if n_fields is not None else rng.integers(4, 8)
     ref = ctx.reference()
     submitted = ctx.day(rng.integers(-60, 20))
@@ -41,7 +41,8 @@ def form(ctx: DocContext, rng: Rng, n_fields: int | None = None) -> FormBlock:
             f = book.person(f"Requester on the {title} {ref}", requester, group=bid, attribute="requester")
             fields.append(FormField(label="Requested by", value=fs(f), field_type="person"))
         elif c == "reference":
-            f = book.ident(f"Reference number of the {title}", ref, scheme="reference", group=bid)
+            f = book.ident(f"Reference number of form {ctx.number('form')} ({title})", ref, scheme="reference",
+                           group=bid)
             fields.append(FormField(label="Reference no.", value=fs(f), field_type="identifier"))
         elif c == "department":
             dept = rng.choice(ctx.domain.departments)

@@ -17,6 +17,7 @@ from ..facts import Derivation
 from ..rng import Rng
 from .book import DocContext, fs, lit
 from .quantities import draw_value
+from .tables import action_owner_and_due
 
 TERMS_RECIPES = {"invoice", "purchase_order", "contract_summary", "expense_claim", "vendor_assessment"}
 
@@ -121,7 +122,7 @@ def commentary(ctx: DocContext, rng: Rng, block) -> TextBlock | None:
 def contact_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     bid = ctx.book.block_id()
     b = ctx.book
-    p = ctx.person(rng)
+    p = ctx.remember("contact", lambda: ctx.person(rng))
     name = b.person(f"Contact person for this {ctx.recipe.noun}", p, group=bid, attribute="name")
     phone = b.text(f"Direct line of {p.name}", p.attributes["phone"], subject=p.id, attribute="direct_line",
                    group=bid)
@@ -137,12 +138,15 @@ def contact_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
 def deadline_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     bid = ctx.book.block_id()
     b = ctx.book
-    start = ctx.day(rng.integers(-20, 40))
-    end = ctx.day((start - ctx.anchor).days + rng.integers(7, 60))
     topic = rng.choice(ctx.domain.topics)
+
+    def window():
+        start = ctx.day(rng.integers(-20, 40))
+        return start, ctx.day((start - ctx.anchor).days + rng.integers(7, 60)), ctx.person(rng)
+
+    start, end, owner = ctx.remember(("window", topic), window)
     f1 = b.date(f"Opening date of the {topic} review window", start, attribute="window_open", group=bid)
     f2 = b.date(f"Closing date of the {topic} review window", end, attribute="window_close", group=bid)
-    owner = ctx.person(rng)
     f3 = b.person(f"Approver of late submissions for the {topic} review", owner, attribute="late_approver",
                   group=bid)
     return TextBlock(id=bid, spans=[
@@ -153,13 +157,13 @@ def deadline_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
 def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     bid = ctx.book.block_id()
     b = ctx.book
-    ref = b.ident(f"Reference number of this {ctx.recipe.noun}", ctx.reference(), scheme="reference", group=bid)
-    version = b.text(f"Version of this {ctx.recipe.noun}", f"{rng.integers(1, 5)}.{rng.integers(0, 10)}",
-                     attribute="version", group=bid)
+    ref_v, ver_v, start, end = ctx.remember("doc_reference", lambda: (
+        ctx.reference(), f"{rng.integers(1, 5)}.{rng.integers(0, 10)}", ctx.day(-rng.integers(90, 370)),
+        ctx.day(-rng.integers(1, 60))))
+    ref = b.ident(f"Reference number of this {ctx.recipe.noun}", ref_v, scheme="reference", group=bid)
+    version = b.text(f"Version of this {ctx.recipe.noun}", ver_v, attribute="version", group=bid)
     issued = b.date(f"Issue date of this {ctx.recipe.noun}", ctx.anchor, attribute="issue_date", group=bid)
     money = next((m for m in ctx.domain.metrics if m.kind == "money"), None)
-    start = ctx.day(-rng.integers(90, 370))
-    end = ctx.day(-rng.integers(1, 60))
     f_start = b.date(f"Start of the period covered by this {ctx.recipe.noun}", start, attribute="period_start",
                      group=bid)
     f_end = b.date(f"End of the period covered by this {ctx.recipe.noun}", end, attribute="period_end", group=bid)
@@ -167,7 +171,8 @@ def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
                          lit(") was issued on "), fs(issued), lit(f" by {ctx.issuer.name} and covers the period "),
                          fs(f_start), lit(" to "), fs(f_end), lit(".")]
     if money is not None:
-        val = b.money(f"Approved budget envelope stated in the {ctx.recipe.noun}", draw_value(rng, money, 0),
+        envelope = ctx.remember("envelope", lambda: draw_value(rng, money, 0))
+        val = b.money(f"Approved budget envelope stated in the {ctx.recipe.noun}", envelope,
                       decimals=0, attribute="budget_envelope", group=bid)
         spans += [lit(" The approved envelope for the activities described is "), fs(val), lit(".")]
     return TextBlock(id=bid, spans=spans)
@@ -177,14 +182,14 @@ def terms_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     """Payment terms: invoice date < due date, and the day count derived from both."""
     bid = ctx.book.block_id()
     b = ctx.book
-    net = rng.choice((14, 30, 30, 45, 60))
-    issued_d = ctx.day(rng.integers(-30, 5))
+    net, issued_d, ref_v, cp = ctx.remember("terms", lambda: (
+        rng.choice((14, 30, 30, 45, 60)), ctx.day(rng.integers(-30, 5)), ctx.reference("PAY"),
+        ctx.counterparty(rng)))
     issued = b.date("Invoice date stated in the payment terms", issued_d, attribute="invoice_date", group=bid)
     due = b.date("Payment due date", ctx.day((issued_d - ctx.anchor).days + net), attribute="due_date", group=bid)
     days = b.number("Payment term in days", Decimal(net), "days", attribute="payment_term", group=bid,
                     derivation=Derivation(op="days_between", operands=[issued.id, due.id]))
-    ref = b.ident("Payment reference to quote", ctx.reference("PAY"), scheme="reference", group=bid)
-    cp = ctx.counterparty(rng)
+    ref = b.ident("Payment reference to quote", ref_v, scheme="reference", group=bid)
     return TextBlock(id=bid, spans=[
         lit("Payment is due on "), fs(due), lit(", "), fs(days), lit(" days after the invoice date of "), fs(issued),
         lit(". Please quote reference "), fs(ref), lit(f" and remit to the account of {ctx.issuer.name}; queries from "
@@ -196,26 +201,26 @@ def action_list(ctx: DocContext, rng: Rng) -> ListBlock:
     b = ctx.book
     acts = rng.sample(ctx.domain.actions, rng.integers(3, min(5, len(ctx.domain.actions)) + 1))
     items = []
+    title = rng.choice(("Agreed actions", "Next steps", "Actions arising"))
     for i, act in enumerate(acts):
-        r = rng
-        fa = b.text(f"Agreed action {i + 1}", act, attribute="action", group=bid)
-        owner = ctx.person(r)
-        fo = b.person(f"Owner of '{act}'", owner, attribute="owner", group=bid)
-        due = b.date(f"Deadline for '{act}'", ctx.day(r.integers(7, 120)), attribute="deadline", group=bid)
+        fa = b.text(f"Item {i + 1} of the list '{title}' on page {ctx.page}", act, attribute="action", group=bid)
+        owner, due_d = action_owner_and_due(ctx, rng, act)
+        fo = b.person(f"Owner of the action '{act}'", owner, attribute="owner", group=bid)
+        due = b.date(f"Due date of the action '{act}'", due_d, attribute="due_date", group=bid)
         items.append([fs(fa), lit(" - owner: "), fs(fo), lit(", due "), fs(due)])
-    return ListBlock(id=bid, ordered=rng.bernoulli(0.5), title=rng.choice(("Agreed actions", "Next steps",
-                                                                           "Actions arising")), items=items)
+    return ListBlock(id=bid, ordered=rng.bernoulli(0.5), title=title, items=items)
 
 
 def footnote(ctx: DocContext, rng: Rng, marker: str) -> FootnoteBlock:
     bid = ctx.book.block_id()
     b = ctx.book
     if ctx.fmt.currency == "USD" or rng.bernoulli(0.5):
-        d = b.date("Cut-off date of the figures", ctx.day(-rng.integers(1, 20)), attribute="cutoff", group=bid)
+        cut = ctx.remember("cutoff", lambda: ctx.day(-rng.integers(1, 20)))
+        d = b.date("Cut-off date of the figures", cut, attribute="cutoff", group=bid)
         spans = [lit("Figures are unaudited and reflect transactions posted up to "), fs(d), lit(".")]
     else:
         rate = b.number(f"Exchange rate used ({ctx.fmt.currency} per USD)",
-                        Decimal(str(round(rng.uniform(0.72, 0.98), 4))), "", places=4,
+                        ctx.remember("fx", lambda: Decimal(str(round(rng.uniform(0.72, 0.98), 4)))), "", places=4,
                         attribute="fx_rate", group=bid)
         spans = [lit(f"Amounts in other currencies were translated at {ctx.fmt.currency} "), fs(rate),
                  lit(" per USD.")]

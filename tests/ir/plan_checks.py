@@ -121,6 +121,24 @@ def entity_problems(doc: DocumentIR) -> list[str]:
     return out
 
 
+def label_problems(doc: DocumentIR) -> list[str]:
+    """A quantity has one value per document: facts with the same label agree."""
+    seen: dict[str, object] = {}
+    out = []
+    for f in doc.facts:
+        if f.label in seen and seen[f.label] != f.value:
+            out.append(f"{f.id}: {f.label!r} has two values ({seen[f.label]} vs {f.value})")
+        seen.setdefault(f.label, f.value)
+    return out
+
+
+def caption_problems(doc: DocumentIR) -> list[str]:
+    """Table captions and figure titles are unique within a document (questions cite them)."""
+    names = [b.caption if b.type == "table" else b.title for _, b in doc.blocks() if b.type in ("table", "figure")]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    return [f"duplicate caption {n!r}" for n in dup]
+
+
 def all_problems(doc: DocumentIR) -> list[str]:
     return (span_problems(doc) + derivation_problems(doc) + date_problems(doc) + figure_problems(doc)
-            + entity_problems(doc))
+            + entity_problems(doc) + label_problems(doc) + caption_problems(doc))
