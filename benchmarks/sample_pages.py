@@ -46,7 +46,7 @@ def make_page(seed: int, dpi: int = 200) -> tuple[np.ndarray, list[str]]:
     lines.append(title)
     y -= 30
     font = rng.choice(["Helvetica", "Times-Roman", "Courier"])
-    while y > 200:
+    while y > 230:
         c.setFont("Helvetica-Bold", 11)
         head = _line(rng, 3)
         c.drawString(72, y, head)
@@ -59,14 +59,21 @@ def make_page(seed: int, dpi: int = 200) -> tuple[np.ndarray, list[str]]:
             lines.append(text)
             y -= 14
         y -= 10
-    c.setFont(font, 10)
+    c.setFont(font, 8)
     for _ in range(5):
         cells = [rng.choice(_WORDS).title(), str(rng.integers(1, 500)), f"{rng.integers(100, 9999)}.00"]
         for i, cell in enumerate(cells):
             c.drawString(72 + i * 150, y, cell)
         c.line(72, y - 4, 72 + 450, y - 4)
         lines.append(" ".join(cells))
-        y -= 18
+        y -= 14
+    c.setFont(font, 7)
+    y -= 8
+    for _ in range(2):  # small print, as in footnotes and terms
+        text = _line(rng, 12)
+        c.drawString(72, y, text)
+        lines.append(text)
+        y -= 9
     c.showPage()
     c.save()
     doc = pymupdf.open(stream=buf.getvalue(), filetype="pdf")

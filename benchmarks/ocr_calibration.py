@@ -1,0 +1,113 @@
+"""OCR calibration of the scan tiers: Tesseract character error rate per tier on a fixed sample.
+
+The tiers are ordered by how hard a page is to read: the mean CER must rise strictly from pristine to
+poor. Pages: realistic text pages at 200 dpi (reportlab + pymupdf, ``sample_pages.py``) with their
+ground-truth lines; every (page, seed) is degraded at every tier, encoded as the tier's scan file
+(PNG / JPEG at the tier's quality), and read by Debian's ``tesseract`` (one thread, ``--psm 6``: one block, so a layout-analysis slip on a skewed page does not drop whole lines).
+
+    .venv/bin/python benchmarks/ocr_calibration.py [--pages 3] [--seeds 2] [--json out.json]
+
+CER = Levenshtein(reference, hypothesis) / len(reference), on text with whitespace collapsed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from sample_pages import make_page  # noqa: E402
+
+from degradations import TIER_NAMES, degrade_page, encode_scan, sample_profile, scan_extension  # noqa: E402
+from ir.rng import Rng  # noqa: E402
+
+DPI = 200
+
+
+def levenshtein(a: str, b: str) -> int:
+    """Edit distance, one numpy row per character of ``a`` (the insertion chain is a running min)."""
+    if not a:
+        return len(b)
+    if not b:
+        return len(a)
+    bv = np.frombuffer(b.encode("utf-32-le"), np.uint32)
+    j = np.arange(len(b) + 1)
+    prev = j.copy()
+    for i, ch in enumerate(a.encode("utf-32-le").decode("utf-32-le"), start=1):
+        cost = (bv != ord(ch)).astype(np.int64)
+        t = np.empty_like(prev)
+        t[0] = i
+        t[1:] = np.minimum(prev[1:] + 1, prev[:-1] + cost)
+        prev = np.minimum.accumulate(t - j) + j
+    return int(prev[-1])
+
+
+def normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
+def cer(reference: str, hypothesis: str) -> float:
+    ref, hyp = normalise(reference), normalise(hypothesis)
+    return levenshtein(ref, hyp) / max(len(ref), 1)
+
+
+def ocr(path: Path) -> str:
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    res = subprocess.run(["tesseract", str(path), "stdout", "--psm", "6", "--dpi", str(DPI), "-l", "eng"],
+                         capture_output=True, text=True, env=env, check=True)
+    return res.stdout
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pages", type=int, default=3)
+    ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    if shutil.which("tesseract") is None:
+        print("tesseract not found: apt-get install -y tesseract-ocr", file=sys.stderr)
+        return 2
+
+    cers: dict[str, list[float]] = {t: [] for t in TIER_NAMES}
+    with tempfile.TemporaryDirectory(prefix="ocr_calibration_") as tmp:
+        for pi in range(args.pages):
+            img, lines = make_page(100 + pi, DPI)
+            reference = "\n".join(lines)
+            for s in range(args.seeds):
+                seed = 1000 * pi + s
+                row = []
+                for tier in TIER_NAMES:
+                    page = sample_profile(tier, 1, Rng(seed, ("ocr", tier))).pages[0]
+                    out = degrade_page(img, page, seed, DPI).image
+                    path = Path(tmp) / f"p{pi}_s{s}_{tier}{scan_extension(tier)}"
+                    path.write_bytes(encode_scan(out, tier))
+                    c = cer(reference, ocr(path))
+                    cers[tier].append(c)
+                    row.append(f"{tier} {c:.3f}")
+                print(f"page {pi} seed {s}: " + ", ".join(row), flush=True)
+
+    means = [statistics.fmean(cers[t]) for t in TIER_NAMES]
+    strictly = all(a < b for a, b in zip(means, means[1:], strict=False))
+    print("\n| tier | mean CER | median | min | max | n |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for t, m in zip(TIER_NAMES, means, strict=True):
+        v = cers[t]
+        print(f"| {t} | {m:.3f} | {statistics.median(v):.3f} | {min(v):.3f} | {max(v):.3f} | {len(v)} |")
+    print(f"\nmean CER strictly increasing pristine -> poor: {'PASS' if strictly else 'FAIL'}")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"cer": cers, "mean": dict(zip(TIER_NAMES, means, strict=True)),
+                                               "strictly_increasing": strictly}, indent=1) + "\n")
+    return 0 if strictly else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
