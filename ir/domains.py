@@ -11,6 +11,7 @@ without touching the generators.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 MetricKind = str  # "money" | "count" | "number" | "percent"
 
@@ -25,7 +26,7 @@ class Metric:
     high: float
     unit: str = ""
 
-    @property
+    @cached_property
     def slug(self) -> str:
         return "_".join("".join(c for c in w if c.isalnum()) for w in self.name.lower().split())
 

@@ -37,6 +37,7 @@ class FactBook:
     def __init__(self, fmt: DocFormat) -> None:
         self.fmt = fmt
         self.facts: list[Fact] = []
+        self.by_id: dict[str, Fact] = {}
         self.entities: list[Entity] = []
         self._blocks = 0
 
@@ -55,6 +56,7 @@ class FactBook:
         f = Fact(id=f"f{len(self.facts) + 1:04d}", label=label, subject=subject, attribute=attribute,
                  period=period, value=value, text=text, derivation=derivation, group=group)
         self.facts.append(f)
+        self.by_id[f.id] = f
         return f
 
     # ---------------------------------------------------------------- typed helpers

@@ -90,8 +90,7 @@ def continuation(ctx: DocContext, rng: Rng) -> TextBlock:
 
 def commentary(ctx: DocContext, rng: Rng, block) -> TextBlock | None:
     """A paragraph restating facts of a table or chart on the page (literal text, see module doc)."""
-    facts = ctx.book.facts
-    index = {f.id: f for f in facts}
+    index = ctx.book.by_id
     if isinstance(block, TableBlock) and block.numeric_columns:
         j = block.numeric_columns[0]
         body = block.rows[:-1] if block.total_row else block.rows
