@@ -1,17 +1,125 @@
-"""Entry point of corpus generation shared by the CLI (``synthdocqa generate``) and the flows."""
+"""The ``generate-corpus`` flow: one task per document, resumable, on a process or Dask task runner.
+
+    plan+render+degrade+QA per document (tasks, parallel) -> corpus tables + manifest -> artifacts
+
+``synthdocqa generate`` runs this same flow (against Prefect's API, or a temporary local one), so the
+CLI and the deployments cannot drift apart.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from typing import Literal
 
-from ir.spec import CorpusSpec
+from prefect import flow, get_run_logger, task
+from pydantic import BaseModel, ConfigDict, Field
+
+from flows.artifacts import publish_corpus_artifacts, publish_progress
+from flows.pipeline import code_version, doc_id_for, doc_indices, generate_document
+from flows.prefect_env import prefect_api
+from ir.spec import CorpusSpec, spec_for_profile
+from ir.store import DocRecord, complete_doc_record, prepare_corpus_dir
+from ir.tables import write_corpus
+
+Runner = Literal["process", "dask", "inline"]
+
+
+class GenerateParams(BaseModel):
+    """Validated parameters of ``generate-corpus`` (deployment runs pass these as --param)."""
+
+    model_config = ConfigDict(extra="forbid")
+    seed: int = Field(default=0, ge=0)
+    n_docs: int | None = Field(default=None, ge=1)
+    profile: Literal["demo", "reference"] = "demo"
+    out: str = "out/corpus"
+    spec: CorpusSpec | None = Field(default=None, description="full spec; overrides seed/n_docs/profile")
+    only: list[int] | None = None
+    workers: int = Field(default=2, ge=1, le=256)
+    runner: Runner = "process"
+    dask_address: str | None = None
+    force: bool = False
+
+    def corpus_spec(self) -> CorpusSpec:
+        if self.spec is not None:
+            return self.spec
+        return spec_for_profile(self.profile, self.seed, self.n_docs)
+
+
+def make_task_runner(runner: Runner, workers: int, dask_address: str | None = None):
+    """Process pool on one machine (CPU-bound work); Dask for a cluster (or a LocalCluster)."""
+    from prefect.task_runners import ProcessPoolTaskRunner, ThreadPoolTaskRunner
+
+    if runner == "inline" or (runner == "process" and workers == 1):
+        return ThreadPoolTaskRunner(max_workers=1)
+    if runner == "process":
+        return ProcessPoolTaskRunner(max_workers=workers)
+    from prefect_dask import DaskTaskRunner
+
+    if dask_address:
+        return DaskTaskRunner(address=dask_address)
+    return DaskTaskRunner(cluster_class="distributed.LocalCluster",
+                          cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True,
+                                          "dashboard_address": None})
+
+
+def doc_cache_key(_ctx, params) -> str:
+    spec: CorpusSpec = params["spec"]
+    return (f"generate-document-{spec.spec_hash()}-{params['index']}-{code_version()}-"
+            f"{os.path.abspath(params['corpus_dir'])}")
+
+
+@task(name="generate-document", cache_key_fn=doc_cache_key, persist_result=True,
+      task_run_name="generate-document-{index}", retries=1)
+def generate_document_task(spec: CorpusSpec, index: int, corpus_dir: str) -> dict:
+    rec = generate_document(spec, index, corpus_dir)
+    get_run_logger().info(f"{rec.doc_id}: {rec.n_pages} pages, {rec.n_qa} QA, {rec.n_assertions} assertions")
+    return rec.model_dump(mode="json")
+
+
+@flow(name="generate-documents")
+def generate_documents(spec: CorpusSpec, indices: list[int], corpus_dir: str) -> list[dict]:
+    logger = get_run_logger()
+    done = {i for i in indices
+            if complete_doc_record(corpus_dir, doc_id_for(i), spec.spec_hash(), code_version()) is not None}
+    logger.info(f"{len(done)} of {len(indices)} documents already complete; generating {len(indices) - len(done)}")
+    futures = [generate_document_task.with_options(refresh_cache=i not in done).submit(spec, i, corpus_dir)
+               for i in indices]
+    progress = publish_progress(None, 0, len(futures))
+    records = []
+    for n, fut in enumerate(futures, start=1):
+        records.append(fut.result())
+        progress = publish_progress(progress, n, len(futures))
+    return records
+
+
+@flow(name="generate-corpus")
+def generate_corpus_flow(seed: int = 0, n_docs: int | None = None, profile: str = "demo",
+                         out: str = "out/corpus", spec: dict | None = None, only: list[int] | None = None,
+                         workers: int = 2, runner: str = "process", dask_address: str | None = None,
+                         force: bool = False) -> dict:
+    p = GenerateParams(seed=seed, n_docs=n_docs, profile=profile, out=out, spec=spec, only=only,
+                       workers=workers, runner=runner, dask_address=dask_address, force=force)
+    cspec = p.corpus_spec()
+    indices = doc_indices(cspec, p.only)
+    prepare_corpus_dir(p.out, cspec, force=p.force)
+    task_runner = make_task_runner(p.runner, p.workers, p.dask_address)
+    records = generate_documents.with_options(task_runner=task_runner)(cspec, indices, p.out)
+    recs = [DocRecord.model_validate(r) for r in records]
+    if p.only is not None:
+        return {"documents": [r.doc_id for r in recs]}
+    manifest = write_corpus(p.out, cspec, recs, code_version())
+    publish_corpus_artifacts(p.out, manifest)
+    get_run_logger().info(f"corpus written to {p.out}: {manifest.stats['documents']} documents, "
+                          f"{manifest.stats['pages']} pages, {manifest.stats['qa_pairs']} QA")
+    return manifest.stats
 
 
 def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1, only: Iterable[int] | None = None,
-                 force: bool = False, runner: str = "process", dask_address: str | None = None, progress=None):
-    """Generate a corpus; returns the manifest stats (dict) or, with ``only``, the written records."""
-    from flows.corpus_ops import generate_corpus
-
-    result = generate_corpus(spec, out, workers=workers, only=only, force=force, progress=progress)
-    return result if isinstance(result, list) else result.stats
+                 force: bool = False, runner: Runner = "process", dask_address: str | None = None, progress=None):
+    """Run ``generate-corpus`` for a spec; returns the corpus stats (or, with ``only``, the doc ids)."""
+    doc_indices(spec, only)  # validate before any server starts
+    with prefect_api():
+        return generate_corpus_flow(spec=spec.model_dump(mode="json"), out=str(out), workers=workers,
+                                    only=list(only) if only is not None else None, force=force, runner=runner,
+                                    dask_address=dask_address)

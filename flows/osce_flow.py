@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact
+from prefect.cache_policies import NO_CACHE
 
 from judges.osce.analysis import AnalysisOptions, analyze
 from judges.osce.loaders import load_ratings
@@ -19,17 +20,17 @@ from judges.osce.report import render_report
 from judges.osce.schema import AnalysisResult, Taxonomy
 
 
-@task(name="osce-load-ratings")
+@task(name="osce-load-ratings", cache_policy=NO_CACHE)
 def load_task(path: str, taxonomy: Taxonomy) -> pd.DataFrame:
     return load_ratings(path, taxonomy)
 
 
-@task(name="osce-fit-metric")
+@task(name="osce-fit-metric", cache_policy=NO_CACHE)
 def fit_task(ratings: pd.DataFrame, taxonomy: Taxonomy, options: AnalysisOptions, metric: str) -> AnalysisResult:
     return analyze(ratings, taxonomy, options, metrics=[metric])
 
 
-@task(name="osce-report")
+@task(name="osce-report", cache_policy=NO_CACHE)
 def report_task(parts: list[AnalysisResult], ratings: pd.DataFrame, taxonomy: Taxonomy, options: AnalysisOptions,
                 out_dir: str) -> str:
     from judges.osce.contrasts import adjust

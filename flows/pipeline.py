@@ -14,9 +14,8 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from ir.planner import plan_document
-
 from ir import DocumentIR, Rng
+from ir.planner import plan_document
 from ir.qa import build_evidence, derive_qa
 from ir.spec import CorpusSpec
 from ir.store import (
@@ -61,15 +60,13 @@ def complete_ir(spec: CorpusSpec, index: int, layout_chooser: Callable[[Document
 
 
 def default_layout_chooser() -> Callable[[DocumentIR], DocumentIR]:
-    """CLIP retrieval over the layout library with the embedded layout-CLIP."""
-    from renderers.retrieval import default_layout_chooser as chooser
-
-    return chooser()
+    """Layouts chosen by the renderer's seeded assignment (PagePlan.layout_id left unset)."""
+    return lambda doc: doc
 
 
 def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[DocumentIR], DocumentIR] | None = None
                    ) -> BuiltDocument:
-    from degradations import degrade_page, encode_scan, map_box, sample_profile, scan_pdf
+    from degradations import degrade_page, encode_scan, map_boxes, sample_profile, scan_extension, scan_pdf
     from renderers import rasterize, render_document
 
     doc = complete_ir(spec, index, layout_chooser)
@@ -93,19 +90,28 @@ def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[Docum
         degraded = degrade_page(image, page, doc.seed, spec.dpi)
         transforms[i] = degraded.transforms
         scan_bytes = encode_scan(degraded.image, profile.tier)
-        ext = "png" if profile.tier == "pristine" else "jpg"
-        files[f"{rel}/scan/page-{i:04d}.{ext}"] = scan_bytes
+        ext = scan_extension(profile.tier)
+        files[f"{rel}/scan/page-{i:04d}{ext}"] = scan_bytes
         scans.append(scan_bytes)
         rp = rmap.pages[i - 1]
         page_recs.append(PageRecord(doc_id=doc.doc_id, page_no=i, width_pt=rp.width, height_pt=rp.height,
                                     layout_id=rp.layout_id, image=f"{rel}/pages/page-{i:04d}.png",
-                                    scan=f"{rel}/scan/page-{i:04d}.{ext}",
+                                    scan=f"{rel}/scan/page-{i:04d}{ext}",
                                     n_spans=sum(1 for s in rmap.spans if s.page_no == i)))
 
+    mapped: dict[tuple, tuple] = {}
+    for page_no in sorted(transforms):
+        spans = [s for s in rmap.spans if s.page_no == page_no]
+        if not spans:
+            continue
+        px = [tuple(round(v * spec.dpi / 72.0, 2) for v in s.bbox) for s in spans]
+        quads, boxes = map_boxes(px, transforms[page_no])
+        for b, q, a in zip(px, quads, boxes, strict=True):
+            mapped[(page_no, b)] = (tuple(tuple(round(float(c), 2) for c in pt) for pt in q),
+                                    tuple(round(float(c), 2) for c in a))
+
     def scan_mapper(page_no: int, bbox_px):
-        quad, box = map_box(bbox_px, transforms[page_no])
-        return (tuple(tuple(round(float(c), 2) for c in pt) for pt in quad),
-                tuple(round(float(c), 2) for c in box))
+        return mapped[(page_no, tuple(bbox_px))]
 
     evidence = build_evidence(rmap, dpi=spec.dpi, scan_mapper=scan_mapper)
     qa, asr = derive_qa(doc, rmap, evidence, qa_per_page=spec.qa_per_page)

@@ -304,7 +304,8 @@ class _Deriver:
         la, fa, lb, fb, what, where = pr
         hi, lo = ("higher", "lower") if rng.bernoulli(0.5) else ("lower", "higher")
         a_wins = (numeric(fa.value) > numeric(fb.value)) == (hi == "higher")
-        q = f"In the {where}, which has the {hi} {what}: {la} or {lb}?"
+        q = (f"In the {where}, which has the {hi} {what}: {la} or {lb}?" if isinstance(b, TableBlock) else
+             f"In the {where}, which is {hi} for {what}: {la} or {lb}?")
         ans = StringAnswer(value=la if a_wins else lb)
         el = "table" if isinstance(b, TableBlock) else "figure"
         return _Draft("comparison", el, q, ans, None, [
