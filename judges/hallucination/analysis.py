@@ -224,7 +224,8 @@ class AnalysisResult(BaseModel):
     cochran: dict[str, CochranResult]
     alpha: list[AlphaResult]
     invalid_counts: dict[str, dict[str, int]] = Field(default_factory=dict)
-    flag_rates: dict[str, float] = Field(default_factory=dict, description="labels without gold: share flagged")
+    flag_rates: dict[str, float] = Field(default_factory=dict, description="LLM judge prompt -> share flagged")
+    score_means: dict[str, float] = Field(default_factory=dict, description="score labeler -> mean support")
 
 
 def assign_splits(items: Sequence[HallucinationItem], rng: Rng, dev_fraction: float = 0.5) -> tuple[list[str], str]:
@@ -351,7 +352,8 @@ def analyse(
     return AnalysisResult(n_items=n, split_by=split_by, n_dev=int(dev.sum()), n_test=int(test.sum()), n_with_gold=int(has_gold.sum()),
                           error_type_counts=et_counts, thresholds=thresholds, metrics=metrics, bias=bias,
                           mismatch=mismatch, drivers=drivers, mcnemar=mcnemar, cochran=cochran, alpha=alpha,
-                          invalid_counts=invalid_counts, flag_rates=flag_rates)
+                          invalid_counts=invalid_counts, flag_rates=flag_rates,
+                          score_means={k: float(np.mean(v)) for k, v in scores.items()})
 
 
 def _metrics_row(name, c, pred, gold_c, mask, rng, n_boot, threshold=None, dev_ba=None) -> LabelerMetrics:

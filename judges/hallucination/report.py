@@ -75,6 +75,9 @@ def tables(res: AnalysisResult) -> dict[str, Table]:
         t["Krippendorff's alpha among labelers (nominal, test split)"] = (
             ["criterion", "labelers", "alpha [95% CI]"],
             [[a.criterion, str(len(a.labelers)), f"{_f(a.alpha)} [{_f(a.low)}, {_f(a.high)}]"] for a in res.alpha])
+    if res.score_means and not res.metrics:
+        t["Mean support score per labeler (no gold labels)"] = (
+            ["labeler", "mean score"], [[k, _f(v)] for k, v in res.score_means.items()])
     if res.invalid_counts:
         t["LLM verdicts recorded as invalid"] = (
             ["judge prompt", "items", "invalid", "flag rate among valid"],

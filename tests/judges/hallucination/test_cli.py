@@ -63,6 +63,9 @@ def test_user_answers_file(corpus_dir, tmp_path, doc_and_qas):
     items = [json.loads(x) for x in (tmp_path / "o" / "items.jsonl").read_text().splitlines()]
     assert [i["qa_id"] for i in items] == [q.id for q in qas[:6]]
     assert all(i["label_faithfulness"] is None and i["generator_model"] == "user" for i in items)
+    res = json.loads((tmp_path / "o" / "analysis.json").read_text())
+    assert res["metrics"] == [] and res["score_means"]["exact_match"] == 1.0
+    assert "Mean support score" in (tmp_path / "o" / "report.md").read_text()
 
 
 @pytest.mark.parametrize("argv,msg", [
