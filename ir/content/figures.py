@@ -108,8 +108,12 @@ def pie(ctx: DocContext, rng: Rng) -> FigureBlock:
     cats = rng.sample(d.items, rng.integers(3, min(6, len(d.items)) + 1))
     period = f"{ctx.year}"
     parts = [metric_value(ctx, rng, metric, cat, period) for cat in cats]
-    if sum(parts) == 0:
-        parts = [Decimal(1)] * len(cats)
+    total = sum(parts, Decimal(0))
+    keep = [i for i, v in enumerate(parts) if total and v / total >= Decimal("0.015")]
+    if len(keep) >= 2:  # slivers below 1.5% are left out of the pie, as chart makers do
+        cats, parts = [cats[i] for i in keep], [parts[i] for i in keep]
+    else:
+        parts = [Decimal(str(round(rng.uniform(1, 10), 3))) for _ in cats]
     shares = largest_remainder_shares(parts)
     no = ctx.number("figure")
     pts, nums = [], []

@@ -14,10 +14,12 @@ def draw_value(rng: Rng, metric: Metric, money_decimals: int = 0) -> Decimal:
     lo, hi = metric.low, metric.high
     if metric.kind == "percent":
         return Decimal(str(round(rng.uniform(lo, hi), 1)))
-    x = math.exp(rng.uniform(math.log(max(lo, 1e-6)), math.log(hi))) if hi / max(lo, 1e-6) > 20 \
-        else rng.uniform(lo, hi)
+    if metric.kind == "count" and lo == 0 and rng.random() < 0.04:
+        return Decimal(0)  # "no exceptions this period" happens, but rarely
+    floor = max(lo, hi / 300, 1e-6)  # log-uniform over the top 2.5 decades: no pile-up near zero
+    x = math.exp(rng.uniform(math.log(floor), math.log(hi))) if hi / floor > 20 else rng.uniform(max(lo, floor), hi)
     if metric.kind == "count":
-        return Decimal(max(0, int(round(x))))
+        return Decimal(max(1, int(round(x))))
     if metric.kind == "money":
         if money_decimals and x < 100000:
             return Decimal(str(round(x, 2)))
