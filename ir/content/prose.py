@@ -94,13 +94,14 @@ def commentary(ctx: DocContext, rng: Rng, block) -> TextBlock | None:
     if isinstance(block, TableBlock) and block.numeric_columns:
         j = block.numeric_columns[0]
         body = block.rows[:-1] if block.total_row else block.rows
-        cells = [(row[0].text, index[row[j].fact_ids[0]]) for row in body if row[j].fact_ids]
+        cells = [(row[0].text, index[row[j].fact_ids[0]]) for row in body if row[j].fact_ids
+                 and not row[0].fact_ids]  # rows named by literal labels (not registers keyed by date)
         cells = [(lab, f) for lab, f in cells if f.value.kind in ("money", "number", "percent")]
         if len(cells) < 2:
             return None
         key = lambda c: c[1].value.absolute() if hasattr(c[1].value, "absolute") else c[1].value.value  # noqa: E731
         top, low = max(cells, key=key), min(cells, key=key)
-        metric = block.columns[j].split(" (")[0]
+        metric = top[1].label.split(" of ")[0]  # labels read "<metric> of <item> in <period>"
         text = _fill(rng.choice(TABLE_COMMENTS), ctx, rng, top=top[0], low=low[0], top_text=top[1].text,
                      low_text=low[1].text, metric_lc=metric.lower())
         if block.total_row and block.rows[-1][j].fact_ids:

@@ -105,7 +105,7 @@ def comparison_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
     numeric = list(range(1, len(columns)))
     caption = rng.choice([f"{metric.name} by {d.item_kind}, {p1} and {p2}",
                           f"{metric.name} by {d.item_kind}: {p2} compared with {p1}",
-                          f"Table: {metric.name.lower()} per {d.item_kind}"])
+                          f"{metric.name} per {d.item_kind}"])
     return TableBlock(id=bid, caption=f"Table {no}. {caption}", columns=columns, rows=rows, total_row=with_total,
                       numeric_columns=numeric)
 
