@@ -91,15 +91,17 @@ def verify_document(corpus_dir: str | os.PathLike[str], doc_id: str) -> list[str
     boxes: list[tuple[str, SpanBox]] = []
     for a in asr.values():
         problems += recompute_assertion(a)
+        drawn: dict[str, str] = {}
         for e in a.evidence:
             if e.fact_id not in facts:
                 problems.append(f"{a.id}: evidence cites unknown fact {e.fact_id}")
                 continue
-            if facts[e.fact_id].text not in e.text:
-                problems.append(f"{a.id}: evidence text {e.text!r} does not contain fact {e.fact_id} "
-                                f"{facts[e.fact_id].text!r}")
+            drawn[e.fact_id] = drawn.get(e.fact_id, "") + e.text  # a wrapped span has one box per line
             boxes.append((a.id, SpanBox(block_id=e.block_id, fact_ids=[e.fact_id], page_no=e.page_no,
                                         bbox=e.bbox_pdf, text=e.text)))
+        for fid, text in drawn.items():
+            if "".join(facts[fid].text.split()) not in "".join(text.split()):
+                problems.append(f"{a.id}: evidence text {text!r} does not contain fact {fid} {facts[fid].text!r}")
         if a.derivation is None and len(a.fact_ids) == 1 and a.fact_ids[0] in facts \
                 and a.value.kind not in ("boolean", "not_answerable"):
             want = answer_for_value(facts[a.fact_ids[0]].value)
