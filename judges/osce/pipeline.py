@@ -20,7 +20,7 @@ from .simulate import SimulationConfig, simulate_study
 
 PRESETS = {
     "study": {},  # 5 responders x 17 raters x 88 questions: 7,480 scores per sentence-level metric
-    "small": {"utterances_per_case": (8, 7, 7), "n_raters": 5},
+    "small": {"utterances_per_case": (6, 6, 5), "n_raters": 5},
 }
 
 

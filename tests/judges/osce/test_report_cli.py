@@ -1,0 +1,138 @@
+"""Report, CLI and flow end to end: simulate -> analyze -> Markdown/HTML; broken input writes nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import flows.cli
+from judges.osce import report as report_mod
+from judges.osce.analysis import AnalysisOptions, analyze
+from judges.osce.report import render_report
+from tests.judges.fake_openai_server import FakeOpenAIServer
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def run_cli(monkeypatch, *argv: str) -> int:
+    # only this command group: the test must not depend on other groups' modules
+    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("flows.commands.osce",))
+    return flows.cli.main(list(argv))
+
+
+@pytest.fixture(scope="module")
+def analysed(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("osce")
+    mp = pytest.MonkeyPatch()
+    try:
+        assert run_cli(mp, "osce", "simulate", "--seed", "3", "--preset", "small", "--out", str(tmp / "ratings.csv"),
+                       "--dialogues", str(tmp / "dialogues.jsonl"), "--truth", str(tmp / "truth.csv")) == 0
+        assert run_cli(mp, "osce", "analyze", str(tmp / "ratings.csv"), "--out", str(tmp / "report"), "--no-strata") == 0
+    finally:
+        mp.undo()
+    return tmp
+
+
+def test_report_has_table_figures_diagnostics_and_named_method(analysed):
+    out = analysed / "report"
+    assert {p.name for p in out.iterdir()} == {"report.md", "report.html", "analysis.json", "forest.png"}
+    md = (out / "report.md").read_text()
+    assert "Holm (family-wise error)" in md
+    main = md.split("## Difference from the reference")[1].split("## ")[0]
+    assert main.count("| correctness | llm_") == 4 and main.count("| overall | llm_") == 4
+    assert "## Fit diagnostics" in md and "## Reliability" in md and "ICC(2,k)" in md
+    html = (out / "report.html").read_text()
+    assert html.count('src="data:image/png;base64,') == 1
+    data = json.loads((out / "analysis.json").read_text())
+    assert len(data["main"]) == 4 * 9 and data["adjust_main"] == "holm"
+    assert {f["diagnostics"]["method"] for f in data["fits"]} <= {"lbfgs", "bfgs", "powell", "nm", "ols_cluster"}
+    assert not [p for p in analysed.iterdir() if p.name.startswith(".")]  # no temp folder left
+
+
+def test_cli_broken_input_is_one_line_exit_2_and_writes_nothing(analysed, monkeypatch, capsys):
+    lines = (analysed / "ratings.csv").read_text().splitlines()
+    header = lines[0].split(",")
+    row = lines[5].split(",")
+    row[header.index("score")] = "9"
+    bad = analysed / "bad.csv"
+    bad.write_text("\n".join([lines[0], *lines[1:5], ",".join(row), *lines[6:]]) + "\n")
+    capsys.readouterr()
+    assert run_cli(monkeypatch, "osce", "analyze", str(bad), "--out", str(analysed / "bad_report")) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "score outside the scale" in err and "row 5:" in err
+    assert not (analysed / "bad_report").exists()
+    # an existing report survives a failed rerun untouched
+    before = (analysed / "report" / "report.md").read_bytes()
+    assert run_cli(monkeypatch, "osce", "analyze", str(bad), "--out", str(analysed / "report")) == 2
+    assert (analysed / "report" / "report.md").read_bytes() == before
+    assert run_cli(monkeypatch, "osce", "analyze", str(analysed / "nope.csv"), "--out", str(analysed / "r2")) == 2
+
+
+def test_failure_while_rendering_leaves_no_partial_report(analysed, monkeypatch, small_study):
+    result = analyze(small_study.ratings, options=AnalysisOptions(stratifiers=("linguistic_form",)),
+                     metrics=["correctness"])
+    a = render_report(result, analysed / "det_a")
+    b = render_report(result, analysed / "det_b")
+    for name in ("report.md", "report.html", "forest.png", "heatmap_linguistic_form.png"):
+        assert (a / name).read_bytes() == (b / name).read_bytes()  # same result -> same bytes
+    md = (a / "report.md").read_text()
+    assert "## By linguistic_form" in md and "Benjamini-Hochberg" in md and md.count("| correctness | llm_a | open |") == 1
+    assert (a / "report.html").read_text().count('src="data:image/png;base64,') == 2
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(report_mod, "stratum_heatmap", boom)
+    with pytest.raises(RuntimeError):
+        render_report(result, analysed / "partial")
+    assert not (analysed / "partial").exists()
+    assert not [p for p in analysed.iterdir() if p.name.startswith(".partial")]
+
+
+def test_rubric_cli_and_judge_agreement_section(analysed, monkeypatch):
+    def responder(req):
+        text = req["messages"][-1]["content"]
+        return json.dumps({"reason": "scripted", "score": 3 if "Metric: overall" in text else 4})
+
+    with FakeOpenAIServer(responder) as srv:
+        (analysed / "endpoint.yaml").write_text(f"base_url: {srv.url}\nmodel: fake-judge\nmax_concurrency: 2\n")
+        rc = run_cli(monkeypatch, "osce", "rubric", str(analysed / "dialogues.jsonl"), "--endpoint",
+                     str(analysed / "endpoint.yaml"), "--metrics", "correctness,overall",
+                     "--out", str(analysed / "judge.csv"), "--cache", str(analysed / "cache.sqlite"))
+        assert rc == 0
+        assert srv.calls == 17 * 5 + 3 * 5  # utterances x responders + encounters
+    rc = run_cli(monkeypatch, "osce", "analyze", str(analysed / "ratings.csv"), "--out", str(analysed / "report_j"),
+                 "--no-strata", "--judge-ratings", str(analysed / "judge.csv"))
+    assert rc == 0
+    md = (analysed / "report_j" / "report.md").read_text()
+    assert "## LLM rubric judge vs human raters" in md and "| correctness | 85 |" in md
+    assert (analysed / "report_j" / "rubric_agreement.csv").is_file()
+    assert run_cli(monkeypatch, "osce", "rubric", str(analysed / "dialogues.jsonl"), "--endpoint",
+                   str(analysed / "endpoint.yaml"), "--metrics", "charisma", "--out", str(analysed / "j2.csv")) == 2
+
+
+@pytest.mark.slow  # starts an ephemeral Prefect API server
+def test_osce_analysis_flow_runs(analysed, tmp_path):
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_SERVER_ALLOW_EPHEMERAL_MODE": "true",
+           "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "150", "PREFECT_LOGGING_LEVEL": "WARNING",
+           "PYTHONPATH": str(ROOT)}
+    env.pop("PREFECT_API_URL", None)
+    script = textwrap.dedent(f"""
+        import json
+        from flows.osce_flow import osce_analysis
+        state = osce_analysis(ratings={str(analysed / 'ratings.csv')!r}, out_dir={str(tmp_path / 'flow_out')!r},
+                              strata=False, return_state=True)
+        print(json.dumps({{"state": state.name, "out": state.result()}}))
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=240, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["state"] == "Completed"
+    data = json.loads((tmp_path / "flow_out" / "analysis.json").read_text())
+    assert len(data["main"]) == 36 and data["main"][0]["adjust_method"] == "holm"
