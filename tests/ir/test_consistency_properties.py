@@ -69,3 +69,27 @@ def test_date_check_catches_swapped_dates():
         assert date_problems(doc) == [] and date_problems(swapped)
         return
     raise AssertionError("no document with an ordered date pair in 40 seeds")
+
+
+ELEMENTS = ("table", "figure", "form", "annotation", "text")
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=SEEDS,
+       weights=st.lists(st.sampled_from([0.0, 0.0, 0.1, 1.0, 3.0]), min_size=5, max_size=5).filter(
+           lambda w: sum(w) > 0),
+       per_page=st.floats(min_value=0.5, max_value=6.0),
+       mean_pages=st.integers(min_value=1, max_value=6),
+       tier=st.sampled_from(["pristine", "good", "fair", "degraded", "poor"]))
+def test_any_valid_spec_plans_consistently(seed, weights, per_page, mean_pages, tier):
+    from ir.planner import qa_bearing_blocks
+    from ir.spec import CorpusSpec, PageCountDist
+
+    mix = dict(zip(ELEMENTS, weights, strict=True))
+    spec = CorpusSpec(seed=seed, n_docs=2, pages=PageCountDist(mean=mean_pages, sigma=0.3, min=1, max=8),
+                      element_mix=mix, blocks_per_page=per_page, tier_mix={tier: 1.0})
+    doc = plan_document(spec, 1)
+    assert all_problems(doc) == []
+    assert doc.perturbation.tier == tier and 1 <= len(doc.pages) <= 8
+    used = {e for _, e in qa_bearing_blocks(doc)}
+    assert used <= {e for e, w in mix.items() if w > 0}
