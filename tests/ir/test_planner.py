@@ -123,3 +123,18 @@ def test_unknown_names_in_spec_are_rejected_with_the_field(field, value, msg):
 def test_every_recipe_suits_some_domain():
     used = {r for d in DOMAINS for r in d.recipes}
     assert used == set(RECIPE_BY_SLUG)
+
+
+def test_plans_do_not_depend_on_the_interpreter_hash_seed():
+    import os
+    import subprocess
+    import sys
+
+    code = "from ir.planner import plan_document; from ir.spec import demo_spec; " \
+           "print(plan_document(demo_spec(seed=21), 1).to_json(), end='')"
+    outs = []
+    for hs in ("1", "4242"):
+        env = {**os.environ, "PYTHONHASHSEED": hs}
+        outs.append(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                                   check=True, timeout=120).stdout)
+    assert outs[0] == outs[1] == plan_document(demo_spec(seed=21), 1).to_json()
