@@ -44,6 +44,54 @@ OPENERS = (
     "the {role} before release.",
 )
 
+OPENERS_MORE = (
+    "Compared with the previous period, the position on {topic} has stabilised, although the {dept} team "
+    "flags {topic2} as the main uncertainty for the next two quarters.",
+    "Each {item_kind} submitted its figures through the standard reporting template; late or incomplete "
+    "returns were followed up by the {role}.",
+    "The approach is deliberately conservative: where estimates were required, the {dept} team used the "
+    "lower end of the agreed range and documented the judgement.",
+    "Two themes stand out this period: sustained attention to {topic}, and the growing cost of {topic2}.",
+    "No material changes were made to definitions or scope since the last {noun}, so the figures are "
+    "directly comparable.",
+    "Feedback from the {dept} team and from external partners has been incorporated where it improves the "
+    "clarity of the {noun}.",
+    "This part of the {noun} should be read together with the supporting schedules held by the {dept} "
+    "function, which contain the transaction-level detail.",
+    "{org} remains committed to transparent reporting on {topic}. Where targets were missed, the reasons "
+    "and the corrective steps are stated plainly.",
+)
+
+RECIPE_OPENERS = {
+    "audit_memo": ("Our review covered the design and operating effectiveness of controls over {topic} for "
+                   "the period to {month_year}.",
+                   "This memo records the observations of the internal audit team and the responses agreed "
+                   "with management."),
+    "policy_document": ("This policy applies to all employees, contractors and agents of {org} who are "
+                        "involved in {topic}.",
+                        "Breaches of this policy may result in disciplinary action and must be reported to the "
+                        "{role} without delay."),
+    "compliance_report": ("Controls were tested on a sample basis in line with the annual compliance plan "
+                          "approved by the audit committee.",),
+    "board_minutes": ("The chair opened the meeting, noted that a quorum was present and asked members to "
+                      "declare any conflicts of interest.",
+                      "The committee received the report of the {role} and discussed {topic} at length."),
+    "invoice": ("Thank you for your business. Please find below the charges for services delivered by {org} "
+                "during the period.",),
+    "purchase_order": ("Please supply the goods and services listed below in accordance with the terms of "
+                       "the framework agreement and the delivery schedule.",),
+    "contract_summary": ("This summary sets out the principal commercial terms; in case of conflict the "
+                         "signed agreement prevails.",),
+    "research_report": ("We analyse {topic} using operational data collected across every {item_kind}, and "
+                        "we test whether differences persist once {topic2} is taken into account.",),
+    "incident_report": ("The incident was detected by routine monitoring and escalated to the {role} within "
+                        "the agreed response time.",),
+    "grant_application": ("The project will address {topic} in partnership with local organisations, with "
+                          "outcomes measured against a published baseline.",),
+    "scanned_archive": ("The enclosed records were retrieved from the archive for retention review and are "
+                        "reproduced as filed.",),
+}
+
 CONTINUATIONS = (
     "The remaining details for this section continue below.",
     "Further detail on {topic} is provided on the following pages.",
@@ -80,7 +128,11 @@ def heading(ctx: DocContext, text: str, level: int = 1) -> HeadingBlock:
 
 
 def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
-    picks = rng.sample(OPENERS, min(n_sentences, len(OPENERS)))
+    pool = OPENERS + OPENERS_MORE
+    picks = rng.sample(pool, min(n_sentences, len(pool)))
+    own = RECIPE_OPENERS.get(ctx.recipe.slug)
+    if own and rng.bernoulli(0.5):
+        picks = [rng.choice(own)] + picks[1:]
     return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(_fill(t, ctx, rng) for t in picks))])
 
 

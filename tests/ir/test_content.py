@@ -187,3 +187,16 @@ def test_domain_and_recipe_data():
         assert len(set(d.items)) == len(d.items)
     with pytest.raises(KeyError, match="unknown domain"):
         get_domain("astrology")
+
+
+def test_every_prose_template_fills_for_every_domain():
+    from ir.content.prose import CONTINUATIONS, OPENERS, OPENERS_MORE, RECIPE_OPENERS, _fill
+    from ir.domains import RECIPE_BY_SLUG
+
+    assert set(RECIPE_OPENERS) <= set(RECIPE_BY_SLUG)
+    templates = OPENERS + OPENERS_MORE + CONTINUATIONS + tuple(t for v in RECIPE_OPENERS.values() for t in v)
+    for d in DOMAINS:
+        ctx = make_ctx(domain=d.slug)
+        for t in templates:
+            text = _fill(t, ctx, Rng(3))
+            assert "{" not in text and "}" not in text and text[0].isupper()
