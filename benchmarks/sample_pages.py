@@ -60,13 +60,14 @@ def make_page(seed: int, dpi: int = 200) -> tuple[np.ndarray, list[str]]:
             y -= 14
         y -= 10
     c.setFont(font, 8)
+    c.line(72, y + 12, 72 + 450, y + 12)  # rules above and below the table, clear of the text
     for _ in range(5):
         cells = [rng.choice(_WORDS).title(), str(rng.integers(1, 500)), f"{rng.integers(100, 9999)}.00"]
         for i, cell in enumerate(cells):
             c.drawString(72 + i * 150, y, cell)
-        c.line(72, y - 4, 72 + 450, y - 4)
         lines.append(" ".join(cells))
         y -= 14
+    c.line(72, y + 6, 72 + 450, y + 6)
     c.setFont(font, 7)
     y -= 8
     for _ in range(2):  # small print, as in footnotes and terms

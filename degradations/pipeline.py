@@ -13,6 +13,7 @@ from ir.rng import Rng
 
 from .geometry import Transform, map_box, map_boxes
 from .stages import STAGE_ORDER, STAGES
+from .stages.capture import resample_down, resample_up
 from .stages.geometric import PLANNERS, render
 from .tiers import REFERENCE_DPI
 
@@ -66,7 +67,9 @@ def apply_stage(
 def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) -> DegradedPage:
     """Apply ``page``'s stages in physical order with the streams ``Rng(seed, page.seed_path).fork("stage", s)``.
 
-    Adjacent geometric stages (skew, warp) are planned separately and resampled as one map.
+    Adjacent geometric stages (skew, warp) are planned separately and resampled as one map; the
+    stages after ``resample`` run at the scanner's low resolution (output size = input size, and no
+    geometric stage comes after resample, so boxes map through skew and warp only).
     """
     check_image(image)
     if dpi <= 0:
@@ -82,9 +85,23 @@ def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) 
     out = np.ascontiguousarray(image)
     transforms: list[Transform] = []
     enabled = [n for n in STAGE_ORDER if n in by_name and by_name[n].enabled]
+    full_size: tuple[int, int] | None = None  # set while running below the page size (after resample)
+    resample_params: dict[str, Any] = {}
     i = 0
     while i < len(enabled):
         name = enabled[i]
+        if name == "resample":
+            # the scanner's native resolution: the stages after resample (contrast, jpeg; none is
+            # geometric) run on the low-resolution image, which is brought back to the page size last
+            params = resolve_params(by_name[name].params, dpi)
+            full_size = (out.shape[1], out.shape[0])
+            try:
+                out = resample_down(out, params)
+            except KeyError as err:
+                raise ValueError(f"stage 'resample': missing parameter {err.args[0]!r}") from None
+            resample_params = params
+            i += 1
+            continue
         if name not in PLANNERS:
             out, t = apply_stage(out, by_name[name], rng.fork("stage", name), dpi)
             if t is not None:
@@ -107,4 +124,6 @@ def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) 
             i += 1
         out = render(out, planned, border if border is not None else 1.0)
         transforms.extend(planned)
+    if full_size is not None:
+        out = resample_up(out, full_size[0], full_size[1], resample_params)
     return DegradedPage(image=out, transforms=transforms)

@@ -26,7 +26,7 @@ TIER_NAMES: tuple[str, ...] = ("pristine", "good", "fair", "degraded", "poor")
 # Final scan file per tier: PNG (lossless) for pristine, else JPEG at the given quality.
 SCAN_FORMAT: dict[str, dict[str, Any]] = {
     "pristine": {"format": "png"},
-    "good": {"format": "jpeg", "quality": 92},
+    "good": {"format": "jpeg", "quality": 90},
     "fair": {"format": "jpeg", "quality": 85},
     "degraded": {"format": "jpeg", "quality": 75},
     "poor": {"format": "jpeg", "quality": 60},
@@ -58,8 +58,8 @@ TIER_TABLE: dict[str, dict[str, dict[str, Any]]] = {
         "lighting": {"p": 0.5, "params": {"gradient": [0.0, 0.04], "angle_deg": [0.0, 360.0], "vignette": [0.0, 0.03],
                                           "shadow": [0.0, 0.0], "shadow_width": [0.02, 0.04],
                                           "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-        "blur": {"p": 0.5, "params": {"sigma_px": [0.3, 0.55], "motion_px": [0.0, 0.0]}},
-        "noise": {"p": 1.0, "params": {"sigma": [1.0, 2.5], "salt_pepper": [0.0, 0.0]}},
+        "blur": {"p": 0.7, "params": {"sigma_px": [0.4, 0.7], "motion_px": [0.0, 0.0]}},
+        "noise": {"p": 1.0, "params": {"sigma": [1.5, 3.5], "salt_pepper": [0.0, 0.0]}},
         "resample": _OFF,
         "contrast": {"p": 0.3, "params": {"gamma": [0.95, 1.05], "gain": [0.97, 1.05], "bias": [-4.0, 4.0],
                                           "binarize": False, "threshold": [128, 128]}},

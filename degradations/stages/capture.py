@@ -69,20 +69,30 @@ def noise(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
     return out, None
 
 
-def resample(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
-    """Low-dpi scan: downsample by ``scale`` (the sensor), upsample back to the input size
-    (``area`` = smooth bilinear, ``nearest`` = blocky). Below half scale an exact 2x area reduction
-    comes first (OpenCV's fast path; non-integer area resizes are ~10x slower). All resizes are
-    pixel-centre aligned, so down-then-up is the identity on coordinates."""
+def resample_down(img: np.ndarray, p: Params) -> np.ndarray:
+    """The low-dpi sensor: downsample by ``scale``. Below half scale an exact 2x area reduction comes
+    first (OpenCV's fast path; non-integer area resizes are ~10x slower)."""
     h, w = img.shape[:2]
     s = float(p["scale"])
     sw, sh = max(int(round(w * s)), 1), max(int(round(h * s)), 1)
     small = img
     if s <= 0.5 and w >= 4 and h >= 4:
         small = cv2.resize(small, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
-    small = cv2.resize(small, (sw, sh), interpolation=cv2.INTER_LINEAR)
-    up = cv2.INTER_NEAREST_EXACT if p["mode"] == "nearest" else cv2.INTER_LINEAR  # both centre-aligned
-    return cv2.resize(small, (w, h), interpolation=up), None
+    return cv2.resize(small, (sw, sh), interpolation=cv2.INTER_LINEAR)
+
+
+def resample_up(small: np.ndarray, width: int, height: int, p: Params) -> np.ndarray:
+    """Back to the page size: ``area`` = smooth bilinear, ``nearest`` = blocky (centre-aligned too)."""
+    up = cv2.INTER_NEAREST_EXACT if p["mode"] == "nearest" else cv2.INTER_LINEAR
+    return cv2.resize(small, (width, height), interpolation=up)
+
+
+def resample(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+    """Low-dpi scan: down by ``scale``, back up to the input size. All resizes are pixel-centre
+    aligned, so down-then-up is the identity on coordinates. (In ``degrade_page`` the stages after
+    this one, contrast and jpeg, run at the low resolution, as in the scanner, before the upsampling.)"""
+    h, w = img.shape[:2]
+    return resample_up(resample_down(img, p), w, h, p), None
 
 
 def contrast(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
