@@ -171,8 +171,27 @@ class _Pager:
             if new_top < self.tops[j]:
                 self.cursor[j] = self.tops[j] = new_top
 
+    def _place_in_sidebar(self, flow: Flow) -> bool:
+        """Annotations go to a sidebar when the layout has one with room: a parallel track next to the main
+        column that does not move the reading position."""
+        for i, s in enumerate(self.slots):
+            if s.role != "sidebar" or flow.element not in s.accepts or self.count[i] >= s.capacity:
+                continue
+            avail = self.bottom[i] - self.cursor[i]
+            piece, rest = flow.take(s.width, avail, False)
+            if piece is None or rest is not None:
+                continue
+            self.page.placed.append(_Placed(piece, s.bbox[0], self.cursor[i], s.width, flow.block_id))
+            self.cursor[i] += piece.height + self.theme.size * 0.9
+            self.count[i] += 1
+            self.placed_any = True
+            return True
+        return False
+
     def place(self, flow: Flow) -> None:
         gap = self.theme.size * 0.9
+        if flow.element == "annotation" and self._place_in_sidebar(flow):
+            return
         while flow is not None:
             placed = False
             while self.slot_i < len(self.slots):
