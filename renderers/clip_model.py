@@ -72,6 +72,20 @@ def torch_threads(n: int) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+@contextlib.contextmanager
+def _quiet_root_logger() -> Iterator[None]:
+    """open_clip warns "initialized randomly" on the root logger even when weights are loaded next."""
+    import logging
+
+    root = logging.getLogger()
+    before = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        root.setLevel(before)
+
+
 def build_model(model_name: str = DEFAULT_MODEL, generator: torch.Generator | None = None) -> torch.nn.Module:
     """An open_clip model of ``model_name`` with no weights loaded.
 
@@ -84,7 +98,7 @@ def build_model(model_name: str = DEFAULT_MODEL, generator: torch.Generator | No
     register_configs()
     if open_clip.get_model_config(model_name) is None:
         raise ClipLoadError(f"unknown open_clip model {model_name!r}; known: {', '.join(open_clip.list_models())}")
-    with torch.random.fork_rng(devices=[]), torch_threads(EMBED_THREADS):
+    with torch.random.fork_rng(devices=[]), torch_threads(EMBED_THREADS), _quiet_root_logger():
         model = open_clip.create_model(model_name, pretrained=None, load_weights=False, device="cpu")
     if generator is not None:
         init_parameters(model, generator)
@@ -287,7 +301,11 @@ def load_clip(model_name: str = DEFAULT_MODEL, pretrained: str | os.PathLike[str
     - ``pretrained`` a path: that state_dict file (``.safetensors``, ``.pt``, ``.bin``) into ``model_name``.
     - ``pretrained`` a tag (e.g. ``laion2b_s34b_b79k``): the tag's file from the local cache.
     """
+    import open_clip
+
     register_configs()
+    if open_clip.get_model_config(model_name) is None:
+        raise ClipLoadError(f"unknown open_clip model {model_name!r}; known: {', '.join(open_clip.list_models())}")
     expected_sha: str | None = None
     if pretrained is None or str(pretrained) == "":
         if model_name != DEFAULT_MODEL:

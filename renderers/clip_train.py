@@ -77,7 +77,7 @@ def load_thumbs(layouts: list[Layout], thumb_dir: Path, size: int) -> np.ndarray
 
 def train_clip(layouts: list[Layout], thumb_dir: str | Path, out_dir: str | Path, cfg: TrainConfig,
                log: Callable[[str], None] = print) -> TrainResult:
-    """Train on the non-held-out ``layouts``; write ``layout_clip_tiny.safetensors`` + manifest to out_dir."""
+    """Train on the non-held-out ``layouts``; write ``<model>.safetensors`` + ``<model>.json`` to out_dir."""
     train = [lay for lay in layouts if not is_held_out(lay.id)]
     if len(train) < 2:
         raise ValueError(f"need at least 2 training layouts, got {len(train)}")
@@ -138,13 +138,14 @@ def train_clip(layouts: list[Layout], thumb_dir: str | Path, out_dir: str | Path
                     step += 1
                     if step % 10 == 0 or step == total or step <= 3:
                         log(f"step {step}/{total} epoch {epoch + 1} loss {loss_val:.4f} "
-                            f"scale {float(model.logit_scale.exp()):.1f} {time.perf_counter() - t0:.0f}s")
+                            f"scale {float(model.logit_scale.detach().exp()):.1f} {time.perf_counter() - t0:.0f}s")
     finally:
         torch.use_deterministic_algorithms(was_det)
         model.eval()
     seconds = time.perf_counter() - t0
     out = Path(out_dir)
-    weights = out / "layout_clip_tiny.safetensors"
+    stem = cfg.model_name.replace("-", "_")
+    weights = out / f"{stem}.safetensors"
     sha = save_weights(model, weights, fp16=True)
     cfg_dict = {k: getattr(cfg, k) for k in cfg.__dataclass_fields__}
     manifest = {"model": cfg.model_name, "weights": weights.name, "weights_sha256": sha,
@@ -153,7 +154,7 @@ def train_clip(layouts: list[Layout], thumb_dir: str | Path, out_dir: str | Path
                 "library_first_id": layouts[0].id, "library_count": len(layouts)}
     from .library_build import atomic_write_bytes
 
-    atomic_write_bytes(out / "layout_clip_tiny.json", (json.dumps(manifest, indent=1) + "\n").encode())
+    atomic_write_bytes(out / f"{stem}.json", (json.dumps(manifest, indent=1) + "\n").encode())
     return TrainResult(weights_path=str(weights), weights_sha256=sha, n_train=len(train),
                        n_held_out=len(layouts) - len(train), steps=step, seconds=seconds, final_loss=loss_val,
                        config=cfg_dict)

@@ -226,3 +226,16 @@ def assign_layouts_clip(doc: DocumentIR, retriever: LayoutRetriever,
                             page_layout_rng(doc, page.page_no), choose_from)
         pages.append(page.model_copy(update={"layout_id": lid}))
     return doc.model_copy(update={"pages": pages})
+
+
+def default_layout_chooser(cache_dir: str | os.PathLike[str] | None = None) -> Callable[[DocumentIR], DocumentIR]:
+    """``doc -> doc with layouts`` by the shipped layout-CLIP over the built-in library (for ``render``)."""
+    from .clip_model import load_clip
+    from .layouts import default_library
+
+    retriever = LayoutRetriever.from_library(default_library(), load_clip(), cache_dir=cache_dir)
+
+    def choose(doc: DocumentIR) -> DocumentIR:
+        return assign_layouts_clip(doc, retriever)
+
+    return choose
