@@ -15,6 +15,7 @@ from collections.abc import Sequence
 COMMAND_MODULES: tuple[str, ...] = (
     "flows.commands.plan",
     "flows.commands.corpus",
+    "flows.commands.serve",
     "flows.commands.layouts",
     "flows.commands.render",
     "flows.commands.judge",

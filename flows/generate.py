@@ -32,7 +32,7 @@ class GenerateParams(BaseModel):
     seed: int = Field(default=0, ge=0)
     n_docs: int | None = Field(default=None, ge=1)
     profile: Literal["demo", "reference"] = "demo"
-    out: str = "out/corpus"
+    out: str | None = Field(default=None, description="corpus directory (default: out/corpora/<name>-seed<S>-n<N>)")
     spec: CorpusSpec | None = Field(default=None, description="full spec; overrides seed/n_docs/profile")
     only: list[int] | None = None
     workers: int = Field(default=2, ge=1, le=256)
@@ -44,6 +44,10 @@ class GenerateParams(BaseModel):
         if self.spec is not None:
             return self.spec
         return spec_for_profile(self.profile, self.seed, self.n_docs)
+
+
+def default_corpus_dir(spec: CorpusSpec) -> str:
+    return f"out/corpora/{spec.name}-seed{spec.seed}-n{spec.n_docs}"
 
 
 def make_task_runner(runner: Runner, workers: int, dask_address: str | None = None):
@@ -95,22 +99,23 @@ def generate_documents(spec: CorpusSpec, indices: list[int], corpus_dir: str) ->
 
 @flow(name="generate-corpus")
 def generate_corpus_flow(seed: int = 0, n_docs: int | None = None, profile: str = "demo",
-                         out: str = "out/corpus", spec: dict | None = None, only: list[int] | None = None,
+                         out: str | None = None, spec: dict | None = None, only: list[int] | None = None,
                          workers: int = 2, runner: str = "process", dask_address: str | None = None,
                          force: bool = False) -> dict:
     p = GenerateParams(seed=seed, n_docs=n_docs, profile=profile, out=out, spec=spec, only=only,
                        workers=workers, runner=runner, dask_address=dask_address, force=force)
     cspec = p.corpus_spec()
+    out_dir = p.out or default_corpus_dir(cspec)
     indices = doc_indices(cspec, p.only)
-    prepare_corpus_dir(p.out, cspec, force=p.force)
+    prepare_corpus_dir(out_dir, cspec, force=p.force)
     task_runner = make_task_runner(p.runner, p.workers, p.dask_address)
-    records = generate_documents.with_options(task_runner=task_runner)(cspec, indices, p.out)
+    records = generate_documents.with_options(task_runner=task_runner)(cspec, indices, out_dir)
     recs = [DocRecord.model_validate(r) for r in records]
     if p.only is not None:
         return {"documents": [r.doc_id for r in recs]}
-    manifest = write_corpus(p.out, cspec, recs, code_version())
-    publish_corpus_artifacts(p.out, manifest)
-    get_run_logger().info(f"corpus written to {p.out}: {manifest.stats['documents']} documents, "
+    manifest = write_corpus(out_dir, cspec, recs, code_version())
+    publish_corpus_artifacts(out_dir, manifest)
+    get_run_logger().info(f"corpus written to {out_dir}: {manifest.stats['documents']} documents, "
                           f"{manifest.stats['pages']} pages, {manifest.stats['qa_pairs']} QA")
     return manifest.stats
 

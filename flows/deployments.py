@@ -1,0 +1,66 @@
+"""The project's deployments: what ``synthdocqa serve`` serves and ``prefect.yaml`` declares."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+EVALUATION_CRON = "0 3 * * *"  # nightly evaluation batch, 03:00 UTC
+
+
+@dataclass(frozen=True)
+class DeploymentSpec:
+    flow: str
+    name: str
+    entrypoint: str
+    parameters: dict = field(default_factory=dict)
+    cron: str | None = None
+    description: str = ""
+
+
+DEPLOYMENTS: tuple[DeploymentSpec, ...] = (
+    DeploymentSpec("generate-corpus", "default", "flows/generate.py:generate_corpus_flow",
+                   description="Generate (or resume) a corpus from a seed: one task per document."),
+    DeploymentSpec("build-layout-library", "default", "flows/layout_flows.py:build_layout_library_flow",
+                   description="Write the 10,000-layout library with thumbnails."),
+    DeploymentSpec("train-layout-clip", "default", "flows/layout_flows.py:train_layout_clip_flow",
+                   description="Train the layout-CLIP on a built library."),
+    DeploymentSpec("verify-corpus", "default", "flows/corpus_flows.py:verify_corpus_flow",
+                   description="Re-check hashes, evidence boxes and derivations of a corpus."),
+    DeploymentSpec("reproduce-corpus", "default", "flows/corpus_flows.py:reproduce_corpus_flow",
+                   description="Regenerate a corpus's documents from its seed and compare bytes."),
+    DeploymentSpec("evaluation-batch", "nightly", "flows/evaluation.py:evaluation_batch_flow",
+                   parameters={"profile": "demo", "seed": 0, "judges": ["hallucination"]}, cron=EVALUATION_CRON,
+                   description="Nightly: reuse or regenerate the corpus, run the judge flows, write a dated report."),
+    DeploymentSpec("label-hallucinations", "default", "flows/hallucination_flow.py:label_hallucinations",
+                   description="Hallucination-criterion labeling of answers (faithfulness vs factual correctness)."),
+    DeploymentSpec("osce-analysis", "default", "flows/osce_flow.py:osce_analysis",
+                   description="VSP/OSCE rating analysis with stratified mixed-effects models."),
+)
+
+
+def load_flow(entrypoint: str):
+    import importlib
+
+    path, attr = entrypoint.split(":")
+    module = path.removesuffix(".py").replace("/", ".")
+    return getattr(importlib.import_module(module), attr)
+
+
+def to_deployments(only: list[str] | None = None):
+    out = []
+    for d in DEPLOYMENTS:
+        if only and d.flow not in only:
+            continue
+        fl = load_flow(d.entrypoint)
+        kwargs = {"name": d.name, "parameters": d.parameters, "description": d.description}
+        if d.cron:
+            kwargs["cron"] = d.cron
+        out.append(fl.to_deployment(**kwargs))
+    return out
+
+
+def serve_all(only: list[str] | None = None, limit: int | None = None) -> None:
+    """Serve the deployments against the configured Prefect API (blocks until interrupted)."""
+    from prefect import serve
+
+    serve(*to_deployments(only), limit=limit)

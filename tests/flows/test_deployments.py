@@ -1,0 +1,107 @@
+"""Deployments against a real Prefect server: served, run with `prefect deployment run`, verified."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+import yaml
+
+from flows.corpus_ops import verify_corpus
+from flows.deployments import DEPLOYMENTS
+from ir.store import load_manifest
+
+from .conftest import tiny_spec
+from .prefect_server import BIN, REPO, PrefectServer
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    srv = PrefectServer(tmp_path_factory.mktemp("prefect-home"))
+    yield srv
+    srv.stop()
+
+
+def test_prefect_yaml_matches_the_served_deployments():
+    declared = yaml.safe_load((REPO / "prefect.yaml").read_text())["deployments"]
+    assert [(d["name"], d["entrypoint"]) for d in declared] == [(d.name, d.entrypoint) for d in DEPLOYMENTS]
+    crons = {d["entrypoint"]: d["schedules"][0]["cron"] for d in declared if d.get("schedules")}
+    assert crons == {d.entrypoint: d.cron for d in DEPLOYMENTS if d.cron}
+
+
+def test_served_deployment_run_completes_and_verifies(server, tmp_path):
+    serve_log = open(tmp_path / "serve.log", "w")
+    serve = subprocess.Popen([str(BIN / "synthdocqa"), "serve", "--only", "generate-corpus"], env=server.env,
+                             cwd=REPO, stdout=serve_log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.time() + 180
+        while time.time() < deadline:
+            r = server.run(str(BIN / "prefect"), "deployment", "inspect", "generate-corpus/default", timeout=60)
+            if r.returncode == 0:
+                break
+            assert serve.poll() is None, (tmp_path / "serve.log").read_text()[-3000:]
+            time.sleep(2)
+        out = tmp_path / "corpus"
+        params = {"spec": tiny_spec(seed=7).model_dump(mode="json"), "out": str(out), "workers": 1}
+        r = server.run(str(BIN / "prefect"), "deployment", "run", "generate-corpus/default",
+                       "--params", json.dumps(params), "--watch", timeout=600)
+        assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+        assert "Completed" in r.stdout + r.stderr
+        assert verify_corpus(out) == []
+        assert load_manifest(out).spec.seed == 7
+    finally:
+        serve.send_signal(signal.SIGINT)
+        try:
+            serve.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            serve.kill()
+        serve_log.close()
+
+
+FLOW_SCRIPT = """
+import json, sys
+from flows.generate import generate_corpus_flow
+stats = generate_corpus_flow(spec=json.loads(sys.argv[1]), out=sys.argv[2], runner=sys.argv[3], workers=2)
+print("STATS", json.dumps(stats))
+"""
+
+
+def _flow(server, spec, out, runner, **kw):
+    return subprocess.Popen([sys.executable, "-c", FLOW_SCRIPT, json.dumps(spec.model_dump(mode="json")), str(out),
+                             runner], env=server.env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, **kw)
+
+
+def test_dask_local_cluster_corpus_is_byte_identical(server, tiny_corpus, tmp_path):
+    out = tmp_path / "dask"
+    proc = _flow(server, tiny_spec(), out, "dask")
+    log, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, log[-4000:]
+    assert load_manifest(out).files == load_manifest(tiny_corpus).files
+
+
+def test_killed_flow_run_resumes_only_missing_documents(server, tmp_path):
+    spec = tiny_spec(seed=9, n_docs=3)
+    out = tmp_path / "killed"
+    proc = _flow(server, spec, out, "inline")
+    deadline = time.time() + 600
+    while time.time() < deadline and not (out / "docs" / "doc-00000" / "doc.json").exists():
+        assert proc.poll() is None, proc.stdout.read()[-4000:]
+        time.sleep(0.2)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (out / "corpus.json").exists()
+    done_before = sorted(p.parent.name for p in out.glob("docs/*/doc.json"))
+    assert 1 <= len(done_before) < 3
+    rerun = _flow(server, spec, out, "inline")
+    log, _ = rerun.communicate(timeout=900)
+    assert rerun.returncode == 0, log[-4000:]
+    assert f"{len(done_before)} of 3 documents already complete; generating {3 - len(done_before)}" in log
+    generated = {line.split("doc-")[1][:5] for line in log.splitlines() if " pages, " in line and "QA" in line}
+    assert generated == {f"{i:05d}" for i in range(3)} - {d[4:] for d in done_before}
+    assert verify_corpus(out) == []
