@@ -21,6 +21,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "flows.commands.judge",
     "flows.commands.degrade",
     "flows.commands.osce",
+    "flows.commands.export",
+    "flows.commands.report",
 )
 
 

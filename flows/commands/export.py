@@ -1,0 +1,36 @@
+"""``synthdocqa export DIR --format synthdocqa-card|hf|croissant --out OUT``: a corpus in other tools' formats."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from flows.cli import CliError
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from ir.exports import FORMATS, ExportError, export_corpus
+
+    if args.format not in FORMATS:  # checked here, not by argparse, so the error is one line
+        raise CliError(f"--format {args.format!r}: unknown format; choose one of {', '.join(FORMATS)}")
+    t0 = time.perf_counter()
+    try:
+        counts = export_corpus(args.dir, args.format, args.out)
+    except ExportError as err:
+        raise CliError(str(err)) from None
+    except OSError as err:
+        raise CliError(f"{args.out}: {err.strerror or err}") from None
+    what = ", ".join(f"{v} {k}" for k, v in counts.items())
+    print(f"{args.out}: {args.format} export of {args.dir} ({what}) in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("export", help="export a corpus as the SynthDocQA card layout, Hugging Face Parquet or "
+                                      "Croissant")
+    p.add_argument("dir", help="corpus directory (with corpus.json)")
+    p.add_argument("--format", required=True, metavar="FORMAT", help="synthdocqa-card, hf or croissant")
+    p.add_argument("--out", required=True, help="output folder (new, empty, or a previous export; replaced "
+                                                "atomically); for croissant the corpus folder itself writes only "
+                                                "croissant.json")
+    p.set_defaults(func=cmd_export)

@@ -1,0 +1,36 @@
+"""``synthdocqa report DIR --out report.html``: one self-contained HTML page to look at a corpus."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from flows.cli import CliError
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    from flows.report import ReportError, ReportOptions, write_report
+
+    if args.gallery < 0:
+        raise CliError("--gallery must be >= 0")
+    if not 36 <= args.contact_dpi <= 300:
+        raise CliError("--contact-dpi must be in [36, 300]")
+    t0 = time.perf_counter()
+    try:
+        info = write_report(args.dir, args.out, ReportOptions(gallery=args.gallery, contact_dpi=args.contact_dpi))
+    except ReportError as err:
+        raise CliError(str(err)) from None
+    except OSError as err:
+        raise CliError(f"{args.out}: {err.strerror or err}") from None
+    print(f"{args.out}: report of {info['documents']} documents, {info['qa_pairs']} QA, {len(info['gallery'])} "
+          f"gallery pairs ({info['bytes'] / 1e6:.1f} MB) in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def register(sub) -> None:
+    p = sub.add_parser("report", help="self-contained HTML report: stats, charts, evidence gallery, five tiers")
+    p.add_argument("dir", help="corpus directory (with corpus.json)")
+    p.add_argument("--out", required=True, help="HTML file to write")
+    p.add_argument("--gallery", type=int, default=6, help="QA pairs shown with their evidence boxes")
+    p.add_argument("--contact-dpi", type=int, default=100, help="resolution of the five-tier contact sheet")
+    p.set_defaults(func=cmd_report)

@@ -1,0 +1,494 @@
+"""The corpus report: one self-contained HTML page to look at a corpus before trusting it.
+
+Stats tables (by domain, recipe, tier, element and QA type) and matplotlib charts, a gallery of
+sampled QA pairs with their evidence boxes drawn over the clean page (``bbox_page_px``) and over the
+scan (``scan_quad``), and the five-tier contact sheet of one page (the page's PDF rasterised again and
+passed through every tier with ``degrade_page``). Every image is inlined as base64, nothing is
+fetched; the sample is seeded by the corpus seed, so the same corpus gives the same bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from PIL import Image, ImageDraw
+
+from ir.exports.common import CorpusView, ExportError
+from ir.rng import Rng
+from ir.store import atomic_write_text
+
+TIER_ORDER = ("pristine", "good", "fair", "degraded", "poor")
+ELEMENT_ORDER = ("text", "table", "figure", "form", "annotation", "none")
+CLEAN_COLOUR = (220, 30, 60)
+SCAN_COLOUR = (0, 120, 255)
+PALETTE = ["#3a6ea5", "#e07a2f", "#4c9a5b", "#c3423f", "#8a63b8", "#8c6d4f", "#d16ba5", "#7f7f7f", "#b5bd3b",
+           "#2fb5c4", "#f0b429", "#5b6770"]
+
+
+class ReportError(ExportError):
+    """The report cannot be made (not a corpus, tampered files)."""
+
+
+@dataclass
+class ReportOptions:
+    gallery: int = 6
+    """QA pairs shown with their evidence boxes."""
+    thumb_width: int = 520
+    """Width in pixels of page thumbnails in the gallery."""
+    contact_dpi: int = 100
+    """Resolution at which the contact-sheet page is rasterised and degraded."""
+
+
+# ----------------------------------------------------------------- images
+
+def _png_b64(img: Image.Image) -> str:
+    buf = io.BytesIO()
+    img.save(buf, format="PNG", optimize=False, compress_level=6)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _jpeg_b64(img: Image.Image, quality: int = 82) -> str:
+    buf = io.BytesIO()
+    img.convert("RGB").save(buf, format="JPEG", quality=quality, optimize=False, progressive=False)
+    return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def _open(data: bytes) -> Image.Image:
+    return Image.open(io.BytesIO(data)).convert("RGB")
+
+
+def draw_boxes(img: Image.Image, boxes: list[list[float]], colour: tuple[int, int, int], width: int = 3,
+               fill_alpha: int = 60) -> Image.Image:
+    """Axis-aligned boxes ``[x0, y0, x1, y1]`` (image pixels), outlined and lightly filled."""
+    return draw_quads(img, [[(b[0], b[1]), (b[2], b[1]), (b[2], b[3]), (b[0], b[3])] for b in boxes], colour,
+                      width, fill_alpha)
+
+
+def draw_quads(img: Image.Image, quads: list[list[tuple[float, float]]], colour: tuple[int, int, int],
+               width: int = 3, fill_alpha: int = 60) -> Image.Image:
+    """Quadrilaterals (four corners, image pixels) outlined and lightly filled."""
+    base = img.convert("RGBA")
+    overlay = Image.new("RGBA", base.size, (0, 0, 0, 0))
+    d = ImageDraw.Draw(overlay)
+    for q in quads:
+        pts = [(float(x), float(y)) for x, y in q]
+        d.polygon(pts, fill=(*colour, fill_alpha))
+        d.line([*pts, pts[0]], fill=(*colour, 255), width=width)
+    return Image.alpha_composite(base, overlay).convert("RGB")
+
+
+def _fit(img: Image.Image, width: int) -> Image.Image:
+    if img.width <= width:
+        return img
+    return img.resize((width, max(1, round(img.height * width / img.width))), Image.Resampling.LANCZOS)
+
+
+def _crop_around(img: Image.Image, boxes: list[list[float]], pad: int, min_w: int = 420, min_h: int = 160
+                 ) -> Image.Image:
+    """A window around the boxes (padded, at least ``min_w`` x ``min_h``), shifted to stay inside the image."""
+    x0 = min(b[0] for b in boxes) - pad
+    y0 = min(b[1] for b in boxes) - pad
+    x1 = max(b[2] for b in boxes) + pad
+    y1 = max(b[3] for b in boxes) + pad
+    w, h = max(x1 - x0, min(min_w, img.width)), max(y1 - y0, min(min_h, img.height))
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    x0 = min(max(0.0, cx - w / 2), max(0.0, img.width - w))
+    y0 = min(max(0.0, cy - h / 2), max(0.0, img.height - h))
+    x1, y1 = min(img.width, x0 + w), min(img.height, y0 + h)
+    return img.crop((int(x0), int(y0), max(int(x1), int(x0) + 1), max(int(y1), int(y0) + 1)))
+
+
+# ----------------------------------------------------------------- charts
+
+def _chart(kind: str, labels: list[str], values: list[float], title: str, xlabel: str = "",
+           colour: str = PALETTE[0]) -> str:
+    """One small matplotlib chart as a PNG data URI (Agg backend; no timestamps in the file)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    n = max(1, len(labels))
+    if kind == "barh":
+        fig, ax = plt.subplots(figsize=(5.2, 0.9 + 0.28 * n), dpi=110)
+        y = np.arange(n)[::-1]
+        ax.barh(y, values, color=colour)
+        ax.set_yticks(y, labels, fontsize=8)
+        for yi, v in zip(y, values, strict=True):
+            ax.text(v, yi, f" {v:g}", va="center", fontsize=7)
+        ax.set_xlim(0, max(values or [1]) * 1.15)
+    elif kind == "hist":
+        fig, ax = plt.subplots(figsize=(5.2, 2.8), dpi=110)
+        lo, hi = int(min(values or [0])), int(max(values or [1]))
+        ax.hist(values, bins=np.arange(lo - 0.5, hi + 1.5), color=colour, edgecolor="white")
+        step = max(1, (hi - lo + 1) // 10)
+        ax.set_xticks(range(lo, hi + 1, step))
+        ax.yaxis.get_major_locator().set_params(integer=True)
+        ax.set_ylabel("documents", fontsize=8)
+    else:
+        fig, ax = plt.subplots(figsize=(5.2, 2.8), dpi=110)
+        x = np.arange(n)
+        ax.bar(x, values, color=[PALETTE[i % len(PALETTE)] for i in range(n)])
+        ax.set_xticks(x, labels, fontsize=8, rotation=20 if n > 4 else 0)
+        for xi, v in zip(x, values, strict=True):
+            ax.text(xi, v, f"{v:g}", ha="center", va="bottom", fontsize=7)
+        ax.set_ylim(0, max(values or [1]) * 1.18)
+    ax.set_title(title, fontsize=10, loc="left")
+    if xlabel:
+        ax.set_xlabel(xlabel, fontsize=8)
+    ax.tick_params(labelsize=8)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", metadata={"Software": None})
+    plt.close(fig)
+    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+# ----------------------------------------------------------------- stats
+
+def _read_table(view: CorpusView, name: str) -> pd.DataFrame:
+    return pd.read_parquet(io.BytesIO(view.read_bytes(name)))
+
+
+def corpus_tables(view: CorpusView) -> dict[str, pd.DataFrame]:
+    docs = _read_table(view, "documents.parquet")
+    qa = _read_table(view, "qa.parquet")
+    asr = _read_table(view, "assertions.parquet")
+    pages = _read_table(view, "pages.parquet")
+    qa = qa.merge(docs[["doc_id", "domain", "recipe", "tier"]], on="doc_id", how="left")
+    n_asr = asr.groupby("qa_id").size()
+    qa["n_assertions"] = qa["qa_id"].map(n_asr).fillna(0).astype(int)
+    return {"documents": docs, "qa": qa, "assertions": asr, "pages": pages}
+
+
+def breakdown(t: dict[str, pd.DataFrame], key: str, order: tuple[str, ...] = ()) -> pd.DataFrame:
+    """Documents, pages, QA and assertions per value of a document attribute (domain, recipe, tier)."""
+    docs, qa = t["documents"], t["qa"]
+    g = docs.groupby(key).agg(docs=("doc_id", "count"), pages=("n_pages", "sum"),
+                              QA=("n_qa", "sum"), assertions=("n_assertions", "sum"))
+    g["QA/page"] = (g["QA"] / g["pages"].clip(lower=1)).round(2)
+    answerable = qa[qa["answer_kind"] != "not_answerable"].groupby(key).size()
+    g["answerable"] = answerable.reindex(g.index).fillna(0).astype(int)
+    return _ordered(g, order)
+
+
+def qa_breakdown(t: dict[str, pd.DataFrame], key: str, order: tuple[str, ...] = ()) -> pd.DataFrame:
+    """QA pairs per element or QA type: count, share, difficulty mix, assertions per QA, pages cited."""
+    qa = t["qa"]
+    g = qa.groupby(key).agg(QA=("qa_id", "count"), assertions_per_qa=("n_assertions", "mean"))
+    g["share %"] = (100 * g["QA"] / max(1, len(qa))).round(1)
+    for d in ("easy", "medium", "hard"):
+        g[d] = qa[qa["difficulty"] == d].groupby(key).size().reindex(g.index).fillna(0).astype(int)
+    multi = qa[qa["page_nos"].map(lambda s: len(json.loads(s)) > 1)].groupby(key).size()
+    g["multi-page"] = multi.reindex(g.index).fillna(0).astype(int)
+    g["assertions/QA"] = g["assertions_per_qa"].round(2)
+    return _ordered(g[["QA", "share %", "easy", "medium", "hard", "assertions/QA", "multi-page"]], order)
+
+
+def _ordered(g: pd.DataFrame, order: tuple[str, ...]) -> pd.DataFrame:
+    if order:
+        idx = [k for k in order if k in g.index] + sorted(k for k in g.index if k not in order)
+        return g.reindex(idx)
+    return g.sort_values(g.columns[0], ascending=False, kind="stable") if len(g.columns) else g
+
+
+def _html_table(df: pd.DataFrame, index_name: str) -> str:
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in [index_name, *df.columns])
+    rows = []
+    for idx, row in df.iterrows():
+        cells = "".join(f"<td class='n'>{html.escape(_fmt(v))}</td>" for v in row.tolist())
+        rows.append(f"<tr><th scope='row'>{html.escape(str(idx))}</th>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, float | np.floating):
+        return f"{float(v):g}"
+    return str(v)
+
+
+# ----------------------------------------------------------------- gallery
+
+def sample_gallery(t: dict[str, pd.DataFrame], seed: int, n: int) -> list[str]:
+    """QA ids with evidence, seeded, spread over element types (round robin in ELEMENT_ORDER)."""
+    qa = t["qa"]
+    has_ev = set(t["assertions"].loc[t["assertions"]["evidence_json"] != "[]", "qa_id"])
+    rng = Rng(seed).fork("report", "gallery")
+    pools: dict[str, list[str]] = {}
+    for el in ELEMENT_ORDER:
+        ids = sorted(qa.loc[(qa["element_type"] == el) & qa["qa_id"].isin(has_ev), "qa_id"])
+        if ids:
+            pools[el] = rng.fork(el).shuffled(ids)
+    chosen: list[str] = []
+    while len(chosen) < n and any(pools.values()):
+        for el in ELEMENT_ORDER:
+            if pools.get(el) and len(chosen) < n:
+                chosen.append(pools[el].pop(0))
+    return chosen
+
+
+def _evidence_of(t: dict[str, pd.DataFrame], qa_id: str) -> list[dict[str, Any]]:
+    rows = t["assertions"][t["assertions"]["qa_id"] == qa_id]
+    ev: list[dict[str, Any]] = []
+    for _, r in rows.iterrows():
+        ev += json.loads(r["evidence_json"])
+        if r["derivation_json"]:
+            for op in json.loads(r["derivation_json"])["operands"]:
+                ev += [e for e in op["evidence"] if e not in ev]
+    return ev
+
+
+def gallery_item(view: CorpusView, t: dict[str, pd.DataFrame], qa_id: str, opts: ReportOptions) -> str:
+    q = t["qa"].set_index("qa_id").loc[qa_id]
+    ev = _evidence_of(t, qa_id)
+    page_no = ev[0]["page_no"]
+    on_page = [e for e in ev if e["page_no"] == page_no]
+    pages = t["pages"]
+    prow = pages[(pages["doc_id"] == q["doc_id"]) & (pages["page_no"] == page_no)].iloc[0]
+    clean = _open(view.read_bytes(prow["image"]))
+    scan = _open(view.read_bytes(prow["scan"]))
+    boxes = [e["bbox_page_px"] for e in on_page if e.get("bbox_page_px")]
+    quads = [e["scan_quad"] for e in on_page if e.get("scan_quad")]
+    scan_boxes = [e["scan_bbox"] for e in on_page if e.get("scan_bbox")]
+    lw = max(2, round(clean.width / 400))
+    clean_d = draw_boxes(clean, boxes, CLEAN_COLOUR, width=lw)
+    scan_d = draw_quads(scan, quads, SCAN_COLOUR, width=lw)
+    pad = round(clean.width * 0.06)
+    zoom_clean = _fit(_crop_around(clean_d, boxes, pad), opts.thumb_width)
+    zoom_scan = _fit(_crop_around(scan_d, scan_boxes or boxes, pad), opts.thumb_width)
+    claims = t["assertions"].loc[t["assertions"]["qa_id"] == qa_id, "claim"].tolist()
+    accepted = json.loads(q["accepted_answers"])
+    if len(accepted) > 6:
+        accepted = [*accepted[:6], f"... {len(accepted) - 6} more"]
+    other_pages = sorted({e["page_no"] for e in ev} - {page_no})
+    more = f" (evidence also on page {', '.join(map(str, other_pages))})" if other_pages else ""
+    meta = (f"{q['doc_id']} &middot; page {page_no}{more} &middot; {html.escape(q['qa_type'])} &middot; "
+            f"{html.escape(q['element_type'])} &middot; {html.escape(q['difficulty'])} &middot; tier "
+            f"{html.escape(str(q['tier']))}")
+    ev_list = "".join(f"<li><code>{html.escape(e['block_id'])}</code> p{e['page_no']}: "
+                      f"&ldquo;{html.escape(e['text'])}&rdquo;</li>" for e in ev[:8])
+    if len(ev) > 8:
+        ev_list += f"<li>&hellip; {len(ev) - 8} more spans</li>"
+    return f"""<article class="qa" id="{html.escape(qa_id)}">
+<h3>{html.escape(q['question'])}</h3>
+<p class="answer">Answer: <strong>{html.escape(q['answer_text'])}</strong>
+<span class="muted">accepted: {html.escape(' | '.join(accepted))}</span></p>
+<p class="meta">{meta}</p>
+<div class="pair">
+<figure><img alt="clean page {page_no} of {q['doc_id']} with evidence boxes" src="{_jpeg_b64(_fit(clean_d, opts.thumb_width))}">
+<figcaption>clean page, <code>bbox_page_px</code></figcaption></figure>
+<figure><img alt="scan of page {page_no} with mapped evidence quads" src="{_jpeg_b64(_fit(scan_d, opts.thumb_width))}">
+<figcaption>scan ({html.escape(str(q['tier']))}), <code>scan_quad</code></figcaption></figure>
+<figure class="zoom"><img alt="zoom on the evidence, clean" src="{_jpeg_b64(zoom_clean, 88)}">
+<img alt="zoom on the evidence, scan" src="{_jpeg_b64(zoom_scan, 88)}">
+<figcaption>evidence, clean (red) and scan (blue)</figcaption></figure>
+</div>
+<details><summary>{len(claims)} assertion(s), {len(ev)} evidence span(s)</summary>
+<ul>{''.join(f'<li>{html.escape(c)}</li>' for c in claims)}</ul><ul class="ev">{ev_list}</ul></details>
+</article>"""
+
+
+# ----------------------------------------------------------------- contact sheet
+
+def contact_sheet(view: CorpusView, doc_id: str, page_no: int, seed: int, dpi: int) -> tuple[str, list[str]]:
+    """The page through all five tiers: (HTML, tier names). Span boxes carried through each tier's geometry."""
+    from degradations import TIER_NAMES, degrade_page, map_boxes, sample_profile
+    from renderers import rasterize
+
+    pdf = view.read_bytes(f"docs/{doc_id}/document.pdf")
+    (_, image), = rasterize(pdf, dpi, pages=[page_no])
+    rmap = view.render_map(doc_id)
+    px = [[v * dpi / 72.0 for v in s.bbox] for s in rmap.spans if s.page_no == page_no]
+    cells = []
+    for tier in TIER_NAMES:
+        profile = sample_profile(tier, 1, Rng(seed).fork("report", "contact", tier))
+        page = profile.pages[0]
+        out = degrade_page(image, page, seed, dpi)
+        img = Image.fromarray(out.image if out.image.ndim == 3 else np.stack([out.image] * 3, axis=-1))
+        if px:
+            quads, _ = map_boxes(np.asarray(px, dtype=float), out.transforms)
+            img = draw_quads(img, [[tuple(p) for p in q] for q in np.asarray(quads).tolist()], SCAN_COLOUR,
+                             width=1, fill_alpha=35)
+        on = [s.name for s in page.stages if s.enabled]
+        cells.append(f"""<figure class="tier"><img alt="{tier} tier" src="{_jpeg_b64(_fit(img, 360), 85)}">
+<figcaption><strong>{tier}</strong><br><span class="muted">{len(on)} stages: {html.escape(', '.join(on) or 'none')}</span>
+</figcaption></figure>""")
+    return f"<div class='sheet'>{''.join(cells)}</div>", list(TIER_NAMES)
+
+
+# ----------------------------------------------------------------- page
+
+CSS = """
+:root{--fg:#1d232b;--muted:#66707c;--line:#dde2e8;--accent:#3a6ea5;--bg:#f6f7f9}
+*{box-sizing:border-box}body{margin:0;font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;color:var(--fg);background:var(--bg)}
+header{background:#1d2a3a;color:#fff;padding:22px 32px}header h1{margin:0 0 4px;font-size:22px}
+header p{margin:0;color:#c9d3df}header code{background:#2e4157;color:#e6edf5}main{max-width:1280px;margin:0 auto;padding:8px 32px 40px}
+nav{margin-top:10px}nav a{color:#9fc3ea;margin-right:16px;text-decoration:none}
+h2{margin:28px 0 10px;font-size:18px;border-bottom:2px solid var(--line);padding-bottom:4px}
+.cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:10px;margin:16px 0}
+.card{background:#fff;border:1px solid var(--line);border-radius:6px;padding:10px 14px}
+.card b{display:block;font-size:22px}.card span{color:var(--muted);font-size:12px}
+.grid{display:grid;grid-template-columns:repeat(auto-fit,minmax(540px,1fr));gap:14px;align-items:start}
+.panel{background:#fff;border:1px solid var(--line);border-radius:6px;padding:10px 12px;overflow-x:auto}
+.panel h3{margin:2px 0 8px;font-size:14px}
+table{border-collapse:collapse;font-size:12.5px;width:100%}th,td{padding:3px 8px;border-bottom:1px solid var(--line);text-align:left}
+td.n{text-align:right;font-variant-numeric:tabular-nums}thead th{background:#eef1f5;position:sticky;top:0}
+img{max-width:100%;display:block}.charts{display:grid;grid-template-columns:repeat(3,1fr);gap:12px}
+.charts img{background:#fff;border:1px solid var(--line);border-radius:6px;padding:4px}
+.qa{background:#fff;border:1px solid var(--line);border-radius:6px;padding:12px 16px;margin:14px 0}
+.qa h3{margin:0 0 4px;font-size:15px}.answer{margin:2px 0}.meta,.muted{color:var(--muted);font-size:12px}
+.pair{display:grid;grid-template-columns:1fr 1fr 1fr;gap:10px;align-items:start}
+figure{margin:0}figcaption{font-size:12px;color:var(--muted);margin-top:3px}
+.pair img{border:1px solid var(--line)}.zoom img{margin-bottom:6px}
+.sheet{display:grid;grid-template-columns:repeat(5,1fr);gap:10px}.tier img{border:1px solid var(--line)}
+code{font-size:12px;background:#eef1f5;padding:0 3px;border-radius:3px}
+details{margin-top:6px}summary{cursor:pointer;color:var(--accent)}ul.ev{font-size:12px}
+footer{color:var(--muted);font-size:12px;margin-top:30px}
+"""
+
+
+def build_report(corpus_dir: str | os.PathLike[str], opts: ReportOptions | None = None) -> tuple[str, dict[str, Any]]:
+    """(HTML text, summary numbers) for a complete corpus."""
+    opts = opts or ReportOptions()
+    try:
+        view = CorpusView.open(corpus_dir)
+    except ExportError as err:
+        raise ReportError(str(err)) from None
+    m = view.manifest
+    s = m.stats
+    seed = m.spec.seed
+    t = corpus_tables(view)
+    qa = t["qa"]
+
+    cards = [("documents", s["documents"]), ("pages", s["pages"]), ("QA pairs", s["qa_pairs"]),
+             ("assertions", s["assertions"]), ("domains", s["domains"]), ("recipes", len(s["by_recipe"])),
+             ("QA / page", s["qa_per_page"]), ("assertions / QA", s["assertions_per_qa"]),
+             ("unanswerable", int((qa["answer_kind"] == "not_answerable").sum()))]
+    cards_html = "".join(f"<div class='card'><b>{html.escape(_fmt(v))}</b><span>{html.escape(k)}</span></div>"
+                         for k, v in cards)
+
+    by_type = qa_breakdown(t, "qa_type")
+    by_el = qa_breakdown(t, "element_type", ELEMENT_ORDER)
+    by_tier = breakdown(t, "tier", TIER_ORDER)
+    by_domain = breakdown(t, "domain")
+    by_recipe = breakdown(t, "recipe")
+    kinds = Counter(qa["answer_kind"])
+    kind_df = pd.DataFrame({"QA": kinds}).sort_values("QA", ascending=False, kind="stable")
+    cross = pd.crosstab(qa["qa_type"], qa["element_type"])
+    cross = cross[[c for c in ELEMENT_ORDER if c in cross.columns]]
+
+    charts = [
+        _chart("barh", list(by_type.index), by_type["QA"].tolist(), "QA pairs by QA type", "QA pairs"),
+        _chart("bar", list(by_el.index), by_el["QA"].tolist(), "QA pairs by element type"),
+        _chart("bar", list(by_tier.index), by_tier["pages"].tolist(), "Pages by scan tier"),
+        _chart("barh", list(by_domain.index), by_domain["QA"].tolist(), "QA pairs by domain", "QA pairs",
+               PALETTE[2]),
+        _chart("barh", list(by_recipe.index), by_recipe["docs"].tolist(), "Documents by recipe",
+               "documents", PALETTE[1]),
+        _chart("hist", [], t["documents"]["n_pages"].tolist(), "Pages per document", "pages", PALETTE[4]),
+    ]
+    charts_html = "".join(f"<img alt='chart {i + 1}' src='{c}'>" for i, c in enumerate(charts))
+
+    def panel(title: str, df: pd.DataFrame, idx: str) -> str:
+        return f"<div class='panel'><h3>{html.escape(title)}</h3>{_html_table(df, idx)}</div>"
+
+    tables_html = "".join([
+        panel("By QA type", by_type, "qa type"), panel("By element type", by_el, "element"),
+        panel("By scan tier", by_tier, "tier"), panel("By domain", by_domain, "domain"),
+        panel("By recipe", by_recipe, "recipe"), panel("By answer kind", kind_df, "answer kind"),
+        panel("QA type × element type", cross, "qa type"),
+    ])
+
+    chosen = sample_gallery(t, seed, opts.gallery)
+    gallery_html = "".join(gallery_item(view, t, qid, opts) for qid in chosen) or "<p>No QA pair has evidence.</p>"
+
+    busiest = t["pages"].sort_values(["n_spans", "doc_id", "page_no"], ascending=[False, True, True],
+                                     kind="stable").iloc[0]
+    c_doc, c_page = str(busiest["doc_id"]), int(busiest["page_no"])
+    sheet_html, _ = contact_sheet(view, c_doc, c_page, seed, opts.contact_dpi)
+
+    title = f"SynthDocQA corpus report: {m.name} (seed {seed})"
+    body = f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{html.escape(title)}</title><link rel="icon" href="data:,"><style>{CSS}</style></head>
+<body><header><h1>{html.escape(title)}</h1>
+<p>{s['documents']} documents, {s['pages']} pages, {s['qa_pairs']} QA pairs, {s['assertions']} assertions &middot;
+code <code>{html.escape(m.code_version)}</code> &middot; spec <code>{m.spec_hash[:16]}</code> &middot; dpi {m.spec.dpi}</p>
+<nav><a href="#stats">Stats</a><a href="#charts">Charts</a><a href="#gallery">Evidence gallery</a><a href="#tiers">Five tiers</a></nav>
+</header><main>
+<section id="stats"><div class="cards">{cards_html}</div><div class="grid">{tables_html}</div></section>
+<section id="charts"><h2>Charts</h2><div class="charts">{charts_html}</div></section>
+<section id="gallery"><h2>Evidence gallery</h2>
+<p class="muted">{len(chosen)} QA pairs sampled with seed {seed} across element types. Red: the answer's evidence
+boxes on the clean page image; blue: the same spans carried through the scan's geometry onto the scan.</p>
+{gallery_html}</section>
+<section id="tiers"><h2>Five-tier contact sheet</h2>
+<p class="muted">Page {c_page} of {html.escape(c_doc)} (the page with the most fact spans) rasterised at {opts.contact_dpi} dpi and degraded with each
+tier's sampled stages (<code>sample_profile(tier, 1, Rng({seed}).fork("report", "contact", tier))</code>); blue:
+every fact span's box mapped through the tier's geometric stages.</p>
+{sheet_html}</section>
+<footer>Generated by <code>synthdocqa report</code> from <code>corpus.json</code>; every file read was checked
+against the manifest's sha256.</footer>
+</main></body></html>
+"""
+    summary = {"documents": s["documents"], "pages": s["pages"], "qa_pairs": s["qa_pairs"],
+               "assertions": s["assertions"], "gallery": chosen, "contact_sheet": [c_doc, c_page],
+               "qa_by_element": s["qa_by_element"], "by_tier": s["by_tier"]}
+    return body, summary
+
+
+def write_report(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[str],
+                 opts: ReportOptions | None = None) -> dict[str, Any]:
+    """Build the report and write it atomically (nothing is written if building fails)."""
+    out = Path(out)
+    if not out.parent.resolve().is_dir():
+        raise ReportError(f"{out.parent}: no such directory")
+    if out.is_dir():
+        raise ReportError(f"{out}: is a directory; give a file name such as report.html")
+    text, summary = build_report(corpus_dir, opts)
+    atomic_write_text(out, text)
+    return {**summary, "path": str(out), "bytes": len(text.encode("utf-8"))}
+
+
+def publish_report_artifact(out: str | os.PathLike[str], manifest: Any) -> str | None:
+    """Write ``<corpus>/report.html`` and a markdown artifact with its path and key figures.
+
+    Called at the end of ``generate-corpus``; the report is a view, so a failure is logged, not raised.
+    """
+    from prefect import get_run_logger
+    from prefect.artifacts import create_markdown_artifact
+
+    logger = get_run_logger()
+    path = Path(out).resolve() / "report.html"
+    try:
+        info = write_report(out, path)
+    except Exception as err:  # noqa: BLE001 - the corpus is written; a report failure must not fail the run
+        logger.warning(f"corpus report not written: {err.__class__.__name__}: {err}")
+        return None
+    s = manifest.stats
+    elements = ", ".join(f"{k} {v}" for k, v in s["qa_by_element"].items())
+    tiers = ", ".join(f"{k} {v}" for k, v in s["by_tier"].items())
+    md = "\n".join([
+        f"# Corpus report `{manifest.name}`", "",
+        f"Open `{path}` in a browser ({info['bytes'] / 1e6:.1f} MB, self-contained).", "",
+        "| figure | value |", "|---|---|",
+        f"| documents | {s['documents']} |", f"| pages | {s['pages']} |", f"| QA pairs | {s['qa_pairs']} |",
+        f"| assertions | {s['assertions']} |", f"| QA per page | {s['qa_per_page']} |",
+        f"| assertions per QA | {s['assertions_per_qa']} |", f"| QA by element | {elements} |",
+        f"| documents by tier | {tiers} |", "",
+        f"Gallery: {', '.join(info['gallery'])}; contact sheet: {info['contact_sheet'][0]} page "
+        f"{info['contact_sheet'][1]}."])
+    create_markdown_artifact(key="corpus-report", markdown=md, description=f"report of {manifest.name}")
+    return str(path)
