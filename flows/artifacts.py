@@ -47,3 +47,6 @@ def publish_corpus_artifacts(out: str, manifest: CorpusManifest) -> None:
           f"- documents: `{root / 'docs'}`", "",
           "Check it with `synthdocqa verify` and rebuild it bit for bit with `synthdocqa reproduce`."]
     create_markdown_artifact(key="corpus-summary", markdown="\n".join(md), description="generate-corpus run")
+    from flows.report import publish_report_artifact
+
+    publish_report_artifact(out, manifest)  # <out>/report.html + a markdown artifact with its key figures
