@@ -65,9 +65,11 @@ class FigureFlow(Flow):
 
     def _data_table(self) -> TableBlock:
         b = self.b
-        rows = [[Span(text=s.name)] + list(s.points) for s in b.series]
-        return TableBlock(id=b.id, columns=[b.unit_label or "Series"] + list(b.categories), rows=rows,
-                          numeric_columns=list(range(1, len(b.categories) + 1)))
+        n = max([len(b.categories)] + [len(s.points) for s in b.series])  # ragged series still fit
+        cats = list(b.categories) + [""] * (n - len(b.categories))
+        rows = [[Span(text=s.name)] + list(s.points) + [Span(text="")] * (n - len(s.points)) for s in b.series]
+        return TableBlock(id=b.id, columns=[b.unit_label or "Series"] + cats, rows=rows,
+                          numeric_columns=list(range(1, n + 1)))
 
     def take(self, width, avail, fresh):
         t, b = self.t, self.b
@@ -129,6 +131,8 @@ class FigureFlow(Flow):
     # -- planning: where each value label goes (None => data-table mode) --------------------------------
     def _plan(self, width: float, plot_h: float):
         b = self.b
+        if any(len(s.points) != len(b.categories) for s in b.series):
+            return None  # points do not match the categories one to one: show the values as a table
         if b.chart == "pie":
             return self._plan_pie(width, plot_h)
         t = self.t
@@ -284,7 +288,7 @@ class FigureFlow(Flow):
         if b.chart == "bar":
             bw = group * 0.72 / m
             for si, s in enumerate(b.series):
-                for ci, v in enumerate(s.values):
+                for ci, v in enumerate(s.values[:len(b.categories)]):
                     x0 = left + ci * group + group * 0.14 + bw * si
                     top, bot = ymap(max(v, 0.0)), ymap(min(v, 0.0))
                     d.add(Rect(x0, dy(bot), bw * 0.94, max(bot - top, 0.3), fillColor=cols[si % len(cols)],
@@ -292,7 +296,7 @@ class FigureFlow(Flow):
         else:
             for si, s in enumerate(b.series):
                 pts = []
-                for ci, v in enumerate(s.values):
+                for ci, v in enumerate(s.values[:len(b.categories)]):
                     pts += [left + ci * group + group / 2, dy(ymap(v))]
                 d.add(PolyLine(pts, strokeColor=cols[si % len(cols)], strokeWidth=1.6))
                 for k in range(0, len(pts), 2):

@@ -207,3 +207,23 @@ def test_form_split_across_slots_of_different_widths_draws_every_field_once():
     assert texts == [f"value-{i:02d}" for i in range(40)] + [f"Option {i}" for i in range(9)]
     assert res.render_map.dropped_fact_ids == []
     assert verify_text_layer(res.pdf, res.render_map) == []
+
+
+def test_charts_with_ragged_series_and_crowded_labels_keep_every_value():
+    from ir import FigureBlock, Series
+
+    b = DocBuilder()
+    cats = [f"Region {i}" for i in range(9)]
+    crowded = FigureBlock(id="b001", chart="bar", title="Crowded", categories=cats, series=[
+        Series(name=f"S{k}", points=[b.span(f"${(i + 1) * (k + 3)},{k}00.00") for i in range(9)],
+               values=[float((i + 1) * (k + 3)) for i in range(9)]) for k in range(3)])
+    ragged = FigureBlock(id="b002", chart="line", categories=["Jan", "Feb"], series=[
+        Series(name="Users", points=[b.span("1.1k"), b.span("1.4k"), b.span("1.9k")], values=[1.1, 1.4, 1.9])])
+    pie2 = FigureBlock(id="b003", chart="pie", categories=["A", "B"], series=[
+        Series(name="2025", points=[b.span("60%"), b.span("40%")], values=[60, 40]),
+        Series(name="2026", points=[b.span("55%"), b.span("45%")], values=[55, 45])])
+    doc = b.doc([[crowded, ragged, pie2]])
+    res = render_document(doc)
+    assert res.render_map.dropped_fact_ids == []
+    assert res.render_map.drawn_fact_ids() == {f.id for f in doc.facts}
+    assert verify_text_layer(res.pdf, res.render_map) == []
