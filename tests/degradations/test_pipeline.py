@@ -67,6 +67,7 @@ def test_replay_from_serialised_profile_gives_identical_bytes(tier):
         a = degrade_page(PAGE, page, 9, 100)
         b = degrade_page(PAGE, again, 9, 100)
         assert _digest(a.image) == _digest(b.image)
+        assert a.image.shape == PAGE.shape  # output size = input size, resample included
         assert encode_scan(a.image, tier) == encode_scan(b.image, tier)
         assert [t.to_dict() for t in a.transforms] == [t.to_dict() for t in b.transforms]
 
