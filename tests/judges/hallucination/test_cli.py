@@ -20,12 +20,12 @@ def only_judge_command(monkeypatch):
 def test_embedded_default_on_a_corpus(corpus_dir, tmp_path, capsys):
     out = tmp_path / "out"
     rc = flows.cli.main(["judge", "hallucination", "--corpus", str(corpus_dir), "--out", str(out),
-                         "--per-qa", "4", "--seed", "3"])
+                         "--per-qa", "3", "--seed", "3"])
     assert rc == 0
     res = json.loads((out / "analysis.json").read_text())
     labelers = {m["labeler"] for m in res["mismatch"]}
     assert labelers == {"exact_match", "token_f1", "rouge_l", "chrf", "bleu", "embedding_cosine"}
-    assert res["n_items"] == len((out / "items.jsonl").read_text().splitlines()) > 100
+    assert res["n_items"] == len((out / "items.jsonl").read_text().splitlines()) > 60
     md = (out / "report.md").read_text()
     assert "Criterion mismatch" in md and "extra_true" in md and "kappa_by_criterion.png" in md
     assert (out / "kappa_by_criterion.png").read_bytes()[:4] == b"\x89PNG"
