@@ -128,10 +128,9 @@ def verify_document(corpus_dir: str | os.PathLike[str], doc_id: str) -> list[str
                 problems.append(f"{q.id}: answer {q.answer.model_dump_json()} differs from its assertion "
                                 f"{own[-1].id}")
         elif q.qa_type in ("table_aggregate", "difference", "percent_change", "date_arithmetic"):
-            der = own[0].derivation
+            der = next((a.derivation for a in own if a.derivation is not None), None)
             if der is None or q.answer.kind != "number" or q.answer.value != der.result:
-                problems.append(f"{q.id}: answer {q.answer.model_dump_json()} differs from the derivation of "
-                                f"{own[0].id}")
+                problems.append(f"{q.id}: answer {q.answer.model_dump_json()} differs from its derivation")
         elif q.qa_type == "multi_hop" and q.answer != own[-1].value:
             problems.append(f"{q.id}: answer differs from its assertion {own[-1].id}")
         if q.answer_text not in q.accepted_answers:

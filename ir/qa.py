@@ -46,7 +46,7 @@ ScanMapper = Callable[[int, tuple[float, float, float, float]], tuple[tuple, tup
 """(page_no, bbox on the clean page image in px) -> (quad, axis-aligned box) on the scan image."""
 
 QA_TYPE_WEIGHTS: dict[str, float] = {
-    "lookup": 0.27, "table_aggregate": 0.09, "comparison": 0.07, "difference": 0.06, "percent_change": 0.04,
+    "lookup": 0.29, "table_aggregate": 0.09, "comparison": 0.05, "difference": 0.06, "percent_change": 0.04,
     "chart_reading": 0.12, "annotation_reading": 0.07, "date_arithmetic": 0.03, "multi_hop": 0.05,
     "boolean": 0.09, "list": 0.05, "unanswerable": 0.06,
 }
@@ -55,7 +55,7 @@ DIFFICULTY = {
     "table_aggregate": "medium", "comparison": "medium", "difference": "medium", "percent_change": "medium",
     "date_arithmetic": "medium", "list": "hard", "multi_hop": "hard", "unanswerable": "medium",
 }
-_PERIOD = re.compile(r"\b(19|20)\d{2}\b|\bQ[1-4]\b|\bH[12]\b|\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)",
+_PERIOD = re.compile(r"(19|20)\d{2}\b|\bQ[1-4]\b|\bH[12]\b|\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)",
                      re.IGNORECASE)
 ABSENT_FIELDS = ("Fax number", "Secondary contact", "Tax exemption code", "Cost centre override",
                  "Witness name", "Escalation reference", "Insurance rider code", "Backup approver")
@@ -129,7 +129,8 @@ class _Deriver:
         dates = [f for f in doc.facts if isinstance(f.value, DateValue) and f.id in self.ev]
         if len({f.value.value for f in dates}) >= 2:
             self.by_type["date_arithmetic"].append(None)
-        if self._multi_hop_pairs():
+        self.multi_hop = self._multi_hop_pairs()
+        if self.multi_hop:
             self.by_type["multi_hop"].append(None)
 
     # ------------------------------------------------------------ helpers
@@ -176,15 +177,17 @@ class _Deriver:
 
     def _multi_hop_pairs(self) -> list[tuple[Fact, Fact]]:
         pairs = []
+        by_subject: dict[str, list[Fact]] = {}
+        for f in self.doc.facts:
+            if f.subject and self.drawn(f.id) and not isinstance(f.value, PersonValue | OrganisationValue):
+                by_subject.setdefault(f.subject, []).append(f)
         names = [f for f in self.doc.facts if isinstance(f.value, PersonValue | OrganisationValue)
                  and f.value.entity_id and self.drawn(f.id)]
         for nf in names:
             p1 = {e.page_no for e in self.ev[nf.id]}
-            for f in self.doc.facts:
-                if f.subject == nf.value.entity_id and f.id != nf.id and self.drawn(f.id) \
-                        and not isinstance(f.value, PersonValue | OrganisationValue):
-                    if not ({e.page_no for e in self.ev[f.id]} & p1):
-                        pairs.append((nf, f))
+            for f in by_subject.get(nf.value.entity_id, []):
+                if f.id != nf.id and not ({e.page_no for e in self.ev[f.id]} & p1):
+                    pairs.append((nf, f))
         return pairs
 
     # ------------------------------------------------------------ generators
@@ -324,9 +327,11 @@ class _Deriver:
         ans = NumberAnswer(value=res, unit=unit, currency=cur)
         q = f"In the {where}, how much higher is the {what} of {la} than that of {lb}?"
         der = AssertionDerivation(op="difference", operands=[self._operand(fa), self._operand(fb)], result=res)
-        return _Draft("difference", "table", q, ans, None,
-                      [(f"The {what} of {la} exceeds that of {lb} by {res}{' ' + cur if cur else ''}.", ans,
-                        [fa.id, fb.id], der)])
+        return _Draft("difference", "table", q, ans, None, [
+            self._claim_fact(fa, f"The {what} of {la} is {fa.text}."),
+            self._claim_fact(fb, f"The {what} of {lb} is {fb.text}."),
+            (f"The {what} of {la} exceeds that of {lb} by {res}{' ' + cur if cur else ''}.", ans, [fa.id, fb.id],
+             der)])
 
     def _q_percent_change(self, t: TableBlock, rng: Rng) -> _Draft | None:
         a, b = rng.choice(self._period_pairs(t))
@@ -362,7 +367,7 @@ class _Deriver:
                         der)])
 
     def _q_multi_hop(self, _src, rng: Rng) -> _Draft | None:
-        nf, f = rng.choice(self._multi_hop_pairs())
+        nf, f = rng.choice(self.multi_hop)
         ent = self.entities.get(nf.value.entity_id)
         role = (ent.role if ent and ent.role else nf.label).strip()
         p1 = self.ev[nf.id][0].page_no
