@@ -17,6 +17,7 @@ install: $(VENV)/.installed
 
 demo: $(VENV)/.installed
 	$(BIN)/synthdocqa generate --profile demo --seed $(SEED) --out $(OUT)/demo
+	$(BIN)/synthdocqa verify $(OUT)/demo
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -125,7 +126,8 @@ def register(sub) -> None:
     g.add_argument("--out", required=True, help="corpus directory")
     g.add_argument("--profile", choices=["demo", "reference"], default="demo")
     g.add_argument("--spec", help="CorpusSpec JSON file (overrides --profile)")
-    g.add_argument("--workers", type=int, default=1, help="parallel worker processes")
+    g.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1),
+                   help="parallel worker processes (default: the CPU count, at most 4)")
     g.add_argument("--runner", choices=["process", "dask", "inline"], default="process",
                    help="task runner of the generate-corpus flow")
     g.add_argument("--dask-address", default=None, help="scheduler address (default: a LocalCluster)")
