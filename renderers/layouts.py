@@ -263,7 +263,7 @@ def _slots(rng: Rng, arrangement: str, columns: int, gap: float,
     def cols(top: float, bottom: float, n: int, prefix: str) -> list[Slot]:
         cw = (w - gap * (n - 1)) / n
         narrow_accepts = ["text", "figure", "annotation"] + (["table", "form"] if n == 2 else [])
-        cap = max(1, round((bottom - top) / 230))
+        cap = max(1, round((bottom - top) / 330))  # ~2 blocks per full-height column: content spreads
         return [Slot(id=f"{prefix}{i + 1}", role="column",
                      bbox=(round(x0 + i * (cw + gap), 2), round(top, 2), round(x0 + i * (cw + gap) + cw, 2),
                            round(bottom, 2)),
