@@ -65,7 +65,10 @@ def _chooser(name: str):
         from renderers.retrieval import default_layout_chooser
     except ImportError as err:
         raise CliError(f"--layout-chooser clip needs renderers.retrieval: {err}") from None
-    return default_layout_chooser()
+    try:
+        return default_layout_chooser()
+    except (OSError, ValueError, RuntimeError) as err:  # e.g. missing or corrupt layout-CLIP weights
+        raise CliError(f"--layout-chooser clip: {str(err).splitlines()[0]}") from None
 
 
 def render_one(spec, index: int, out: Path, chooser, verify: bool = True) -> int:
