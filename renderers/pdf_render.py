@@ -295,8 +295,9 @@ def render_document(doc: DocumentIR, library: LayoutLibrary | None = None) -> Re
         lay = page.layout
         c.setPageSize((lay.width, lay.height))
         ctx = DrawCtx(c, lay.width, lay.height, n)
-        draw_header(ctx, page.theme, info, n)
-        draw_footer(ctx, page.theme, info, n, total)
+        chrome = page.theme.for_text(info.title + info.organisation + info.address + info.reference)
+        draw_header(ctx, chrome, info, n)
+        draw_footer(ctx, chrome, info, n, total)
         for pl in page.placed:
             pl.piece.draw(ctx, pl.x, pl.y, pl.width)
             if pl.block_id:
