@@ -142,6 +142,7 @@ def save_weights(model: torch.nn.Module, path: str | os.PathLike[str], fp16: boo
     os.close(fd)
     try:
         save_file(sd, tmp, metadata={"format": "pt"})
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):
