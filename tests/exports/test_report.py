@@ -1,0 +1,138 @@
+"""The HTML report: self-contained, deterministic, opens in headless Chromium without errors."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from flows.cli import main
+from flows.report import ReportOptions, build_report, draw_boxes, draw_quads
+
+from .chromium import check_page, chromium_binary
+from .helpers import corpus_truth
+
+
+class _Tags(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.imgs: list[str] = []
+        self.links: list[str] = []
+        self.classes: list[str] = []
+        self.scripts = 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "img":
+            self.imgs.append(a.get("src", ""))
+        if tag in ("a", "link", "script", "iframe") and (a.get("href") or a.get("src")):
+            self.links.append(a.get("href") or a.get("src"))
+        if tag == "script":
+            self.scripts += 1
+        self.classes += (a.get("class") or "").split()
+
+
+@pytest.fixture(scope="module")
+def report(corpus, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report") / "report.html"
+    assert main(["report", str(corpus), "--out", str(out)]) == 0
+    return out
+
+
+def test_report_is_self_contained_with_every_section(corpus, report):
+    truth = corpus_truth(corpus)
+    tags = _Tags()
+    text = report.read_text("utf-8")
+    tags.feed(text)
+    assert tags.scripts == 0
+    assert all(src.startswith(("data:image/png;base64,", "data:image/jpeg;base64,")) for src in tags.imgs)
+    assert all(link.startswith(("#", "data:")) for link in tags.links)  # nothing fetched
+    n_gallery = tags.classes.count("qa")
+    with_evidence = {a["qa_id"] for a in truth["assertions"].values() if a["evidence"]}
+    assert n_gallery == min(6, len(with_evidence))
+    assert tags.classes.count("tier") == 5
+    assert len(tags.imgs) == 6 + 4 * n_gallery + 5  # charts, gallery (page, scan, 2 zooms), contact sheet
+    for tier in ("pristine", "good", "fair", "degraded", "poor"):
+        assert f"<strong>{tier}</strong>" in text
+    s = truth["stats"]
+    assert f"{s['documents']} documents, {s['pages']} pages, {s['qa_pairs']} QA pairs" in text
+    for qa_type, n in s["qa_by_type"].items():
+        assert f"<th scope='row'>{qa_type}</th><td class='n'>{n}</td>" in text
+
+
+def test_report_is_deterministic(corpus, report):
+    again, _ = build_report(corpus, ReportOptions())
+    assert again.encode("utf-8") == report.read_bytes()
+
+
+def test_gallery_questions_are_sampled_over_element_types(corpus):
+    _, summary = build_report(corpus, ReportOptions(gallery=3))
+    truth = corpus_truth(corpus)
+    elements = [truth["qa"][q]["element_type"] for q in summary["gallery"]]
+    assert len(summary["gallery"]) == 3 and len(set(elements)) == min(3, len(set(
+        truth["qa"][a["qa_id"]]["element_type"] for a in truth["assertions"].values() if a["evidence"])))
+
+
+def test_boxes_and_quads_are_drawn_where_given():
+    white = Image.new("RGB", (100, 80), "white")
+    boxed = np.asarray(draw_boxes(white, [[10, 20, 40, 50]], (220, 30, 60), width=2, fill_alpha=0))
+    assert tuple(boxed[20, 25]) == (220, 30, 60) and tuple(boxed[35, 10]) == (220, 30, 60)
+    assert tuple(boxed[35, 25]) == (255, 255, 255) and tuple(boxed[70, 90]) == (255, 255, 255)
+    quad = np.asarray(draw_quads(white, [[(50, 10), (90, 10), (90, 30), (50, 30)]], (0, 120, 255), width=1,
+                                 fill_alpha=255))
+    assert tuple(quad[20, 70]) == (0, 120, 255) and tuple(quad[50, 20]) == (255, 255, 255)
+
+
+@pytest.mark.skipif(chromium_binary() is None, reason="Debian chromium not installed (.ci/run installs it)")
+def test_report_opens_in_headless_chromium_without_errors(report):
+    page = check_page(report, width=1400, height=1000)
+    assert page.errors == []
+    assert page.requests == []  # no network request leaves the file
+    assert page.broken_images == 0 and page.images >= 6 + 5
+    assert page.title.startswith("SynthDocQA corpus report")
+    assert page.height > 2000
+
+
+@pytest.mark.skipif(chromium_binary() is None, reason="Debian chromium not installed (.ci/run installs it)")
+def test_chromium_check_catches_errors(tmp_path):
+    bad = tmp_path / "bad.html"
+    bad.write_text("<!DOCTYPE html><html><head><link rel='icon' href='data:,'></head><body>"
+                   "<img src='missing.png'><script>console.error('boom'); nope();</script></body></html>")
+    page = check_page(bad)
+    joined = json.dumps(page.errors)
+    assert "boom" in joined and "nope" in joined and "ERR_FILE_NOT_FOUND" in joined
+    assert page.broken_images == 1
+
+
+def test_corpus_artifacts_include_the_report(corpus_copy, monkeypatch):
+    """``publish_corpus_artifacts`` (end of generate-corpus) writes report.html and a markdown artifact.
+
+    Prefect's artifact calls are captured here (an API server costs over a minute on this machine); the
+    deployment test runs the same function against a real server.
+    """
+    import logging
+
+    import prefect
+    import prefect.artifacts
+
+    from flows.artifacts import publish_corpus_artifacts
+    from ir.store import load_manifest
+
+    made: dict[str, str] = {}
+    monkeypatch.setattr(prefect.artifacts, "create_markdown_artifact",
+                        lambda key, markdown, description=None: made.setdefault(key, markdown))
+    monkeypatch.setattr(prefect.artifacts, "create_table_artifact", lambda key, table, description=None: None)
+    monkeypatch.setattr(prefect, "get_run_logger", lambda: logging.getLogger("test"))
+    import flows.artifacts as fa
+
+    monkeypatch.setattr(fa, "create_markdown_artifact", prefect.artifacts.create_markdown_artifact)
+    monkeypatch.setattr(fa, "create_table_artifact", prefect.artifacts.create_table_artifact)
+    publish_corpus_artifacts(str(corpus_copy), load_manifest(corpus_copy))
+    assert (corpus_copy / "report.html").is_file()
+    md = made["corpus-report"]
+    assert str((corpus_copy / "report.html").resolve()) in md
+    s = load_manifest(corpus_copy).stats
+    assert f"| QA pairs | {s['qa_pairs']} |" in md and f"| documents | {s['documents']} |" in md
