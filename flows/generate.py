@@ -46,6 +46,10 @@ class GenerateParams(BaseModel):
         return spec_for_profile(self.profile, self.seed, self.n_docs)
 
 
+_progress_hook = None
+"""In-process progress callback ``(done, total, record)`` set by the CLI for its progress bar."""
+
+
 def default_corpus_dir(spec: CorpusSpec) -> str:
     return f"out/corpora/{spec.name}-seed{spec.seed}-n{spec.n_docs}"
 
@@ -90,10 +94,14 @@ def generate_documents(spec: CorpusSpec, indices: list[int], corpus_dir: str) ->
     futures = [generate_document_task.with_options(refresh_cache=i not in done).submit(spec, i, corpus_dir)
                for i in indices]
     progress = publish_progress(None, 0, len(futures))
+    if _progress_hook is not None:
+        _progress_hook(0, len(futures), None)
     records = []
     for n, fut in enumerate(futures, start=1):
         records.append(fut.result())
         progress = publish_progress(progress, n, len(futures))
+        if _progress_hook is not None:
+            _progress_hook(n, len(futures), DocRecord.model_validate(records[-1]))
     return records
 
 
@@ -123,8 +131,13 @@ def generate_corpus_flow(seed: int = 0, n_docs: int | None = None, profile: str 
 def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1, only: Iterable[int] | None = None,
                  force: bool = False, runner: Runner = "process", dask_address: str | None = None, progress=None):
     """Run ``generate-corpus`` for a spec; returns the corpus stats (or, with ``only``, the doc ids)."""
+    global _progress_hook
     doc_indices(spec, only)  # validate before any server starts
-    with prefect_api():
-        return generate_corpus_flow(spec=spec.model_dump(mode="json"), out=str(out), workers=workers,
-                                    only=list(only) if only is not None else None, force=force, runner=runner,
-                                    dask_address=dask_address)
+    _progress_hook = progress
+    try:
+        with prefect_api():
+            return generate_corpus_flow(spec=spec.model_dump(mode="json"), out=str(out), workers=workers,
+                                        only=list(only) if only is not None else None, force=force,
+                                        runner=runner, dask_address=dask_address)
+    finally:
+        _progress_hook = None

@@ -51,6 +51,8 @@ def _progress_bar(total_label: str):
         nonlocal bar
         if bar is None:
             bar = tqdm(total=total, desc=total_label, unit="doc", file=sys.stderr, dynamic_ncols=True)
+        if n == 0:
+            return
         bar.update(1)
         if rec is not None:
             bar.set_postfix_str(f"{rec.doc_id} {rec.n_pages}p {rec.n_qa}qa")
@@ -64,6 +66,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
     from flows.generate import run_generate
 
     spec = _spec_from_args(args)
+    if not args.verbose and not os.environ.get("PREFECT_API_URL"):
+        # a temporary API: keep the terminal to the progress bar and warnings
+        os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     if args.workers < 1:
         raise CliError("--workers must be >= 1")
     t0 = time.perf_counter()
@@ -74,13 +79,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
     except ValueError as err:
         raise CliError(str(err)) from None
     dt = time.perf_counter() - t0
-    if isinstance(result, dict):
+    if args.only is None:
         from flows.pipeline import stats_line
 
         print(f"{args.out}: {stats_line(result)} in {dt:.1f} s")
     else:
-        print(f"{args.out}: wrote {len(result)} documents ({', '.join(r.doc_id for r in result)}) in {dt:.1f} s; "
-              "no manifest (--only)")
+        docs = result["documents"]
+        print(f"{args.out}: wrote {len(docs)} documents ({', '.join(docs)}) in {dt:.1f} s; no manifest (--only)")
     return 0
 
 
@@ -133,7 +138,8 @@ def register(sub) -> None:
     g.add_argument("--dask-address", default=None, help="scheduler address (default: a LocalCluster)")
     g.add_argument("--only", type=parse_int_list, help="comma-separated document indices (no manifest)")
     g.add_argument("--force", action="store_true", help="reuse a directory that holds another spec")
-    g.add_argument("--quiet", action="store_true")
+    g.add_argument("--quiet", action="store_true", help="no progress bar")
+    g.add_argument("--verbose", action="store_true", help="show Prefect's run logs")
     g.set_defaults(func=cmd_generate)
 
     v = sub.add_parser("verify", help="re-check hashes, evidence boxes and derivations of a corpus")
