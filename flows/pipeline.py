@@ -7,6 +7,7 @@ plan -> choose layouts -> render PDF -> sample scan params into the IR -> raster
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from collections.abc import Callable, Iterable
@@ -59,9 +60,12 @@ def complete_ir(spec: CorpusSpec, index: int, layout_chooser: Callable[[Document
     return layout_chooser(doc)
 
 
+@functools.cache
 def default_layout_chooser() -> Callable[[DocumentIR], DocumentIR]:
-    """Layouts chosen by the renderer's seeded assignment (PagePlan.layout_id left unset)."""
-    return lambda doc: doc
+    """CLIP retrieval (the shipped layout-CLIP) over the built-in 10,000-layout library, once per process."""
+    from renderers.retrieval import default_layout_chooser as clip_chooser
+
+    return clip_chooser()
 
 
 def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[DocumentIR], DocumentIR] | None = None
