@@ -73,6 +73,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--timing-seed", type=int, default=0)
     ap.add_argument("--reps", type=int, default=2, help="timing repetitions (best kept)")
+    ap.add_argument("--side-checks", action="store_true",
+                    help="intercept SE of the baseline vs ours, and the cost of the response variance component")
     ap.add_argument("--strata", action="store_true", help="also time the full analysis with stratified fits")
     args = ap.parse_args()
     print(f"load average at start: {os.getloadavg()[0]:.2f} (machine shared; BLAS threads = 1)")
@@ -101,6 +103,22 @@ def main() -> None:
           f"| baseline unconverged/raised fits: {base_failed} | our refits: {refits or 'none'}")
     per = {f.metric: round(f.diagnostics.seconds, 2) for f in res.fits}
     print(f"per-metric seconds (ours): {per}")
+    if args.side_checks:
+        frame = metric_frame(s.ratings, "correctness", "human")
+        frame["_all"] = 1
+        vc = {"rater": "0+C(rater)", "item": "0+C(item)"}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            se1 = smf.mixedlm("score ~ C(resp)", frame, groups="_all", vc_formula=vc).fit(method="lbfgs").bse_fe.iloc[0]
+            se0 = smf.mixedlm("score ~ C(resp)", frame, groups="_all", re_formula="0", vc_formula=vc).fit(
+                method="lbfgs").bse_fe.iloc[0]
+        print(f"intercept SE on correctness: baseline re_formula='1' {se1:.4f} | ours re_formula='0' {se0:.4f}")
+        for label, opts in (("rater+item", MAIN_ONLY), ("rater+item+response", MAIN_ONLY.model_copy(
+                update={"response_effect": True}))):
+            w0, c0 = time.perf_counter(), time.process_time()
+            r = analyze(s.ratings, options=opts, metrics=["correctness"])
+            print(f"correctness (7,480 rows) with {label} variance components: {time.perf_counter() - w0:.2f} s wall / "
+                  f"{time.process_time() - c0:.2f} s CPU; llm_d SE {r.main[-1].se:.4f}")
     if args.strata:
         t0 = time.perf_counter()
         full = analyze(s.ratings)

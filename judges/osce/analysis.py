@@ -13,14 +13,13 @@ history categories hold ~8 questions, too few to estimate an item variance on th
 apply to sentence-level metrics only (an encounter has no single category or form).
 
 Optional third variance component ``response_effect=True``: item x responder (the rated answer),
-for data where answers vary beyond rater noise; it makes each 7,480-row fit ~30x slower.
+for data where answers vary beyond rater noise; it makes each 7,480-row fit ~11x more expensive.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
@@ -180,4 +179,4 @@ def coverage(result: AnalysisResult, truth: pd.DataFrame, strata: bool = False) 
     merged = est.merge(t[key + ["planted", "planted_latent"]], on=key, how="inner")
     merged["covered"] = (merged["ci_low"] <= merged["planted"]) & (merged["planted"] <= merged["ci_high"])
     merged["error"] = merged["estimate"] - merged["planted"]
-    return merged.reset_index(drop=True).assign(n=np.arange(len(merged)))
+    return merged.reset_index(drop=True)
