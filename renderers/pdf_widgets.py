@@ -164,8 +164,11 @@ class AnnotationFlow(Flow):
 
     def _highlight(self, width, avail, fresh):
         t = self.t
+        c = self.b.color
+        lum = (0.299 * int(c[1:3], 16) + 0.587 * int(c[3:5], 16) + 0.114 * int(c[5:7], 16)) / 255
+        marker = c if lum > 0.6 else "#fff176"  # a highlighter is light; dark colours would hide the text
         flow = LinesFlow(block_id=self.b.id, items=[LineItem(list(self.b.spans))], theme=t, font=t.body, size=t.size,
-                         colour=t.text, highlight="#fff176", element="annotation")
+                         colour=t.text, highlight=marker, element="annotation")
         return flow.take(width, avail, fresh)
 
     def _stamp(self, width: float) -> Piece:
