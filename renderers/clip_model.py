@@ -29,8 +29,9 @@ CONFIG_PATH = Path(__file__).with_name("layout-clip-tiny.json")
 SHIPPED_DIR = Path(__file__).resolve().parents[1] / "datasets" / "layout_clip"
 SHIPPED_WEIGHTS = SHIPPED_DIR / "layout_clip_tiny.safetensors"
 SHIPPED_MANIFEST = SHIPPED_DIR / "layout_clip_tiny.json"
-EMBED_THREADS = 2
-"""Torch threads for embedding; fixed so that results do not depend on the host's core count."""
+EMBED_THREADS = 1
+"""Torch threads for embedding: fixed (results do not depend on the host), and 1 because on a shared
+machine 2 threads made a query 50x slower (12 ms -> 600 ms) through oversubscription."""
 PAD_GREY = (128, 128, 128)
 CLIP_MEAN = (0.48145466, 0.4578275, 0.40821073)
 CLIP_STD = (0.26862954, 0.26130258, 0.27577711)

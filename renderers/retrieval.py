@@ -142,7 +142,8 @@ class LayoutRetriever:
     def scores(self, query: str | np.ndarray) -> np.ndarray:
         """Rounded cosine similarity of every layout to ``query`` (text or normalised vector)."""
         q = self.embed_query(query) if isinstance(query, str) else np.asarray(query, dtype=np.float32)
-        return round_scores(self.emb @ q)
+        # einsum, not BLAS gemv: single-threaded and ~100x faster on a busy shared machine (0.2 vs 16 ms)
+        return round_scores(np.einsum("ij,j->i", self.emb, q))
 
     def ranked(self, scores: np.ndarray, mask: np.ndarray | None = None, k: int | None = None) -> np.ndarray:
         """Row indices by (score desc, layout id asc); only rows where ``mask``; the first ``k`` if given."""
