@@ -110,10 +110,23 @@ def _crop_around(img: Image.Image, boxes: list[list[float]], pad: int, min_w: in
 
 # ----------------------------------------------------------------- charts
 
+def _top(labels: list[str], values: list[float], keep: int = 20) -> tuple[list[str], list[float]]:
+    """The ``keep - 1`` largest bars and one "others" bar, so 50 domains still make a readable chart."""
+    if len(labels) <= keep:
+        return labels, values
+    order = sorted(range(len(labels)), key=lambda i: (-values[i], labels[i]))
+    head, rest = order[:keep - 1], order[keep - 1:]
+    return ([labels[i] for i in head] + [f"{len(rest)} others"],
+            [values[i] for i in head] + [sum(values[i] for i in rest)])
+
+
 def _chart(kind: str, labels: list[str], values: list[float], title: str, xlabel: str = "",
            colour: str = PALETTE[0]) -> str:
     """One small matplotlib chart as a PNG data URI (Agg backend; no timestamps in the file)."""
     import matplotlib
+
+    if kind == "barh":
+        labels, values = _top(labels, values)
 
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt

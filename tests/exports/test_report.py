@@ -140,3 +140,14 @@ def test_corpus_artifacts_include_the_report(corpus_copy, monkeypatch):
     assert str((corpus_copy / "report.html").resolve()) in md
     s = load_manifest(corpus_copy).stats
     assert f"| QA pairs | {s['qa_pairs']} |" in md and f"| documents | {s['documents']} |" in md
+
+
+def test_long_bar_charts_keep_the_largest_and_sum_the_rest():
+    from flows.report import _top
+
+    labels = [f"domain_{i:02d}" for i in range(50)]
+    values = [float(i % 7) for i in range(50)]
+    kept, vals = _top(labels, values)
+    assert len(kept) == 20 and kept[-1] == "31 others"
+    assert sum(vals) == sum(values) and vals[:19] == sorted(values, reverse=True)[:19]
+    assert _top(labels[:5], values[:5]) == (labels[:5], values[:5])
