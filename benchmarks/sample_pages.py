@@ -75,6 +75,12 @@ def make_page(seed: int, dpi: int = 200) -> tuple[np.ndarray, list[str]]:
         c.drawString(72, y, text)
         lines.append(text)
         y -= 9
+    c.setFont(font, 6.5)
+    c.setFillGray(0.4)
+    text = _line(rng, 14)  # grey footer print: among the first text a worse scan loses
+    c.drawString(72, y, text)
+    lines.append(text)
+    c.setFillGray(0.0)
     c.showPage()
     c.save()
     doc = pymupdf.open(stream=buf.getvalue(), filetype="pdf")

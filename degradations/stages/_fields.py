@@ -51,22 +51,10 @@ def smooth_noise(rng: Rng, height: int, width: int, cell: float, low_res_scale: 
     return out / np.float32(max(float(out.std()), 1e-6))
 
 
-def upsample(field: np.ndarray, height: int, width: int) -> np.ndarray:
-    if field.shape[:2] == (height, width):
-        return field
-    return cv2.resize(field, (width, height), interpolation=cv2.INTER_LINEAR)
-
-
 def paper_level(img: np.ndarray) -> np.ndarray:
     """Per-channel background (paper) level: the 90th percentile of a sparse sample, float (C,)."""
     sample = img[::7, ::7].reshape(-1, channels(img))
     return np.percentile(sample, 90, axis=0).astype(np.float64)
-
-
-def constant_like(img: np.ndarray, level: np.ndarray) -> np.ndarray:
-    out = np.empty_like(img)
-    out[...] = np.clip(np.round(level), 0, 255).astype(np.uint8).reshape((-1,) if img.ndim == 3 else ())
-    return out
 
 
 def border_value(img: np.ndarray, factor: float) -> tuple[float, ...]:
