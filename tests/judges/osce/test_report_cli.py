@@ -120,7 +120,7 @@ def test_rubric_cli_and_judge_agreement_section(analysed, monkeypatch):
 @pytest.mark.slow  # starts an ephemeral Prefect API server
 def test_osce_analysis_flow_runs(analysed, tmp_path):
     env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect"), "PREFECT_SERVER_ALLOW_EPHEMERAL_MODE": "true",
-           "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "150", "PREFECT_LOGGING_LEVEL": "WARNING",
+           "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "300", "PREFECT_LOGGING_LEVEL": "WARNING",
            "PYTHONPATH": str(ROOT)}
     env.pop("PREFECT_API_URL", None)
     script = textwrap.dedent(f"""
@@ -130,7 +130,7 @@ def test_osce_analysis_flow_runs(analysed, tmp_path):
                               strata=False, return_state=True)
         print(json.dumps({{"state": state.name, "out": state.result()}}))
     """)
-    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=240, cwd=ROOT)
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=420, cwd=ROOT)
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["state"] == "Completed"
