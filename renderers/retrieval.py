@@ -196,15 +196,12 @@ def choose_layout(retriever: LayoutRetriever, query: str, blocks, family: str, r
     """
     scores = retriever.scores(query)
     fam_mask = retriever.families == family
-    for mask in (fam_mask, None):
-        for k in (shortlist, None):
-            fits = [i for i in retriever.ranked(scores, mask, k) if is_compatible(retriever.layout(retriever.ids[i]),
-                                                                                  blocks)]
-            if fits:
-                cands = [retriever.ids[i] for i in fits[:choose_from]]
-                return cands[0] if len(cands) == 1 else rng.choice(cands)
-            if mask is not None and k is None:
-                break
+    for mask, k in ((fam_mask, shortlist), (fam_mask, None), (None, shortlist), (None, None)):
+        fits = [i for i in retriever.ranked(scores, mask, k)
+                if is_compatible(retriever.layout(retriever.ids[i]), blocks)]
+        if fits:
+            cands = [retriever.ids[i] for i in fits[:choose_from]]
+            return cands[0] if len(cands) == 1 else rng.choice(cands)
     for i in retriever.ranked(scores, fam_mask if fam_mask.any() else None):
         if retriever.layout(retriever.ids[i]).arrangement == "single":
             return retriever.ids[i]

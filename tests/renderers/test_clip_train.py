@@ -22,7 +22,17 @@ def lib_dir(tmp_path_factory):
     return d
 
 
-def test_training_is_reproducible_and_skips_held_out(lib_dir, tmp_path):
+def test_training_is_reproducible_and_skips_held_out(lib_dir, tmp_path, monkeypatch):
+    from renderers import clip_train
+
+    seen: list[str] = []
+    real_load = clip_train.load_thumbs
+
+    def recording(layouts, thumb_dir, size):
+        seen.extend(lay.id for lay in layouts)
+        return real_load(layouts, thumb_dir, size)
+
+    monkeypatch.setattr(clip_train, "load_thumbs", recording)
     register_micro(tmp_path)
     layouts = list(load_library(lib_dir))
     held = [lay.id for lay in layouts if is_held_out(lay.id)]
@@ -36,6 +46,7 @@ def test_training_is_reproducible_and_skips_held_out(lib_dir, tmp_path):
     assert torch.equal(state, torch.random.get_rng_state())  # no global RNG use
     assert a.weights_sha256 == b.weights_sha256 != c.weights_sha256
     assert a.n_train == len(layouts) - len(held) and a.n_held_out == len(held)
+    assert seen and not set(seen) & set(held)  # no held-out thumbnail was ever loaded
     assert a.steps == (len(layouts) - len(held)) // 16
     man = json.loads((tmp_path / "a" / "test_clip_micro.json").read_text())
     assert man["weights_sha256"] == a.weights_sha256 and man["held_out_layouts"] == len(held)
@@ -105,3 +116,19 @@ def test_cli_search_bad_weights_is_one_line_exit_2(lib_dir, tmp_path, capsys):
 def test_micro_clip_helper_loads_from_file(tmp_path):
     clip = micro_clip(tmp_path, 9)
     assert clip.weights_path.endswith("micro-9.safetensors")
+
+
+def test_page_query_uses_the_planner_text_or_the_blocks():
+    from ir.planner import plan_document
+    from ir.spec import demo_spec
+    from renderers.layout_queries import blocks_query, page_query
+
+    doc = plan_document(demo_spec(seed=1, n_docs=1), 0)
+    page = doc.pages[0]
+    assert page_query(page, doc.style_family).startswith(page.layout_query.rstrip("."))
+    bare = page.model_copy(update={"layout_query": ""})
+    q = page_query(bare, "classic")
+    assert q.startswith("page with ") and q.endswith("classic style")
+    assert blocks_query([]) == "page with text"
+    if any(b.type == "table" for b in page.blocks):
+        assert "table" in q
