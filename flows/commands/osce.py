@@ -36,8 +36,13 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     try:
         options = AnalysisOptions(
             stratifiers=() if args.no_strata else ("history_category", "linguistic_form"),
-            adjust_main=args.adjust, response_effect=args.response_effect,
+            adjust_main=args.adjust, response_effect=args.response_effect, backend=args.backend,
         )
+        if args.backend == "r":
+            from judges.osce.r_backend import r_available
+
+            if not r_available():
+                raise CliError("--backend r needs Rscript with lme4 and lmerTest (apt-get install r-cran-lmertest)")
         tax = load_taxonomy(args.taxonomy)
         rubric = None
         if args.judge_ratings:
@@ -113,6 +118,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a.add_argument("--no-strata", action="store_true", help="skip the stratified fits")
     a.add_argument("--response-effect", action="store_true",
                    help="add an item x responder variance component (slow on large designs)")
+    a.add_argument("--backend", default="statsmodels", choices=["statsmodels", "r"],
+                   help="statsmodels MixedLM (z-based) or R lme4/lmerTest (Satterthwaite df; needs Rscript)")
     a.add_argument("--judge-ratings", help="LLM judge scores (from 'osce rubric') to compare with the human raters")
     a.set_defaults(func=cmd_analyze)
     r = sub.add_parser("rubric", help="score dialogues per metric with an LLM rubric judge")

@@ -41,14 +41,16 @@ class AnalysisOptions(BaseModel):
     response_effect: bool = False
     methods: tuple[str, ...] = DEFAULT_METHODS
     reliability: bool = True
+    backend: str = Field(default="statsmodels", pattern="^(statsmodels|r)$")
 
 
 def model_formula(options: AnalysisOptions) -> str:
     extra = " + (1 | rater:item:responder)" if options.response_effect else ""
-    return (
-        "score ~ responder [treatment vs reference] (x stratum) + (1 | rater) + (1 | item)"
-        f"{extra}; REML, statsmodels MixedLM, z-based CIs"
+    engine = (
+        "REML, R lme4/lmerTest, t-based CIs with Satterthwaite df" if options.backend == "r"
+        else "REML, statsmodels MixedLM, z-based CIs"
     )
+    return f"score ~ responder [treatment vs reference] (x stratum) + (1 | rater) + (1 | item){extra}; {engine}"
 
 
 def metric_frame(ratings: pd.DataFrame, metric: str, reference: str) -> pd.DataFrame:
@@ -83,6 +85,11 @@ def fit_metric(
     stratifier: str | None = None,
 ) -> MetricFit:
     responders = list(frame["resp"].cat.categories)
+    if options.backend == "r":
+        from .r_backend import fit_metric_r
+
+        return fit_metric_r(frame, metric, level, reference, confidence=options.confidence, stratifier=stratifier,
+                            response_effect=options.response_effect)
     if stratifier is None:
         fit = fit_crossed(frame, "score ~ C(resp)", _vc(frame, options), methods=options.methods)
         counts = {(r, None): int(n) for r, n in frame.groupby("resp", observed=True).size().items()}

@@ -98,9 +98,12 @@ def _fmt_p(p: float | None) -> str:
 
 
 def _main_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
-    head = ["metric", "responder", "difference", f"{int(result.confidence * 100)}% CI", "p", f"p adj ({result.adjust_main})", "significant"]
+    with_df = any(c.df is not None for c in result.main)
+    head = ["metric", "responder", "difference", f"{int(result.confidence * 100)}% CI", *(["df"] if with_df else []),
+            "p", f"p adj ({result.adjust_main})", "significant"]
     body = [
-        [c.metric, c.responder, f"{c.estimate:+.3f}", f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]", _fmt_p(c.p_value),
+        [c.metric, c.responder, f"{c.estimate:+.3f}", f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]",
+         *([f"{c.df:.1f}" if c.df is not None else "z"] if with_df else []), _fmt_p(c.p_value),
          _fmt_p(c.p_adjusted), "yes" if c.significant else "no"]
         for c in result.main
     ]

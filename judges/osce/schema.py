@@ -193,6 +193,7 @@ class Contrast(BaseModel):
     ci_low: float
     ci_high: float
     p_value: float
+    df: float | None = Field(default=None, description="Satterthwaite df (R backend); None = z-based")
     p_adjusted: float | None = None
     adjust_method: str | None = None
     significant: bool | None = None
