@@ -49,10 +49,11 @@ def report_task(parts: list[AnalysisResult], ratings: pd.DataFrame, taxonomy: Ta
 
 @flow(name="osce-analysis")
 def osce_analysis(ratings: str, out_dir: str, taxonomy: str | None = None, adjust: str = "holm",
-                  strata: bool = True) -> str:
+                  strata: bool = True, backend: str = "statsmodels", response_effect: bool = False) -> str:
     """Analyse a ratings file into ``out_dir`` (report.md, report.html, analysis.json, PNGs)."""
     tax = load_taxonomy(taxonomy)
-    options = AnalysisOptions(adjust_main=adjust, stratifiers=("history_category", "linguistic_form") if strata else ())
+    options = AnalysisOptions(adjust_main=adjust, stratifiers=("history_category", "linguistic_form") if strata else (),
+                              backend=backend, response_effect=response_effect)
     table = load_task(ratings, tax)
     metrics = [m for m in tax.metric_names if m in set(table["metric"])]
     futures = [fit_task.submit(table, tax, options, m) for m in metrics]
