@@ -73,6 +73,8 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--timing-seed", type=int, default=0)
     ap.add_argument("--reps", type=int, default=2, help="timing repetitions (best kept)")
+    ap.add_argument("--strata-seeds", type=int, default=0,
+                    help="also check coverage of the stratified (responder x stratum) contrasts on this many seeds")
     ap.add_argument("--side-checks", action="store_true",
                     help="intercept SE of the baseline vs ours, and the cost of the response variance component")
     ap.add_argument("--strata", action="store_true", help="also time the full analysis with stratified fits")
@@ -125,6 +127,17 @@ def main() -> None:
         print(f"full analysis incl. history-category and linguistic-form fits + reliability: "
               f"{time.perf_counter() - t0:.2f} s ({len(full.fits)} fits)")
 
+    if args.strata_seeds:
+        rows = []
+        for seed in range(101, 101 + args.strata_seeds):
+            st = study(seed)
+            res = analyze(st.ratings, options=AnalysisOptions(reliability=False))
+            rows.append(coverage(res, st.truth, strata=True).assign(seed=seed))
+        cs = pd.concat(rows, ignore_index=True)
+        by = cs.groupby("stratifier")["covered"].agg(["mean", "sum", "size"])
+        print(f"stratum contrasts (responder x metric x stratum, seeds 101-{100 + args.strata_seeds}): pooled 95% CI "
+              f"coverage {cs['covered'].mean():.3f} ({int(cs['covered'].sum())}/{len(cs)}); "
+              + "; ".join(f"{k}: {r['mean']:.3f} ({int(r['sum'])}/{int(r['size'])})" for k, r in by.iterrows()))
     seeds = list(range(1, args.seeds + 1))
     if not seeds:
         return
