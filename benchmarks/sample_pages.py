@@ -76,10 +76,12 @@ def make_page(seed: int, dpi: int = 200) -> tuple[np.ndarray, list[str]]:
         lines.append(text)
         y -= 9
     c.setFont(font, 6.5)
-    c.setFillGray(0.4)
-    text = _line(rng, 14)  # grey footer print: among the first text a worse scan loses
-    c.drawString(72, y, text)
-    lines.append(text)
+    for grey in (0.35, 0.5):  # a contrast ladder of footer print: lost line by line as scans worsen
+        c.setFillGray(grey)
+        text = _line(rng, 12)
+        c.drawString(72, y, text)
+        lines.append(text)
+        y -= 8
     c.setFillGray(0.0)
     c.showPage()
     c.save()

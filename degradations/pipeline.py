@@ -126,4 +126,6 @@ def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) 
         transforms.extend(planned)
     if full_size is not None:
         out = resample_up(out, full_size[0], full_size[1], resample_params)
+    if out is image:  # nothing enabled (pristine): never hand back the caller's own array
+        out = image.copy()
     return DegradedPage(image=out, transforms=transforms)

@@ -50,6 +50,7 @@ def test_pristine_is_all_off_and_an_exact_copy():
     assert not any(s.enabled for s in prof.pages[0].stages)
     out = degrade_page(PAGE, prof.pages[0], 0, 100)
     assert np.array_equal(out.image, PAGE) and out.transforms == []
+    assert out.image is not PAGE
 
 
 def test_tiers_switch_on_more_stages():
