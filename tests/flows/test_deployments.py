@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -102,6 +103,6 @@ def test_killed_flow_run_resumes_only_missing_documents(server, tmp_path):
     log, _ = rerun.communicate(timeout=900)
     assert rerun.returncode == 0, log[-4000:]
     assert f"{len(done_before)} of 3 documents already complete; generating {3 - len(done_before)}" in log
-    generated = {line.split("doc-")[1][:5] for line in log.splitlines() if " pages, " in line and "QA" in line}
-    assert generated == {f"{i:05d}" for i in range(3)} - {d[4:] for d in done_before}
+    generated = set(re.findall(r"(doc-\d{5}): \d+ pages, \d+ QA", log))
+    assert generated == {f"doc-{i:05d}" for i in range(3)} - set(done_before)
     assert verify_corpus(out) == []
