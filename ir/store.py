@@ -40,16 +40,19 @@ class CorpusError(Exception):
 
 # ---------------------------------------------------------------- atomic files
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write via a temp file in the same folder + ``os.replace``: readers see old or new, never half."""
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, fsync: bool = True) -> None:
+    """Write via a temp file in the same folder + ``os.replace``: readers see old or new, never half.
+
+    ``fsync=False`` skips the flush to disk for bulk, regenerable files (thumbnails)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if fsync:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:

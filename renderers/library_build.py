@@ -9,27 +9,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
+
+from ir.store import atomic_write_bytes
 
 from .layouts import LayoutLibrary, layout_for, layout_row
 from .thumbs import draw_thumbnail, encode_png
 
 LIBRARY_FORMAT = 1
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def build_library(seed: int, count: int, out_dir: str | Path, thumb_size: int = 64) -> dict[str, object]:
@@ -47,7 +34,7 @@ def build_library(seed: int, count: int, out_dir: str | Path, thumb_size: int = 
         row = layout_row(lay)
         row["thumb"] = f"thumbs/{lay.id}.png"
         rows.append(row)
-        atomic_write_bytes(thumbs / f"{lay.id}.png", encode_png(draw_thumbnail(lay, thumb_size)))
+        atomic_write_bytes(thumbs / f"{lay.id}.png", encode_png(draw_thumbnail(lay, thumb_size)), fsync=False)
     jsonl = "".join(json.dumps(r, sort_keys=True, separators=(",", ":")) + "\n" for r in rows).encode()
     atomic_write_bytes(out / "layouts.jsonl", jsonl)
     parquet = _parquet_bytes(rows)

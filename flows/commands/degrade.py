@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
-import tempfile
 from pathlib import Path
 
 from flows.cli import CliError
+from ir.store import atomic_write_bytes
 
 _IMAGE_SUFFIXES = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".pdf": "pdf"}
 
@@ -27,18 +26,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--dpi", type=int, default=200, help="resolution of IMAGE (default 200)")
     p.add_argument("--params-out", default=None, help="write the sampled perturbation profile (JSON) here")
     p.set_defaults(func=_degrade)
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _degrade(args: argparse.Namespace) -> int:
@@ -78,8 +65,8 @@ def _degrade(args: argparse.Namespace) -> int:
     else:
         data = encode_scan(scan.image, args.tier) if args.tier != "pristine" else encode_image(scan.image, "jpeg", 95)
     if args.params_out:
-        _atomic_write(Path(args.params_out), profile.to_json().encode("utf-8"))
-    _atomic_write(out, data)
+        atomic_write_bytes(Path(args.params_out), profile.to_json().encode("utf-8"))
+    atomic_write_bytes(out, data)
     enabled = [s.name for s in profile.pages[0].stages if s.enabled]
     print(f"wrote {out} ({args.tier}, seed {args.seed}): {len(enabled)} stages on "
           f"[{', '.join(enabled) or 'none'}], {len(scan.transforms)} geometric transform(s)")
