@@ -5,7 +5,7 @@
     reference : the full reference profile (100 docs, ~4,400 pages) with 2 workers: wall time, pages/s,
                 pages/doc, QA/page, assertions/QA and the QA mix by type and element.
 
-    .venv/bin/python benchmarks/bench_generate.py speedup --docs 8
+    .venv/bin/python benchmarks/bench_generate.py speedup --docs 24
     .venv/bin/python benchmarks/bench_generate.py reference --out /tmp/reference
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 from flows.generate import generate_corpus_flow
 from flows.prefect_env import prefect_api
-from ir.spec import demo_spec, reference_spec
+from ir.spec import PageCountDist, demo_spec, reference_spec
 from ir.store import load_manifest
 
 
@@ -31,7 +31,9 @@ def _run(spec, out: Path, workers: int, runner: str) -> float:
 
 
 def speedup(args) -> dict:
-    spec = demo_spec(args.seed, args.docs).model_copy(update={"name": "demo-plus"})
+    # demo+: the demo spec with more and longer documents (~8 pages each)
+    spec = demo_spec(args.seed, args.docs).model_copy(
+        update={"name": "demo-plus", "pages": PageCountDist(mean=8, sigma=0.3, min=4, max=14)})
     root = Path(tempfile.mkdtemp(prefix="bench-generate-"))
     try:
         with prefect_api():
@@ -63,7 +65,7 @@ def reference(args) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", choices=["speedup", "reference"])
-    ap.add_argument("--docs", type=int, default=8)
+    ap.add_argument("--docs", type=int, default=24)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="out/reference")

@@ -120,7 +120,9 @@ class LayoutRetriever:
                 parts.append(clip.embed_images(ims, batch_size))
             emb = np.concatenate(parts)
             cache.save(key, ids, emb)
-        return cls(clip, ids, emb, layouts=library.by_id)
+        retriever = cls(clip, ids, emb, layouts=library.by_id)
+        retriever._families = _cached_families(cache.root, lib_key, retriever)
+        return retriever
 
     # --- queries -----------------------------------------------------------------------------------------
 
@@ -169,6 +171,28 @@ class LayoutRetriever:
             return None
         p = self.thumb_dir / f"{lid}.png"
         return p if p.is_file() else None
+
+
+def _cached_families(root: Path, lib_key: str, retriever: LayoutRetriever) -> np.ndarray:
+    """Style family of every layout, cached beside the embeddings.
+
+    Building all 10,000 generated layouts takes ~10 s; every worker process would pay it on its first page.
+    """
+    import hashlib
+    import json
+
+    from ir.store import atomic_write_text
+
+    path = root / f"families-{hashlib.sha256(lib_key.encode()).hexdigest()[:40]}.json"
+    try:
+        data = json.loads(path.read_text("utf-8"))
+        if data.get("key") == lib_key and data.get("ids") == retriever.ids:
+            return np.array(data["families"])
+    except (OSError, ValueError):
+        pass
+    families = retriever.families
+    atomic_write_text(path, json.dumps({"key": lib_key, "ids": retriever.ids, "families": families.tolist()}))
+    return families
 
 
 def embed_thumbnail_files(clip: LoadedClip, paths: Sequence[Path], batch_size: int = 256) -> np.ndarray:
