@@ -61,6 +61,17 @@ def complete_ir(spec: CorpusSpec, index: int, layout_chooser: Callable[[Document
 
 
 @functools.cache
+def one_thread_per_worker() -> None:
+    """Each worker process uses one core: parallelism comes from the task runner, not from OpenCV's pool
+    (oversubscribed threads make two workers slower than one on a 2-core machine)."""
+    import cv2
+    import torch
+
+    cv2.setNumThreads(1)
+    torch.set_num_threads(1)
+
+
+@functools.cache
 def default_layout_chooser() -> Callable[[DocumentIR], DocumentIR]:
     """CLIP retrieval (the shipped layout-CLIP) over the built-in 10,000-layout library, once per process."""
     from renderers.retrieval import default_layout_chooser as clip_chooser
@@ -73,6 +84,7 @@ def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[Docum
     from degradations import degrade_page, encode_scan, map_boxes, sample_profile, scan_extension, scan_pdf
     from renderers import rasterize, render_document
 
+    one_thread_per_worker()
     doc = complete_ir(spec, index, layout_chooser)
     result = render_document(doc)
     pdf, rmap = result.pdf, result.render_map
