@@ -7,14 +7,7 @@ import shutil  # noqa: E402
 
 import pytest  # noqa: E402
 
-from ir.spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist  # noqa: E402
-
-
-def tiny_spec(seed: int = 5, n_docs: int = 2) -> CorpusSpec:
-    """2 documents x 2 pages at 100 dpi, scans of the fair and poor tiers (geometry moves the boxes)."""
-    return CorpusSpec(name="tiny", seed=seed, n_docs=n_docs, profile="custom",
-                      pages=PageCountDist(mean=2, sigma=0, min=2, max=2), element_mix=dict(REFERENCE_ELEMENT_MIX),
-                      tier_mix={"fair": 1.0, "poor": 1.0}, dpi=100, scan_dpi=100)
+from tests.flows.conftest import tiny_spec  # noqa: E402  (2 docs x 2 pages, fair/poor scans, 100 dpi)
 
 
 @pytest.fixture(scope="session")
