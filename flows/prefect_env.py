@@ -40,4 +40,7 @@ def prefect_api() -> Iterator[str | None]:
             os.environ.pop("PREFECT_API_URL", None)
         else:
             os.environ["PREFECT_API_URL"] = old
-        server.stop()
+        from prefect.settings import PREFECT_LOGGING_TO_API_ENABLED
+
+        with temporary_settings(updates={PREFECT_LOGGING_TO_API_ENABLED: False}):
+            server.stop()  # its own "stopping" line must not be sent to the server it stops

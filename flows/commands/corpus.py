@@ -63,12 +63,12 @@ def _progress_bar(total_label: str):
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from flows.generate import run_generate
-
     spec = _spec_from_args(args)
     if not args.verbose and not os.environ.get("PREFECT_API_URL"):
-        # a temporary API: keep the terminal to the progress bar and warnings
+        # a temporary API: keep the terminal to the progress bar and warnings (set before prefect loads)
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    from flows.generate import run_generate
+
     if args.workers < 1:
         raise CliError("--workers must be >= 1")
     t0 = time.perf_counter()
