@@ -80,8 +80,13 @@ def doc_cache_key(_ctx, params) -> str:
 @task(name="generate-document", cache_key_fn=doc_cache_key, persist_result=True,
       task_run_name="generate-document-{index}", retries=1)
 def generate_document_task(spec: CorpusSpec, index: int, corpus_dir: str) -> dict:
+    done = complete_doc_record(corpus_dir, doc_id_for(index), spec.spec_hash(), code_version())
+    if done is not None:
+        get_run_logger().info(f"{done.doc_id}: complete and verified on disk, kept")
+        return done.model_dump(mode="json")
     rec = generate_document(spec, index, corpus_dir)
-    get_run_logger().info(f"{rec.doc_id}: {rec.n_pages} pages, {rec.n_qa} QA, {rec.n_assertions} assertions")
+    get_run_logger().info(f"{rec.doc_id}: generated, {rec.n_pages} pages, {rec.n_qa} QA, "
+                          f"{rec.n_assertions} assertions")
     return rec.model_dump(mode="json")
 
 

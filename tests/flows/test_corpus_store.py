@@ -100,7 +100,7 @@ import sys
 from flows.corpus_ops import generate_corpus
 sys.path.insert(0, {tests!r})
 from flows_conftest import tiny_spec
-generate_corpus(tiny_spec(n_docs=3), {out!r}, workers=1)
+generate_corpus(tiny_spec(n_docs=5), {out!r}, workers=1)
 """
 
 
@@ -116,15 +116,14 @@ def test_kill_9_then_rerun_is_byte_identical(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=Path(__file__).parents[2])
     deadline = time.time() + 300
     while time.time() < deadline and not (out / "docs" / "doc-00000" / "doc.json").exists():
-        time.sleep(0.2)
+        time.sleep(0.02)
         assert proc.poll() is None, "generator ended before it could be killed"
-    time.sleep(1.0)
-    os.kill(proc.pid, signal.SIGKILL)
+    os.kill(proc.pid, signal.SIGKILL)  # at once: four documents are still to come
     proc.wait()
     assert not (out / "corpus.json").exists()
     assert verify_corpus(out) != []  # a killed run never verifies
-    generate_corpus(tiny_spec(n_docs=3), out, workers=1)  # resume
+    generate_corpus(tiny_spec(n_docs=5), out, workers=1)  # resume
     clean = tmp_path / "clean"
-    generate_corpus(tiny_spec(n_docs=3), clean, workers=1)
+    generate_corpus(tiny_spec(n_docs=5), clean, workers=1)
     assert load_manifest(out).files == load_manifest(clean).files
     assert verify_corpus(out) == []
