@@ -26,7 +26,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from ir import FormBlock, RenderedPage, RenderMap, Span, SpanBox, block_spans  # noqa: E402
+from ir import RenderedPage, RenderMap, SpanBox  # noqa: E402
+from ir.blocks import fact_spans  # noqa: E402
 from ir.planner import plan_document  # noqa: E402
 from ir.qa import derive_qa  # noqa: E402
 from ir.rng import Rng  # noqa: E402
@@ -43,14 +44,10 @@ def drawn_render_map(doc) -> RenderMap:
     for page in doc.pages:
         y = 72.0
         for b in page.blocks:
-            boxes = list(block_spans(b))
-            if isinstance(b, FormBlock):
-                boxes += [Span(text=cb.label, fact_ids=cb.fact_ids) for cb in b.checkboxes]
-            for s in boxes:
-                if s.fact_ids:
-                    spans.append(SpanBox(block_id=b.id, fact_ids=s.fact_ids, page_no=page.page_no,
-                                         bbox=(72.0, y, 90.0, y + 10), text=s.text))
-                    y = min(y + 12, 770.0)
+            for s in fact_spans(b):
+                spans.append(SpanBox(block_id=b.id, fact_ids=s.fact_ids, page_no=page.page_no,
+                                     bbox=(72.0, y, 90.0, y + 10), text=s.text))
+                y = min(y + 12, 770.0)
     return RenderMap(doc_id=doc.doc_id, pages=[RenderedPage(page_no=p.page_no, width=612, height=792)
                                                for p in doc.pages], spans=spans)
 

@@ -149,6 +149,14 @@ def block_spans(block: Block) -> list[Span]:
     raise ValueError(f"unknown block type {block.type}")
 
 
+def fact_spans(block: Block) -> list[Span]:
+    """The spans that carry facts, in drawing order; a form's checkboxes count as their label text."""
+    spans = [s for s in block_spans(block) if s.fact_ids]
+    if block.type == "form":
+        spans += [Span(text=cb.label, fact_ids=cb.fact_ids) for cb in block.checkboxes if cb.fact_ids]
+    return spans
+
+
 def block_fact_ids(block: Block) -> list[str]:
     ids = [fid for s in block_spans(block) for fid in s.fact_ids]
     if block.type == "form":

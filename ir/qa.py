@@ -22,6 +22,7 @@ from .blocks import (
     ListBlock,
     TableBlock,
     block_spans,
+    fact_spans,
 )
 from .document import DocumentIR
 from .facts import Fact
@@ -104,9 +105,7 @@ class _Deriver:
         self.all_text = " ".join(s.text for _, b in doc.blocks() for s in block_spans(b)).lower()
         self.by_type: dict[str, list] = {t: [] for t in QA_TYPE_WEIGHTS}
         for _, b in doc.blocks():
-            fids = [f for s in block_spans(b) for f in s.fact_ids if f in self.ev]
-            if isinstance(b, FormBlock):
-                fids += [f for cb in b.checkboxes for f in cb.fact_ids if f in self.ev]
+            fids = [f for s in fact_spans(b) for f in s.fact_ids if f in self.ev]
             if fids:
                 self.by_type["lookup"].append(b)
                 self.by_type["boolean"].append(b)

@@ -23,8 +23,8 @@ from ir import (
     SpanBox,
     TableBlock,
     TextBlock,
-    block_spans,
 )
+from ir.blocks import fact_spans
 from ir.facts import Derivation
 from ir.values import BooleanValue, DateValue, MoneyValue, PercentValue, PersonValue, TextValue
 
@@ -94,13 +94,9 @@ def fixture_render_map(doc: DocumentIR) -> RenderMap:
     for page in doc.pages:
         y = 72.0
         for b in page.blocks:
-            boxes = list(block_spans(b))
-            if isinstance(b, FormBlock):
-                boxes += [Span(text=cb.label, fact_ids=cb.fact_ids) for cb in b.checkboxes]
-            for s in boxes:
-                if s.fact_ids:
-                    spans.append(SpanBox(block_id=b.id, fact_ids=s.fact_ids, page_no=page.page_no,
-                                         bbox=(72.0, y, 72.0 + 6 * len(s.text), y + 10), text=s.text))
-                    y += 14
+            for s in fact_spans(b):
+                spans.append(SpanBox(block_id=b.id, fact_ids=s.fact_ids, page_no=page.page_no,
+                                     bbox=(72.0, y, 72.0 + 6 * len(s.text), y + 10), text=s.text))
+                y += 14
     return RenderMap(doc_id=doc.doc_id, pages=[RenderedPage(page_no=p.page_no, width=612, height=792)
                                                for p in doc.pages], spans=spans)
