@@ -254,6 +254,9 @@ def action_list(ctx: DocContext, rng: Rng) -> ListBlock:
     acts = rng.sample(ctx.domain.actions, rng.integers(3, min(5, len(ctx.domain.actions)) + 1))
     items = []
     title = rng.choice(("Agreed actions", "Next steps", "Actions arising"))
+    repeat = ctx.number(f"list:{title}")
+    if repeat > 1:  # titles stay unique in a document, so item labels (and list questions) name one list
+        title = f"{title}, part {repeat}"
     for i, act in enumerate(acts):
         fa = b.text(f"Item {i + 1} of the list '{title}' on page {ctx.page}", act, attribute="action", group=bid)
         owner, due_d = action_owner_and_due(ctx, rng, act)
