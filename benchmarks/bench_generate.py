@@ -18,10 +18,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from corpus.store import load_manifest
 from flows.generate import generate_corpus_flow
 from flows.prefect_env import prefect_api
 from ir.spec import PageCountDist, demo_spec, reference_spec
-from ir.store import load_manifest
 
 
 def _run(spec, out: Path, workers: int, runner: str, marks: list | None = None) -> float:

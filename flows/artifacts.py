@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 from prefect.artifacts import (
     create_markdown_artifact,
@@ -11,7 +13,7 @@ from prefect.artifacts import (
     update_progress_artifact,
 )
 
-from ir.store import CorpusManifest
+from corpus.store import CorpusManifest
 
 
 def publish_progress(artifact_id, done: int, total: int):
@@ -47,6 +49,37 @@ def publish_corpus_artifacts(out: str, manifest: CorpusManifest) -> None:
           f"- documents: `{root / 'docs'}`", "",
           "Check it with `synthdocqa verify` and rebuild it bit for bit with `synthdocqa reproduce`."]
     create_markdown_artifact(key="corpus-summary", markdown="\n".join(md), description="generate-corpus run")
-    from flows.report import publish_report_artifact
-
     publish_report_artifact(out, manifest)  # <out>/report.html + a markdown artifact with its key figures
+
+
+def publish_report_artifact(out: str | os.PathLike[str], manifest: Any) -> str | None:
+    """Write ``<corpus>/report.html`` and a markdown artifact with its path and key figures.
+
+    Called at the end of ``generate-corpus``; the report is a view, so a failure is logged, not raised.
+    """
+    from prefect import get_run_logger
+
+    from corpus.report import write_report
+
+    logger = get_run_logger()
+    path = Path(out).resolve() / "report.html"
+    try:
+        info = write_report(out, path)
+    except Exception as err:  # noqa: BLE001 - the corpus is written; a report failure must not fail the run
+        logger.warning(f"corpus report not written: {err.__class__.__name__}: {err}")
+        return None
+    s = manifest.stats
+    elements = ", ".join(f"{k} {v}" for k, v in s["qa_by_element"].items())
+    tiers = ", ".join(f"{k} {v}" for k, v in s["by_tier"].items())
+    md = "\n".join([
+        f"# Corpus report `{manifest.name}`", "",
+        f"Open `{path}` in a browser ({info['bytes'] / 1e6:.1f} MB, self-contained).", "",
+        "| figure | value |", "|---|---|",
+        f"| documents | {s['documents']} |", f"| pages | {s['pages']} |", f"| QA pairs | {s['qa_pairs']} |",
+        f"| assertions | {s['assertions']} |", f"| QA per page | {s['qa_per_page']} |",
+        f"| assertions per QA | {s['assertions_per_qa']} |", f"| QA by element | {elements} |",
+        f"| documents by tier | {tiers} |", "",
+        f"Gallery: {', '.join(info['gallery'])}; contact sheet: {info['contact_sheet'][0]} page "
+        f"{info['contact_sheet'][1]}."])
+    create_markdown_artifact(key="corpus-report", markdown=md, description=f"report of {manifest.name}")
+    return str(path)

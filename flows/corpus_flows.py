@@ -1,4 +1,4 @@
-"""``verify-corpus`` and ``reproduce-corpus`` flows (thin over flows.corpus_ops)."""
+"""``verify-corpus`` and ``reproduce-corpus`` flows (thin over corpus.ops)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
-from flows.corpus_ops import reproduce_corpus, verify_corpus
+from corpus.ops import reproduce_corpus, verify_corpus
 
 
 @task(name="verify", cache_policy=NO_CACHE)

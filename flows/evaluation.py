@@ -15,10 +15,10 @@ from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
 from pydantic import BaseModel, ConfigDict, Field
 
-from flows.corpus_ops import verify_corpus
+from corpus.ops import verify_corpus
 from flows.generate import default_corpus_dir, generate_corpus_flow
+from ir.files import atomic_write_text
 from ir.spec import spec_for_profile
-from ir.store import atomic_write_text
 
 Judge = Literal["hallucination", "osce"]
 

@@ -15,12 +15,12 @@ from typing import Literal
 from prefect import flow, get_run_logger, task
 from pydantic import BaseModel, ConfigDict, Field
 
+from corpus.assemble import code_version, doc_id_for, doc_indices, generate_document
+from corpus.store import DocRecord, complete_doc_record, prepare_corpus_dir
+from corpus.tables import write_corpus
 from flows.artifacts import publish_corpus_artifacts, publish_progress
-from flows.pipeline import code_version, doc_id_for, doc_indices, generate_document
 from flows.prefect_env import prefect_api
 from ir.spec import CorpusSpec, spec_for_profile
-from ir.store import DocRecord, complete_doc_record, prepare_corpus_dir
-from ir.tables import write_corpus
 
 Runner = Literal["process", "dask", "inline"]
 

@@ -13,9 +13,10 @@ import argparse
 import sys
 from pathlib import Path
 
+from ir.files import atomic_write_bytes
+
 from .assign import with_layouts
 from .layouts import describe
-from .library_build import atomic_write_bytes
 from .pdf_render import render_document
 from .raster import rasterize, verify_text_layer
 

@@ -181,7 +181,7 @@ def _cached_families(root: Path, lib_key: str, retriever: LayoutRetriever) -> np
     import hashlib
     import json
 
-    from ir.store import atomic_write_text
+    from ir.files import atomic_write_text
 
     path = root / f"families-{hashlib.sha256(lib_key.encode()).hexdigest()[:40]}.json"
     try:

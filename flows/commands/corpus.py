@@ -80,7 +80,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise CliError(str(err)) from None
     dt = time.perf_counter() - t0
     if args.only is None:
-        from flows.pipeline import stats_line
+        from corpus.assemble import stats_line
 
         print(f"{args.out}: {stats_line(result)} in {dt:.1f} s")
     else:
@@ -90,7 +90,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from flows.corpus_ops import verify_corpus
+    from corpus.ops import verify_corpus
 
     if not Path(args.dir).is_dir():
         raise CliError(f"{args.dir}: no such directory")
@@ -110,8 +110,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from flows.corpus_ops import reproduce_corpus
-    from ir.store import CorpusError
+    from corpus.ops import reproduce_corpus
+    from corpus.store import CorpusError
 
     try:
         checked, diffs = reproduce_corpus(args.dir, sample=args.sample)

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from flows.cli import CliError
-from ir.store import atomic_write_bytes
+from ir.files import atomic_write_bytes
 
 _IMAGE_SUFFIXES = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".pdf": "pdf"}
 

@@ -9,7 +9,7 @@ from flows.cli import CliError
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from ir.exports import FORMATS, ExportError, export_corpus
+    from corpus.exports import FORMATS, ExportError, export_corpus
 
     if args.format not in FORMATS:  # checked here, not by argparse, so the error is one line
         raise CliError(f"--format {args.format!r}: unknown format; choose one of {', '.join(FORMATS)}")

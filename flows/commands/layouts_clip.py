@@ -104,7 +104,7 @@ def _search(args: argparse.Namespace) -> int:
             if src is not None:
                 shutil.copyfile(src, dst)
             else:
-                from renderers.library_build import atomic_write_bytes
+                from ir.files import atomic_write_bytes
                 from renderers.thumbs import draw_thumbnail, encode_png
 
                 atomic_write_bytes(dst, encode_png(draw_thumbnail(lay)))

@@ -63,8 +63,8 @@ def load_spec(args: argparse.Namespace):
 
 
 def run_plan(args: argparse.Namespace) -> int:
+    from ir.files import atomic_write_text
     from ir.planner import plan_document
-    from ir.store import atomic_write_text
 
     spec = load_spec(args)
     indices = list(range(spec.n_docs)) if args.only is None else args.only

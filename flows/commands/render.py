@@ -73,8 +73,8 @@ def _chooser(name: str):
 
 def render_one(spec, index: int, out: Path, chooser, verify: bool = True) -> int:
     """Plan, choose layouts, render, rasterize and write one document; returns its page count."""
+    from ir.files import atomic_write_bytes
     from ir.planner import plan_document
-    from ir.store import atomic_write_bytes
     from renderers import rasterize, render_document, verify_text_layer
 
     doc = chooser(plan_document(spec, index))

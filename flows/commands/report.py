@@ -9,7 +9,7 @@ from flows.cli import CliError
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from flows.report import ReportError, ReportOptions, write_report
+    from corpus.report import ReportError, ReportOptions, write_report
 
     if args.gallery < 0:
         raise CliError("--gallery must be >= 0")

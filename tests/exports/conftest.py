@@ -13,7 +13,7 @@ from tests.flows.conftest import tiny_spec  # noqa: E402  (2 docs x 2 pages, fai
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory):
     """A complete corpus made once by the in-process engine."""
-    from flows.corpus_ops import generate_corpus
+    from corpus.ops import generate_corpus
 
     out = tmp_path_factory.mktemp("exports") / "corpus"
     generate_corpus(tiny_spec(), out, workers=1)
@@ -23,7 +23,7 @@ def corpus(tmp_path_factory):
 @pytest.fixture(scope="session")
 def exports(corpus, tmp_path_factory):
     """Each format exported once (the round-trip tests read these)."""
-    from ir.exports import export_corpus
+    from corpus.exports import export_corpus
 
     root = tmp_path_factory.mktemp("exported")
     return {fmt: (root / fmt, export_corpus(corpus, fmt, root / fmt)) for fmt in ("synthdocqa-card", "hf",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from corpus.exports import EXPORT_MARKER
 from flows.cli import main
-from ir.exports import EXPORT_MARKER
 
 from .helpers import tree_bytes
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from flows.corpus_ops import verify_corpus
-from ir.exports import export_corpus
+from corpus.exports import export_corpus
+from corpus.ops import verify_corpus
 
 from .helpers import corpus_truth, sample_ids, sha256
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from corpus.exports import CorpusView
+from corpus.report import ReportOptions, build_report, corpus_tables, draw_boxes, draw_quads, sample_gallery
 from flows.cli import main
-from flows.report import ReportOptions, build_report, corpus_tables, draw_boxes, draw_quads, sample_gallery
-from ir.exports import CorpusView
 
 from .chromium import check_page, chromium_binary
 from .helpers import corpus_truth
@@ -122,8 +122,8 @@ def test_corpus_artifacts_include_the_report(corpus_copy, monkeypatch):
     import prefect
     import prefect.artifacts
 
+    from corpus.store import load_manifest
     from flows.artifacts import publish_corpus_artifacts
-    from ir.store import load_manifest
 
     made: dict[str, str] = {}
     monkeypatch.setattr(prefect.artifacts, "create_markdown_artifact",
@@ -143,7 +143,7 @@ def test_corpus_artifacts_include_the_report(corpus_copy, monkeypatch):
 
 
 def test_long_bar_charts_keep_the_largest_and_sum_the_rest():
-    from flows.report import _top
+    from corpus.report import _top
 
     labels = [f"domain_{i:02d}" for i in range(50)]
     values = [float(i % 7) for i in range(50)]

@@ -14,7 +14,7 @@ def tiny_spec(seed: int = 5, n_docs: int = 2) -> CorpusSpec:
 @pytest.fixture(scope="session")
 def tiny_corpus(tmp_path_factory):
     """A 2-document corpus made once by the in-process engine (workers=1)."""
-    from flows.corpus_ops import generate_corpus
+    from corpus.ops import generate_corpus
 
     out = tmp_path_factory.mktemp("tiny") / "corpus"
     generate_corpus(tiny_spec(), out, workers=1)

@@ -7,8 +7,8 @@ import subprocess
 import sys
 import time
 
-from flows.corpus_ops import generate_corpus, reproduce_corpus, verify_corpus
-from ir.store import load_manifest
+from corpus.ops import generate_corpus, reproduce_corpus, verify_corpus
+from corpus.store import load_manifest
 
 from .conftest import tiny_spec
 
@@ -89,7 +89,7 @@ def test_two_workers_give_the_same_corpus(tiny_corpus, tmp_path):
 def test_other_spec_in_same_dir_is_refused(tiny_corpus, tmp_path):
     import pytest
 
-    from ir.store import CorpusError
+    from corpus.store import CorpusError
 
     with pytest.raises(CorpusError, match="another spec"):
         generate_corpus(tiny_spec(seed=6), tiny_corpus, workers=1)
@@ -97,7 +97,7 @@ def test_other_spec_in_same_dir_is_refused(tiny_corpus, tmp_path):
 
 KILL_SCRIPT = """
 import sys
-from flows.corpus_ops import generate_corpus
+from corpus.ops import generate_corpus
 sys.path.insert(0, {tests!r})
 from flows_conftest import tiny_spec
 generate_corpus(tiny_spec(n_docs=5), {out!r}, workers=1)

@@ -13,9 +13,9 @@ import time
 import pytest
 import yaml
 
-from flows.corpus_ops import verify_corpus
+from corpus.ops import verify_corpus
+from corpus.store import load_manifest
 from flows.deployments import DEPLOYMENTS
-from ir.store import load_manifest
 
 from .conftest import tiny_spec
 from .prefect_server import BIN, REPO, PrefectServer

@@ -17,7 +17,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..qa_models import Assertion, QAPair
+from ir.qa_models import Assertion, QAPair
+
 from .common import (
     CorpusView,
     block_caption,

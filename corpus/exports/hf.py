@@ -20,7 +20,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from ..qa_models import Assertion, Evidence, QAPair
+from ir.qa_models import Assertion, Evidence, QAPair
+
 from .common import CorpusView, canonical, marker_of, write_export_dir
 
 FORMAT = "hf"

@@ -16,10 +16,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..blocks import ELEMENT_OF_BLOCK, Block
-from ..document import DocumentIR
-from ..qa_models import Assertion, QAPair
-from ..rendermap import RenderMap
+from ir.blocks import ELEMENT_OF_BLOCK, Block
+from ir.document import DocumentIR
+from ir.files import sha256_bytes
+from ir.qa_models import Assertion, QAPair
+from ir.rendermap import RenderMap
+
 from ..store import (
     MANIFEST,
     CorpusError,
@@ -27,7 +29,6 @@ from ..store import (
     DocRecord,
     load_doc_record,
     load_manifest,
-    sha256_bytes,
 )
 
 EXPORT_MARKER = ".synthdocqa-export.json"

@@ -15,20 +15,18 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from ir import DocumentIR, Rng
-from ir.planner import plan_document
-from ir.qa import build_evidence, derive_qa
-from ir.spec import CorpusSpec
-from ir.store import (
+from corpus.store import (
     DOC_RECORD,
     DocRecord,
     PageRecord,
-    atomic_write_bytes,
-    atomic_write_text,
     complete_doc_record,
     doc_dir,
-    sha256_bytes,
 )
+from ir import DocumentIR, Rng
+from ir.files import atomic_write_bytes, atomic_write_text, sha256_bytes
+from ir.planner import plan_document
+from ir.qa import build_evidence, derive_qa
+from ir.spec import CorpusSpec
 
 GENERATOR_VERSION = "1"
 

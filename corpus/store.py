@@ -15,17 +15,16 @@ so a killed run never leaves a corpus that verifies.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from pydantic import Field
 
-from .base import Model
-from .spec import CorpusSpec
+from ir.base import Model
+from ir.files import atomic_write_text, sha256_file
+from ir.spec import CorpusSpec
 
 STORE_FORMAT = "synthdocqa-corpus/1"
 MANIFEST = "corpus.json"
@@ -36,46 +35,6 @@ TABLES = ("documents.parquet", "pages.parquet", "qa.parquet", "assertions.parque
 
 class CorpusError(Exception):
     """A corpus directory that cannot be used as asked (wrong spec, missing manifest, ...)."""
-
-
-# ---------------------------------------------------------------- atomic files
-
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, fsync: bool = True) -> None:
-    """Write via a temp file in the same folder + ``os.replace``: readers see old or new, never half.
-
-    ``fsync=False`` skips the flush to disk for bulk, regenerable files (thumbnails)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            if fsync:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
-
-
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def sha256_file(path: str | os.PathLike[str]) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 def canonical_json(obj: Any) -> str:

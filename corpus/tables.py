@@ -13,18 +13,16 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .qa_models import Assertion, QAPair
-from .spec import CorpusSpec
+from ir.files import atomic_write_bytes, atomic_write_text, sha256_bytes, sha256_file
+from ir.qa_models import Assertion, QAPair
+from ir.spec import CorpusSpec
+
 from .store import (
     MANIFEST,
     TABLES,
     CorpusManifest,
     DocRecord,
-    atomic_write_bytes,
-    atomic_write_text,
     doc_dir,
-    sha256_bytes,
-    sha256_file,
 )
 
 

@@ -11,10 +11,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from ir.qa import recompute_assertion
-from ir.qa_models import Assertion, QAPair
-from ir.spec import CorpusSpec
-from ir.store import (
+from corpus.store import (
     DOC_RECORD,
     CorpusError,
     CorpusManifest,
@@ -24,11 +21,14 @@ from ir.store import (
     load_doc_record,
     load_manifest,
     prepare_corpus_dir,
-    sha256_bytes,
 )
-from ir.tables import write_corpus
+from corpus.tables import write_corpus
+from ir.files import sha256_bytes
+from ir.qa import recompute_assertion
+from ir.qa_models import Assertion, QAPair
+from ir.spec import CorpusSpec
 
-from .pipeline import build_document, code_version, doc_id_for, doc_indices, generate_document
+from .assemble import build_document, code_version, doc_id_for, doc_indices, generate_document
 
 Progress = Callable[[int, int, DocRecord], None]
 

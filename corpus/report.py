@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 from PIL import Image, ImageDraw
 
-from ir.exports.common import CorpusView, ExportError
+from corpus.exports.common import CorpusView, ExportError
+from ir.files import atomic_write_text
 from ir.rng import Rng
-from ir.store import atomic_write_text
 
 TIER_ORDER = ("pristine", "good", "fair", "degraded", "poor")
 ELEMENT_ORDER = ("text", "table", "figure", "form", "annotation", "none")
@@ -473,35 +473,3 @@ def write_report(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[str]
     text, summary = build_report(corpus_dir, opts)
     atomic_write_text(out, text)
     return {**summary, "path": str(out), "bytes": len(text.encode("utf-8"))}
-
-
-def publish_report_artifact(out: str | os.PathLike[str], manifest: Any) -> str | None:
-    """Write ``<corpus>/report.html`` and a markdown artifact with its path and key figures.
-
-    Called at the end of ``generate-corpus``; the report is a view, so a failure is logged, not raised.
-    """
-    from prefect import get_run_logger
-    from prefect.artifacts import create_markdown_artifact
-
-    logger = get_run_logger()
-    path = Path(out).resolve() / "report.html"
-    try:
-        info = write_report(out, path)
-    except Exception as err:  # noqa: BLE001 - the corpus is written; a report failure must not fail the run
-        logger.warning(f"corpus report not written: {err.__class__.__name__}: {err}")
-        return None
-    s = manifest.stats
-    elements = ", ".join(f"{k} {v}" for k, v in s["qa_by_element"].items())
-    tiers = ", ".join(f"{k} {v}" for k, v in s["by_tier"].items())
-    md = "\n".join([
-        f"# Corpus report `{manifest.name}`", "",
-        f"Open `{path}` in a browser ({info['bytes'] / 1e6:.1f} MB, self-contained).", "",
-        "| figure | value |", "|---|---|",
-        f"| documents | {s['documents']} |", f"| pages | {s['pages']} |", f"| QA pairs | {s['qa_pairs']} |",
-        f"| assertions | {s['assertions']} |", f"| QA per page | {s['qa_per_page']} |",
-        f"| assertions per QA | {s['assertions_per_qa']} |", f"| QA by element | {elements} |",
-        f"| documents by tier | {tiers} |", "",
-        f"Gallery: {', '.join(info['gallery'])}; contact sheet: {info['contact_sheet'][0]} page "
-        f"{info['contact_sheet'][1]}."])
-    create_markdown_artifact(key="corpus-report", markdown=md, description=f"report of {manifest.name}")
-    return str(path)

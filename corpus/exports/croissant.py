@@ -13,7 +13,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ..store import MANIFEST, atomic_write_text, sha256_file
+from ir.files import atomic_write_text, sha256_file
+
+from ..store import MANIFEST
 from .common import CorpusView, canonical, marker_of, write_export_dir
 
 FORMAT = "croissant"
