@@ -33,8 +33,10 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sample_pages import make_page  # noqa: E402
 
-from degradations import TIER_NAMES, degrade_page, sample_profile  # noqa: E402
+from degradations import degrade_page, sample_profile  # noqa: E402
+from ir.files import atomic_write_text  # noqa: E402
 from ir.rng import Rng  # noqa: E402
+from ir.vocab import TIERS  # noqa: E402
 
 DPI = 200
 
@@ -111,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     h, w = pages[0].shape[:2]
     print(f"{args.pages} pages of {w}x{h} px (Letter at {DPI} dpi), {args.reps} seeds per tier and "
           f"{args.augraphy_reps} for Augraphy per page, 1 thread; load average {os.getloadavg()[0]:.1f}")
-    methods = [*TIER_NAMES, "augraphy_default"]
+    methods = [*TIERS, "augraphy_default"]
     cpu: dict[str, list[float]] = {m: [] for m in methods}
     wall: dict[str, list[float]] = {m: [] for m in methods}
     # warm-up (imports, JIT, first-call allocations) outside the timings
@@ -156,14 +158,14 @@ def main(argv: list[str] | None = None) -> int:
               f"{result['median_wall_ms'][m]} | {result['peak_tracemalloc_mib'][m]} |")
     print(f"\nAugraphy default / ours-poor: median per-page ratio {result['ratio_augraphy_over_poor_median_per_page']}x "
           f"(ratio of medians {result['ratio_augraphy_over_poor_of_medians']}x); process peak RSS {rss:.0f} MiB")
-    ok_speed = all(result["median_cpu_ms"][t] < 250 for t in TIER_NAMES)
+    ok_speed = all(result["median_cpu_ms"][t] < 250 for t in TIERS)
     ok_ratio = result["ratio_augraphy_over_poor_median_per_page"] >= 10
     print(f"targets: every tier < 250 ms/page: {'PASS' if ok_speed else 'FAIL'}; "
           f"augraphy/poor >= 10x: {'PASS' if ok_ratio else 'FAIL'}")
     os.chdir(here)
     scratch.cleanup()
     if args.json:
-        Path(args.json).write_text(json.dumps(result, indent=1) + "\n")
+        atomic_write_text(args.json, json.dumps(result, indent=1) + "\n")
     return 0 if ok_speed and ok_ratio else 1
 
 

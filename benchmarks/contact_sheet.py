@@ -15,8 +15,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sample_pages import make_page  # noqa: E402
 
-from degradations import TIER_NAMES, degrade_page, encode_image, encode_scan, sample_profile  # noqa: E402
+from degradations import degrade_page, encode_image, encode_scan, sample_profile  # noqa: E402
+from ir.files import atomic_write_bytes  # noqa: E402
 from ir.rng import Rng  # noqa: E402
+from ir.vocab import TIERS  # noqa: E402
 
 DPI = 200
 
@@ -35,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     img, _ = make_page(args.page, DPI)
     whole, crops = [], []
-    for tier in TIER_NAMES:
+    for tier in TIERS:
         page = sample_profile(tier, 1, Rng(args.seed, ("contact", tier))).pages[0]
         out = degrade_page(img, page, args.seed, DPI).image
         scan = cv2.imdecode(np.frombuffer(encode_scan(out, tier), np.uint8), cv2.IMREAD_COLOR)  # as written
@@ -46,8 +48,7 @@ def main(argv: list[str] | None = None) -> int:
     row1 = np.hstack([x for t in whole for x in (t, gap(t.shape[0]))][:-1])
     row2 = np.hstack([x for t in crops for x in (t, gap(t.shape[0]))][:-1])
     sheet = np.vstack([row1, np.full((8, row1.shape[1], 3), 255, np.uint8), row2])
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_bytes(encode_image(sheet, "png"))
+    atomic_write_bytes(args.out, encode_image(sheet, "png"))
     print(f"wrote {args.out} ({sheet.shape[1]}x{sheet.shape[0]})")
     return 0
 

@@ -34,8 +34,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sample_pages import make_page  # noqa: E402
 
-from degradations import TIER_NAMES, degrade_page, encode_scan, sample_profile, scan_extension  # noqa: E402
+from degradations import degrade_page, encode_scan, sample_profile, scan_extension  # noqa: E402
+from ir.files import atomic_write_text  # noqa: E402
 from ir.rng import Rng  # noqa: E402
+from ir.vocab import TIERS  # noqa: E402
 
 DPI = 200
 
@@ -111,7 +113,7 @@ def main(argv: list[str] | None = None) -> int:
         print("tesseract not found: apt-get install -y tesseract-ocr", file=sys.stderr)
         return 2
 
-    cers: dict[str, list[float]] = {t: [] for t in TIER_NAMES}
+    cers: dict[str, list[float]] = {t: [] for t in TIERS}
     with tempfile.TemporaryDirectory(prefix="ocr_calibration_") as tmp:
         for pi in range(args.pages):
             img, lines = make_page(100 + pi, DPI)
@@ -119,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
             for s in range(args.seeds):
                 seed = 1000 * pi + s
                 row = []
-                for tier in TIER_NAMES:
+                for tier in TIERS:
                     page = sample_profile(tier, 1, Rng(seed, ("ocr", tier))).pages[0]
                     out = degrade_page(img, page, seed, DPI).image
                     path = Path(tmp) / f"p{pi}_s{s}_{tier}{scan_extension(tier)}"
@@ -129,17 +131,17 @@ def main(argv: list[str] | None = None) -> int:
                     row.append(f"{tier} {c:.3f}")
                 print(f"page {pi} seed {s}: " + ", ".join(row), flush=True)
 
-    means = [statistics.fmean(cers[t]) for t in TIER_NAMES]
+    means = [statistics.fmean(cers[t]) for t in TIERS]
     strictly = all(a < b for a, b in zip(means, means[1:], strict=False))
     print("\n| tier | mean CER | median | min | max | n |")
     print("|---|---:|---:|---:|---:|---:|")
-    for t, m in zip(TIER_NAMES, means, strict=True):
+    for t, m in zip(TIERS, means, strict=True):
         v = cers[t]
         print(f"| {t} | {m:.3f} | {statistics.median(v):.3f} | {min(v):.3f} | {max(v):.3f} | {len(v)} |")
     print(f"\nmean CER strictly increasing pristine -> poor: {'PASS' if strictly else 'FAIL'}")
     if args.json:
-        Path(args.json).write_text(json.dumps({"cer": cers, "mean": dict(zip(TIER_NAMES, means, strict=True)),
-                                               "strictly_increasing": strictly}, indent=1) + "\n")
+        atomic_write_text(args.json, json.dumps({"cer": cers, "mean": dict(zip(TIERS, means, strict=True)),
+                                                 "strictly_increasing": strictly}, indent=1) + "\n")
     return 0 if strictly else 1
 
 

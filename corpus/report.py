@@ -23,12 +23,23 @@ import numpy as np
 import pandas as pd
 from PIL import Image, ImageDraw
 
-from corpus.exports.common import CorpusView, ExportError
+from ir.boxes import pdf_to_px
 from ir.files import atomic_write_text
 from ir.rng import Rng
+from ir.vocab import DIFFICULTIES, QA_ELEMENTS, TIERS
 
-TIER_ORDER = ("pristine", "good", "fair", "degraded", "poor")
-ELEMENT_ORDER = ("text", "table", "figure", "form", "annotation", "none")
+from .exports.common import ExportError
+from .store import (
+    ASSERTIONS_TABLE,
+    DOCUMENTS_TABLE,
+    MANIFEST,
+    PAGES_TABLE,
+    QA_TABLE,
+    CorpusError,
+    CorpusReader,
+    open_corpus,
+)
+
 CLEAN_COLOUR = (220, 30, 60)
 SCAN_COLOUR = (0, 120, 255)
 PALETTE = ["#3a6ea5", "#e07a2f", "#4c9a5b", "#c3423f", "#8a63b8", "#8c6d4f", "#d16ba5", "#7f7f7f", "#b5bd3b",
@@ -171,15 +182,11 @@ def _chart(kind: str, labels: list[str], values: list[float], title: str, xlabel
 
 # ----------------------------------------------------------------- stats
 
-def _read_table(view: CorpusView, name: str) -> pd.DataFrame:
-    return pd.read_parquet(io.BytesIO(view.read_bytes(name)))
-
-
-def corpus_tables(view: CorpusView) -> dict[str, pd.DataFrame]:
-    docs = _read_table(view, "documents.parquet")
-    qa = _read_table(view, "qa.parquet")
-    asr = _read_table(view, "assertions.parquet")
-    pages = _read_table(view, "pages.parquet")
+def corpus_tables(view: CorpusReader) -> dict[str, pd.DataFrame]:
+    docs = view.table(DOCUMENTS_TABLE)
+    qa = view.table(QA_TABLE)
+    asr = view.table(ASSERTIONS_TABLE)
+    pages = view.table(PAGES_TABLE)
     qa = qa.merge(docs[["doc_id", "domain", "recipe", "tier"]], on="doc_id", how="left")
     n_asr = asr.groupby("qa_id").size()
     qa["n_assertions"] = qa["qa_id"].map(n_asr).fillna(0).astype(int)
@@ -202,12 +209,12 @@ def qa_breakdown(t: dict[str, pd.DataFrame], key: str, order: tuple[str, ...] = 
     qa = t["qa"]
     g = qa.groupby(key).agg(QA=("qa_id", "count"), assertions_per_qa=("n_assertions", "mean"))
     g["share %"] = (100 * g["QA"] / max(1, len(qa))).round(1)
-    for d in ("easy", "medium", "hard"):
+    for d in DIFFICULTIES:
         g[d] = qa[qa["difficulty"] == d].groupby(key).size().reindex(g.index).fillna(0).astype(int)
     multi = qa[qa["page_nos"].map(lambda s: len(json.loads(s)) > 1)].groupby(key).size()
     g["multi-page"] = multi.reindex(g.index).fillna(0).astype(int)
     g["assertions/QA"] = g["assertions_per_qa"].round(2)
-    return _ordered(g[["QA", "share %", "easy", "medium", "hard", "assertions/QA", "multi-page"]], order)
+    return _ordered(g[["QA", "share %", *DIFFICULTIES, "assertions/QA", "multi-page"]], order)
 
 
 def _ordered(g: pd.DataFrame, order: tuple[str, ...]) -> pd.DataFrame:
@@ -235,18 +242,18 @@ def _fmt(v: Any) -> str:
 # ----------------------------------------------------------------- gallery
 
 def sample_gallery(t: dict[str, pd.DataFrame], seed: int, n: int) -> list[str]:
-    """QA ids with evidence, seeded, spread over element types (round robin in ELEMENT_ORDER)."""
+    """QA ids with evidence, seeded, spread over element types (round robin in ``QA_ELEMENTS`` order)."""
     qa = t["qa"]
     has_ev = set(t["assertions"].loc[t["assertions"]["evidence_json"] != "[]", "qa_id"])
     rng = Rng(seed).fork("report", "gallery")
     pools: dict[str, list[str]] = {}
-    for el in ELEMENT_ORDER:
+    for el in QA_ELEMENTS:
         ids = sorted(qa.loc[(qa["element_type"] == el) & qa["qa_id"].isin(has_ev), "qa_id"])
         if ids:
             pools[el] = rng.fork(el).shuffled(ids)
     chosen: list[str] = []
     while len(chosen) < n and any(pools.values()):
-        for el in ELEMENT_ORDER:
+        for el in QA_ELEMENTS:
             if pools.get(el) and len(chosen) < n:
                 chosen.append(pools[el].pop(0))
     return chosen
@@ -263,7 +270,7 @@ def _evidence_of(t: dict[str, pd.DataFrame], qa_id: str) -> list[dict[str, Any]]
     return ev
 
 
-def gallery_item(view: CorpusView, t: dict[str, pd.DataFrame], qa_id: str, opts: ReportOptions) -> str:
+def gallery_item(view: CorpusReader, t: dict[str, pd.DataFrame], qa_id: str, opts: ReportOptions) -> str:
     q = t["qa"].set_index("qa_id").loc[qa_id]
     ev = _evidence_of(t, qa_id)
     page_no = ev[0]["page_no"]
@@ -315,17 +322,17 @@ def gallery_item(view: CorpusView, t: dict[str, pd.DataFrame], qa_id: str, opts:
 
 # ----------------------------------------------------------------- contact sheet
 
-def contact_sheet(view: CorpusView, doc_id: str, page_no: int, seed: int, dpi: int) -> tuple[str, list[str]]:
+def contact_sheet(view: CorpusReader, doc_id: str, page_no: int, seed: int, dpi: int) -> tuple[str, list[str]]:
     """The page through all five tiers: (HTML, tier names). Span boxes carried through each tier's geometry."""
-    from degradations import TIER_NAMES, degrade_page, map_boxes, sample_profile
+    from degradations import degrade_page, map_boxes, sample_profile
     from renderers import rasterize
 
-    pdf = view.read_bytes(f"docs/{doc_id}/document.pdf")
+    pdf = view.pdf(doc_id)
     (_, image), = rasterize(pdf, dpi, pages=[page_no])
     rmap = view.render_map(doc_id)
-    px = [[v * dpi / 72.0 for v in s.bbox] for s in rmap.spans if s.page_no == page_no]
+    px = [list(pdf_to_px(s.bbox, dpi)) for s in rmap.spans if s.page_no == page_no]
     cells = []
-    for tier in TIER_NAMES:
+    for tier in TIERS:
         profile = sample_profile(tier, 1, Rng(seed).fork("report", "contact", tier))
         page = profile.pages[0]
         out = degrade_page(image, page, seed, dpi)
@@ -338,7 +345,7 @@ def contact_sheet(view: CorpusView, doc_id: str, page_no: int, seed: int, dpi: i
         cells.append(f"""<figure class="tier"><img alt="{tier} tier" src="{_jpeg_b64(_fit(img, 360), 85)}">
 <figcaption><strong>{tier}</strong><br><span class="muted">{len(on)} stages: {html.escape(', '.join(on) or 'none')}</span>
 </figcaption></figure>""")
-    return f"<div class='sheet'>{''.join(cells)}</div>", list(TIER_NAMES)
+    return f"<div class='sheet'>{''.join(cells)}</div>", list(TIERS)
 
 
 # ----------------------------------------------------------------- page
@@ -373,12 +380,16 @@ footer{color:var(--muted);font-size:12px;margin-top:30px}
 
 
 def build_report(corpus_dir: str | os.PathLike[str], opts: ReportOptions | None = None) -> tuple[str, dict[str, Any]]:
-    """(HTML text, summary numbers) for a complete corpus."""
-    opts = opts or ReportOptions()
+    """(HTML text, summary numbers) for a complete corpus; corpus problems raise :class:`ReportError`."""
     try:
-        view = CorpusView.open(corpus_dir)
-    except ExportError as err:
+        return _build_report(open_corpus(corpus_dir), opts or ReportOptions())
+    except ReportError:
+        raise
+    except CorpusError as err:
         raise ReportError(str(err)) from None
+
+
+def _build_report(view: CorpusReader, opts: ReportOptions) -> tuple[str, dict[str, Any]]:
     m = view.manifest
     s = m.stats
     seed = m.spec.seed
@@ -393,14 +404,14 @@ def build_report(corpus_dir: str | os.PathLike[str], opts: ReportOptions | None 
                          for k, v in cards)
 
     by_type = qa_breakdown(t, "qa_type")
-    by_el = qa_breakdown(t, "element_type", ELEMENT_ORDER)
-    by_tier = breakdown(t, "tier", TIER_ORDER)
+    by_el = qa_breakdown(t, "element_type", QA_ELEMENTS)
+    by_tier = breakdown(t, "tier", TIERS)
     by_domain = breakdown(t, "domain")
     by_recipe = breakdown(t, "recipe")
     kinds = Counter(qa["answer_kind"])
     kind_df = pd.DataFrame({"QA": kinds}).sort_values("QA", ascending=False, kind="stable")
     cross = pd.crosstab(qa["qa_type"], qa["element_type"])
-    cross = cross[[c for c in ELEMENT_ORDER if c in cross.columns]]
+    cross = cross[[c for c in QA_ELEMENTS if c in cross.columns]]
 
     charts = [
         _chart("barh", list(by_type.index), by_type["QA"].tolist(), "QA pairs by QA type", "QA pairs"),
@@ -452,7 +463,7 @@ boxes on the clean page image; blue: the same spans carried through the scan's g
 tier's sampled stages (<code>sample_profile(tier, 1, Rng({seed}).fork("report", "contact", tier))</code>); blue:
 every fact span's box mapped through the tier's geometric stages.</p>
 {sheet_html}</section>
-<footer>Generated by <code>synthdocqa report</code> from <code>corpus.json</code>; every file read was checked
+<footer>Generated by <code>synthdocqa report</code> from <code>{MANIFEST}</code>; every file read was checked
 against the manifest's sha256.</footer>
 </main></body></html>
 """

@@ -1,4 +1,5 @@
-"""Corpus-level tables (Parquet + qa.jsonl) assembled from the per-document records and files."""
+"""Corpus-level tables (Parquet + JSON lines) assembled from the per-document records and files, then the
+manifest that closes the corpus."""
 
 from __future__ import annotations
 
@@ -18,20 +19,18 @@ from ir.qa_models import Assertion, QAPair
 from ir.spec import CorpusSpec
 
 from .store import (
+    ASSERTIONS_TABLE,
+    DOCUMENTS_TABLE,
     MANIFEST,
+    PAGES_TABLE,
+    QA_FILE,
+    QA_TABLE,
     TABLES,
     CorpusManifest,
+    DocFiles,
     DocRecord,
-    doc_dir,
+    open_corpus,
 )
-
-
-def read_doc_qa(corpus_dir: str | os.PathLike[str], doc_id: str) -> tuple[list[QAPair], list[Assertion]]:
-    d = doc_dir(corpus_dir, doc_id)
-    qa = [QAPair.model_validate_json(line) for line in (d / "qa.jsonl").read_text("utf-8").splitlines() if line]
-    asr = [Assertion.model_validate_json(line)
-           for line in (d / "assertions.jsonl").read_text("utf-8").splitlines() if line]
-    return qa, asr
 
 
 def _parquet_bytes(rows: list[dict[str, Any]], columns: list[str]) -> bytes:
@@ -98,25 +97,25 @@ def write_corpus(corpus_dir: str | os.PathLike[str], spec: CorpusSpec, records: 
                  code_version: str) -> CorpusManifest:
     """Assemble the corpus tables from complete documents, then write the manifest (last, atomically)."""
     root = Path(corpus_dir)
+    reader = open_corpus(root, checked=False)  # the documents were verified when their records were made
     records = sorted(records, key=lambda r: r.index)
     all_qa: list[QAPair] = []
     all_asr: list[Assertion] = []
     for r in records:
-        qa, asr = read_doc_qa(root, r.doc_id)
-        all_qa += qa
-        all_asr += asr
+        all_qa += reader.qa(r.doc_id)
+        all_asr += reader.assertions(r.doc_id)
     doc_rows = [{
         "doc_id": r.doc_id, "index": r.index, "domain": r.domain, "recipe": r.recipe, "title": r.title,
         "tier": r.tier, "n_pages": r.n_pages, "n_facts": r.n_facts, "n_spans": r.n_spans, "n_qa": r.n_qa,
-        "n_assertions": r.n_assertions, "pdf": f"docs/{r.doc_id}/document.pdf",
-        "scan_pdf": f"docs/{r.doc_id}/scan.pdf", "ir": f"docs/{r.doc_id}/ir.json"} for r in records]
+        "n_assertions": r.n_assertions, "pdf": DocFiles(r.doc_id).pdf, "scan_pdf": DocFiles(r.doc_id).scan_pdf,
+        "ir": DocFiles(r.doc_id).ir} for r in records]
     page_rows = [p.model_dump() for r in records for p in r.pages]
     outputs = {
-        "documents.parquet": _parquet_bytes(doc_rows, DOC_COLUMNS),
-        "pages.parquet": _parquet_bytes(page_rows, PAGE_COLUMNS),
-        "qa.parquet": _parquet_bytes([_qa_row(q) for q in all_qa], QA_COLUMNS),
-        "assertions.parquet": _parquet_bytes([_assertion_row(a) for a in all_asr], ASSERTION_COLUMNS),
-        "qa.jsonl": "".join(q.model_dump_json() + "\n" for q in all_qa).encode("utf-8"),
+        DOCUMENTS_TABLE: _parquet_bytes(doc_rows, DOC_COLUMNS),
+        PAGES_TABLE: _parquet_bytes(page_rows, PAGE_COLUMNS),
+        QA_TABLE: _parquet_bytes([_qa_row(q) for q in all_qa], QA_COLUMNS),
+        ASSERTIONS_TABLE: _parquet_bytes([_assertion_row(a) for a in all_asr], ASSERTION_COLUMNS),
+        QA_FILE: "".join(q.model_dump_json() + "\n" for q in all_qa).encode("utf-8"),
     }
     assert set(outputs) == set(TABLES)
     files: dict[str, str] = {}
@@ -125,7 +124,7 @@ def write_corpus(corpus_dir: str | os.PathLike[str], spec: CorpusSpec, records: 
         files[name] = sha256_bytes(data)
     for r in records:
         files.update(r.files)
-        rec_rel = f"docs/{r.doc_id}/doc.json"
+        rec_rel = DocFiles(r.doc_id).record
         files[rec_rel] = sha256_file(root / rec_rel)
     manifest = CorpusManifest(
         name=spec.name, spec=spec, spec_hash=spec.spec_hash(), code_version=code_version,

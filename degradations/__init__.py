@@ -1,20 +1,32 @@
 """Scan degradation: 15 physical stages, five tiers, and evidence boxes carried through the geometry.
 
-``sample_profile`` fills the IR's perturbation profile from the tier table; ``degrade_page`` replays a
-page's profile on its image; ``map_box``/``map_boxes`` carry pixel boxes to the scan image;
-``encode_scan`` and ``scan_pdf`` write what a scanner would produce.
+Every stage follows one protocol (``stages.protocol.Stage``) and sits in one registry (``STAGES``, in
+the order of ``ir.vocab.STAGE_NAMES``). ``sample_profile`` fills the IR's perturbation profile from
+the tier table; ``degrade_page`` replays a page's profile on its image; ``map_box``/``map_boxes``
+carry pixel boxes to the scan image; ``encode_scan`` and ``scan_pdf`` write what a scanner would
+produce.
 """
 
 from .geometry import Compose, CurlWarp, Homography, Transform, map_box, map_boxes, map_points
 from .pipeline import DegradedPage, apply_stage, degrade_page, resolve_params
 from .sampling import sample_profile, sample_stage
 from .scan import encode_image, encode_scan, scan_extension, scan_format, scan_pdf
-from .stages import GEOMETRIC_STAGES, STAGE_ORDER, STAGES
-from .tiers import REFERENCE_DPI, SCAN_FORMAT, TIER_NAMES, TIER_TABLE
+from .stages import (
+    GEOMETRIC_STAGES,
+    STAGES,
+    GeometricStage,
+    PixelStage,
+    Plan,
+    ResolutionStage,
+    Stage,
+    get_stage,
+)
+from .tiers import REFERENCE_DPI, SCAN_FORMAT, TIER_TABLE
 
 __all__ = [
-    "GEOMETRIC_STAGES", "REFERENCE_DPI", "SCAN_FORMAT", "STAGES", "STAGE_ORDER", "TIER_NAMES", "TIER_TABLE",
-    "Compose", "CurlWarp", "DegradedPage", "Homography", "Transform", "apply_stage", "degrade_page",
-    "encode_image", "encode_scan", "map_box", "map_boxes", "map_points", "resolve_params",
-    "sample_profile", "sample_stage", "scan_extension", "scan_format", "scan_pdf",
+    "GEOMETRIC_STAGES", "REFERENCE_DPI", "SCAN_FORMAT", "STAGES", "TIER_TABLE",
+    "Compose", "CurlWarp", "DegradedPage", "GeometricStage", "Homography", "PixelStage", "Plan",
+    "ResolutionStage", "Stage", "Transform", "apply_stage", "degrade_page", "encode_image", "encode_scan",
+    "get_stage", "map_box", "map_boxes", "map_points", "resolve_params", "sample_profile", "sample_stage",
+    "scan_extension", "scan_format", "scan_pdf",
 ]

@@ -12,9 +12,7 @@ from ir.document import PageDegradation, StageParams
 from ir.rng import Rng
 
 from .geometry import Transform, map_box, map_boxes
-from .stages import STAGE_ORDER, STAGES
-from .stages.capture import resample_down, resample_up
-from .stages.geometric import PLANNERS, render
+from .stages import STAGES, GeometricStage, Plan, ResolutionStage, Stage, get_stage, reading_params, render
 from .tiers import REFERENCE_DPI
 
 
@@ -53,27 +51,16 @@ def check_image(image: np.ndarray) -> None:
 def apply_stage(
     image: np.ndarray, stage: StageParams, rng: Rng, dpi: int
 ) -> tuple[np.ndarray, Transform | None]:
-    """One stage; a disabled stage is the identity (a copy of the input, no transform)."""
-    if stage.name not in STAGES:
-        raise ValueError(f"unknown stage {stage.name!r}; expected one of {', '.join(STAGE_ORDER)}")
+    """One stage on its own; a disabled stage is the identity (a copy of the input, no transform)."""
+    impl = get_stage(stage.name)
     if not stage.enabled:
         return image.copy(), None
-    try:
-        return STAGES[stage.name](image, resolve_params(stage.params, dpi), rng)
-    except KeyError as err:
-        raise ValueError(f"stage {stage.name!r}: missing parameter {err.args[0]!r}") from None
+    with reading_params(stage.name):
+        return impl.run(image, resolve_params(stage.params, dpi), rng)
 
 
-def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) -> DegradedPage:
-    """Apply ``page``'s stages in physical order with the streams ``Rng(seed, page.seed_path).fork("stage", s)``.
-
-    Adjacent geometric stages (skew, warp) are planned separately and resampled as one map; the
-    stages after ``resample`` run at the scanner's low resolution (output size = input size, and no
-    geometric stage comes after resample, so boxes map through skew and warp only).
-    """
-    check_image(image)
-    if dpi <= 0:
-        raise ValueError(f"dpi must be positive, got {dpi}")
+def _enabled_stages(page: PageDegradation) -> list[tuple[Stage, StageParams]]:
+    """The page's enabled stages in registry (physical) order, whatever order the record lists them in."""
     by_name: dict[str, StageParams] = {}
     for s in page.stages:
         if s.name not in STAGES:
@@ -81,51 +68,48 @@ def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) 
         if s.name in by_name:
             raise ValueError(f"page {page.page_no}: stage {s.name!r} listed twice")
         by_name[s.name] = s
+    return [(stage, by_name[name]) for name, stage in STAGES.items() if name in by_name and by_name[name].enabled]
+
+
+def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) -> DegradedPage:
+    """Apply ``page``'s stages in physical order with the streams ``Rng(seed, page.seed_path).fork("stage", s)``.
+
+    Adjacent geometric stages (skew, warp) are planned separately, each with its own stream, and
+    rendered as one resampling. A stage that changes the working resolution (resample) ``enter``s it
+    where it sits; the stages after it run there, and its ``leave`` restores the page size last
+    (output size = input size; no geometric stage follows, so boxes map through skew and warp only).
+    """
+    check_image(image)
+    if dpi <= 0:
+        raise ValueError(f"dpi must be positive, got {dpi}")
     rng = Rng(seed, page.seed_path)
     out = np.ascontiguousarray(image)
     transforms: list[Transform] = []
-    enabled = [n for n in STAGE_ORDER if n in by_name and by_name[n].enabled]
-    full_size: tuple[int, int] | None = None  # set while running below the page size (after resample)
-    resample_params: dict[str, Any] = {}
-    i = 0
-    while i < len(enabled):
-        name = enabled[i]
-        if name == "resample":
-            # the scanner's native resolution: the stages after resample (contrast, jpeg; none is
-            # geometric) run on the low-resolution image, which is brought back to the page size last
-            params = resolve_params(by_name[name].params, dpi)
-            full_size = (out.shape[1], out.shape[0])
-            try:
-                out = resample_down(out, params)
-            except KeyError as err:
-                raise ValueError(f"stage 'resample': missing parameter {err.args[0]!r}") from None
-            resample_params = params
-            i += 1
-            continue
-        if name not in PLANNERS:
-            out, t = apply_stage(out, by_name[name], rng.fork("stage", name), dpi)
-            if t is not None:
-                transforms.append(t)
-            i += 1
-            continue
-        # adjacent geometric stages: plan each with its own stream, resample once
-        h, w = out.shape[:2]
-        planned: list[Transform] = []
-        border = None
-        while i < len(enabled) and enabled[i] in PLANNERS:
-            gname = enabled[i]
-            try:
-                t, b = PLANNERS[gname](w, h, resolve_params(by_name[gname].params, dpi), rng.fork("stage", gname))
-            except KeyError as err:
-                raise ValueError(f"stage {gname!r}: missing parameter {err.args[0]!r}") from None
-            border = b if border is None else border
-            if t is not None:
-                planned.append(t)
-            i += 1
-        out = render(out, planned, border if border is not None else 1.0)
-        transforms.extend(planned)
-    if full_size is not None:
-        out = resample_up(out, full_size[0], full_size[1], resample_params)
+    plans: list[Plan] = []  # the pending run of adjacent geometric stages
+    entered: list[tuple[ResolutionStage, int, int, Mapping[str, Any]]] = []  # (stage, width, height, params)
+    for stage, record in _enabled_stages(page):
+        params = resolve_params(record.params, dpi)
+        with reading_params(stage.name):
+            if isinstance(stage, GeometricStage):
+                h, w = out.shape[:2]
+                plans.append(stage.plan(w, h, params, rng.fork("stage", stage.name)))
+                continue
+            if plans:
+                out, moved = render(out, plans)
+                transforms.extend(moved)
+                plans = []
+            if isinstance(stage, ResolutionStage):
+                h, w = out.shape[:2]
+                entered.append((stage, w, h, params))
+                out = stage.enter(out, params)
+            else:
+                out = stage.apply(out, params, rng.fork("stage", stage.name))
+    if plans:
+        out, moved = render(out, plans)
+        transforms.extend(moved)
+    for res, w, h, params in reversed(entered):
+        with reading_params(res.name):
+            out = res.leave(out, w, h, params)
     if out is image:  # nothing enabled (pristine): never hand back the caller's own array
         out = image.copy()
     return DegradedPage(image=out, transforms=transforms)

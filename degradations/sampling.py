@@ -2,40 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ir.document import PageDegradation, PerturbationProfile, StageParams
 from ir.rng import Rng
 
-from .stages import STAGE_ORDER
+from .stages import STAGES, get_stage
 from .tiers import tier_table
-
-_DECIMALS = 6  # rounded so the profile's JSON round-trips to the very same floats
-
-
-def _draw(spec: Any, rng: Rng) -> Any:
-    if isinstance(spec, list):
-        lo, hi = (float(v) for v in spec)
-        return round(rng.uniform(lo, hi), _DECIMALS) if hi > lo else round(lo, _DECIMALS)
-    if isinstance(spec, dict):
-        if "int" in spec:
-            lo, hi = (int(v) for v in spec["int"])
-            return rng.integers(lo, hi + 1)
-        if "choice" in spec:
-            return rng.choice(list(spec["choice"]))
-        if "p" in spec:
-            return rng.bernoulli(float(spec["p"]))
-        raise ValueError(f"unknown parameter spec {spec!r}")
-    return spec
 
 
 def sample_stage(tier: str, name: str, rng: Rng, force: bool = False) -> StageParams:
-    """One stage of one page; each parameter has its own stream, so adding one shifts no other.
-    ``force=True`` enables the stage regardless of its probability (tests, contact sheets)."""
-    entry = tier_table(tier)[name]
-    enabled = force or (float(entry["p"]) > 0 and rng.fork("enabled").bernoulli(float(entry["p"])))
-    params = {k: _draw(v, rng.fork("param", k)) for k, v in entry["params"].items()} if enabled else {}
-    return StageParams(name=name, enabled=enabled, params=params)
+    """One stage of one page (``Stage.sample`` on the tier's table entry); ``force=True`` enables the
+    stage regardless of its probability (tests, contact sheets)."""
+    return get_stage(name).sample(tier_table(tier)[name], rng, force)
 
 
 def sample_profile(tier: str, n_pages: int, rng: Rng) -> PerturbationProfile:
@@ -45,12 +22,12 @@ def sample_profile(tier: str, n_pages: int, rng: Rng) -> PerturbationProfile:
     its application later uses is ``Rng(seed, seed_path).fork("stage", s)`` with
     ``seed_path = rng.path + ("page", p, "apply")``, so ``ir.json`` alone replays the scan.
     """
-    tier_table(tier)  # validates the name
+    table = tier_table(tier)  # validates the name
     if n_pages < 1:
         raise ValueError(f"n_pages must be >= 1, got {n_pages}")
     pages = []
     for p in range(1, n_pages + 1):
         prng = rng.fork("page", p)
-        stages = [sample_stage(tier, name, prng.fork("stage", name)) for name in STAGE_ORDER]
+        stages = [stage.sample(table[name], prng.fork("stage", name)) for name, stage in STAGES.items()]
         pages.append(PageDegradation(page_no=p, seed_path=[*rng.path, "page", p, "apply"], stages=stages))
     return PerturbationProfile(tier=tier, pages=pages)

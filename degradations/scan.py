@@ -12,13 +12,15 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from .tiers import SCAN_FORMAT, TIER_NAMES
+from ir.vocab import TIERS
+
+from .tiers import SCAN_FORMAT
 
 
 def scan_format(tier: str) -> tuple[str, int | None]:
     """(``"png"`` | ``"jpeg"``, quality) of the tier's scan file."""
     if tier not in SCAN_FORMAT:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIER_NAMES)}")
+        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIERS)}")
     f = SCAN_FORMAT[tier]
     return f["format"], f.get("quality")
 

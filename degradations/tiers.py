@@ -11,17 +11,18 @@ maps a parameter name to its distribution:
 
 Units are relative so sampling needs no image: fractions of the page width/height, degrees, grey
 levels (0-255), and ``*_px`` lengths in pixels at ``REFERENCE_DPI`` (the pipeline rescales them to the
-image's dpi). Tiers are ordered by how hard the page is to read (Tesseract CER rises strictly from
-pristine to poor; measured in ``benchmarks/ocr_calibration.py``, recorded in docs/benchmarks.md).
+image's dpi). Tier and stage names come from ``ir.vocab`` (``TIERS``, ``STAGE_NAMES``). Tiers are
+ordered by how hard the page is to read (Tesseract CER rises strictly from pristine to poor;
+measured in ``benchmarks/ocr_calibration.py``, recorded in docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-REFERENCE_DPI = 200
+from ir.vocab import STAGE_NAMES, TIERS
 
-TIER_NAMES: tuple[str, ...] = ("pristine", "good", "fair", "degraded", "poor")
+REFERENCE_DPI = 200
 
 # Final scan file per tier: PNG (lossless) for pristine, else JPEG at the given quality.
 SCAN_FORMAT: dict[str, dict[str, Any]] = {
@@ -35,9 +36,7 @@ SCAN_FORMAT: dict[str, dict[str, Any]] = {
 _OFF: dict[str, Any] = {"p": 0.0, "params": {}}
 
 TIER_TABLE: dict[str, dict[str, dict[str, Any]]] = {
-    "pristine": {name: _OFF for name in (
-        "paper", "ink_bleed", "toner_fade", "halftone", "bleed_through", "stains", "fold", "skew",
-        "warp", "lighting", "blur", "noise", "resample", "contrast", "jpeg")},
+    "pristine": {name: _OFF for name in STAGE_NAMES},
     "good": {
         "paper": {"p": 1.0, "params": {"tint_r": [0.98, 1.0], "tint_g": [0.97, 0.995], "tint_b": [0.95, 0.985],
                                        "fibre": [0.005, 0.02], "blotch": [0.0, 0.015], "fibre_px": [1.5, 3.0]}},
@@ -163,4 +162,4 @@ def tier_table(tier: str) -> dict[str, dict[str, Any]]:
     try:
         return TIER_TABLE[tier]
     except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIER_NAMES)}") from None
+        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIERS)}") from None

@@ -13,7 +13,15 @@ from prefect.artifacts import (
     update_progress_artifact,
 )
 
-from corpus.store import CorpusManifest
+from corpus.store import (
+    ASSERTIONS_TABLE,
+    DOCS_DIR,
+    MANIFEST,
+    QA_FILE,
+    QA_TABLE,
+    REPORT_FILE,
+    CorpusManifest,
+)
 
 
 def publish_progress(artifact_id, done: int, total: int):
@@ -43,10 +51,10 @@ def publish_corpus_artifacts(out: str, manifest: CorpusManifest) -> None:
     md = [f"# Corpus `{manifest.name}`", "",
           f"seed **{manifest.spec.seed}**, {s['documents']} documents, {s['pages']} pages, "
           f"{s['qa_pairs']} QA pairs, {s['assertions']} assertions; code `{manifest.code_version}`.", "",
-          f"- manifest: `{root / 'corpus.json'}`",
-          f"- QA: `{root / 'qa.parquet'}`, `{root / 'qa.jsonl'}`",
-          f"- assertions: `{root / 'assertions.parquet'}`",
-          f"- documents: `{root / 'docs'}`", "",
+          f"- manifest: `{root / MANIFEST}`",
+          f"- QA: `{root / QA_TABLE}`, `{root / QA_FILE}`",
+          f"- assertions: `{root / ASSERTIONS_TABLE}`",
+          f"- documents: `{root / DOCS_DIR}`", "",
           "Check it with `synthdocqa verify` and rebuild it bit for bit with `synthdocqa reproduce`."]
     create_markdown_artifact(key="corpus-summary", markdown="\n".join(md), description="generate-corpus run")
     publish_report_artifact(out, manifest)  # <out>/report.html + a markdown artifact with its key figures
@@ -62,7 +70,7 @@ def publish_report_artifact(out: str | os.PathLike[str], manifest: Any) -> str |
     from corpus.report import write_report
 
     logger = get_run_logger()
-    path = Path(out).resolve() / "report.html"
+    path = Path(out).resolve() / REPORT_FILE
     try:
         info = write_report(out, path)
     except Exception as err:  # noqa: BLE001 - the corpus is written; a report failure must not fail the run

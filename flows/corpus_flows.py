@@ -1,4 +1,4 @@
-"""``verify-corpus`` and ``reproduce-corpus`` flows (thin over corpus.ops)."""
+"""``verify-corpus`` and ``reproduce-corpus`` flows (thin over ``corpus.verify`` and ``corpus.reproduce``)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
-from corpus.ops import reproduce_corpus, verify_corpus
+from corpus.reproduce import reproduce_corpus
+from corpus.verify import verify_corpus
 
 
 @task(name="verify", cache_policy=NO_CACHE)

@@ -15,8 +15,9 @@ from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
 from pydantic import BaseModel, ConfigDict, Field
 
-from corpus.ops import verify_corpus
-from flows.generate import default_corpus_dir, generate_corpus_flow
+from corpus.store import default_corpus_dir
+from corpus.verify import verify_corpus
+from flows.generate import generate_corpus_flow
 from ir.files import atomic_write_text
 from ir.spec import spec_for_profile
 
@@ -45,10 +46,6 @@ def _run_date() -> str:
     return (start or dt.datetime.now(dt.UTC)).strftime("%Y-%m-%d")
 
 
-def _corpus_ready(corpus_dir: str) -> bool:
-    return (Path(corpus_dir) / "corpus.json").is_file() and verify_corpus(corpus_dir) == []
-
-
 @flow(name="evaluation-batch")
 def evaluation_batch_flow(seed: int = 0, profile: str = "demo", n_docs: int | None = None,
                           corpus_dir: str | None = None, judges: list[str] | None = None,
@@ -60,7 +57,7 @@ def evaluation_batch_flow(seed: int = 0, profile: str = "demo", n_docs: int | No
     logger = get_run_logger()
     spec = spec_for_profile(p.profile, p.seed, p.n_docs)
     cdir = p.corpus_dir or default_corpus_dir(spec)
-    if _corpus_ready(cdir):
+    if verify_corpus(cdir) == []:  # complete (manifest written) and verified
         logger.info(f"reusing verified corpus {cdir}")
         reused = True
     else:

@@ -15,8 +15,9 @@ from typing import Literal
 from prefect import flow, get_run_logger, task
 from pydantic import BaseModel, ConfigDict, Field
 
-from corpus.assemble import code_version, doc_id_for, doc_indices, generate_document
-from corpus.store import DocRecord, complete_doc_record, prepare_corpus_dir
+from corpus.assemble import code_version
+from corpus.generate import completed_document, doc_indices, generate_document
+from corpus.store import DocRecord, default_corpus_dir, prepare_corpus_dir
 from corpus.tables import write_corpus
 from flows.artifacts import publish_corpus_artifacts, publish_progress
 from flows.prefect_env import prefect_api
@@ -50,10 +51,6 @@ _progress_hook = None
 """In-process progress callback ``(done, total, record)`` set by the CLI for its progress bar."""
 
 
-def default_corpus_dir(spec: CorpusSpec) -> str:
-    return f"out/corpora/{spec.name}-seed{spec.seed}-n{spec.n_docs}"
-
-
 def make_task_runner(runner: Runner, workers: int, dask_address: str | None = None):
     """Process pool on one machine (CPU-bound work); Dask for a cluster (or a LocalCluster)."""
     from prefect.task_runners import ProcessPoolTaskRunner, ThreadPoolTaskRunner
@@ -80,7 +77,7 @@ def doc_cache_key(_ctx, params) -> str:
 @task(name="generate-document", cache_key_fn=doc_cache_key, persist_result=True,
       task_run_name="generate-document-{index}", retries=1)
 def generate_document_task(spec: CorpusSpec, index: int, corpus_dir: str) -> dict:
-    done = complete_doc_record(corpus_dir, doc_id_for(index), spec.spec_hash(), code_version())
+    done = completed_document(spec, index, corpus_dir)
     if done is not None:
         get_run_logger().info(f"{done.doc_id}: complete and verified on disk, kept")
         return done.model_dump(mode="json")
@@ -93,8 +90,7 @@ def generate_document_task(spec: CorpusSpec, index: int, corpus_dir: str) -> dic
 @flow(name="generate-documents")
 def generate_documents(spec: CorpusSpec, indices: list[int], corpus_dir: str) -> list[dict]:
     logger = get_run_logger()
-    done = {i for i in indices
-            if complete_doc_record(corpus_dir, doc_id_for(i), spec.spec_hash(), code_version()) is not None}
+    done = {i for i in indices if completed_document(spec, i, corpus_dir) is not None}
     logger.info(f"{len(done)} of {len(indices)} documents already complete; generating {len(indices) - len(done)}")
     futures = [generate_document_task.with_options(refresh_cache=i not in done).submit(spec, i, corpus_dir)
                for i in indices]

@@ -1,7 +1,8 @@
 """Prefect flow ``label-hallucinations``: a thin wrapper over ``judges.hallucination.pipeline``.
 
-It resolves Prefect Secret blocks named in judges.yaml into API keys (passed to the library, never
-logged or written) and publishes the report tables as Prefect artifacts.
+It opens the corpus (the judges take its reader, not a folder), resolves Prefect Secret blocks named in
+judges.yaml into API keys (passed to the library, never logged or written) and publishes the report
+tables as Prefect artifacts.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from pathlib import Path
 from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
+from corpus.store import open_corpus
 from judges.hallucination.pipeline import JudgesConfig, load_judges_config, prepare_items, run_labeling
 
 
@@ -31,7 +33,8 @@ def resolve_secret_keys(cfg: JudgesConfig) -> tuple[dict[str, str], str | None]:
 
 @task(name="prepare-items")
 def prepare_task(cfg: JudgesConfig, corpus, items, answers, seed, per_qa, answerer_key):
-    return prepare_items(cfg, corpus=corpus, items_path=items, answers=answers, seed=seed, per_qa=per_qa,
+    source = open_corpus(corpus, checked=False) if corpus is not None else None
+    return prepare_items(cfg, source=source, items_path=items, answers=answers, seed=seed, per_qa=per_qa,
                          answerer_key=answerer_key)
 
 

@@ -1,4 +1,4 @@
-"""synthdocqa IR: data contracts, fork RNG, planner, content, QA derivation, corpus store.
+"""synthdocqa IR: vocabularies, data contracts, boxes, fork RNG, planner, content, QA derivation.
 
 Imports nothing else of the project.
 """
@@ -22,7 +22,6 @@ from .blocks import (
     block_spans,
 )
 from .document import (
-    TIERS,
     DocumentIR,
     PageDegradation,
     PagePlan,
@@ -50,7 +49,7 @@ __all__ = [
     "DocumentIR", "Entity", "Fact", "FigureBlock", "FootnoteBlock", "FormBlock", "FormField", "HeadingBlock",
     "IdentifierValue", "ListBlock", "Model", "MoneyValue", "NumberValue", "OrganisationValue", "PageCountDist",
     "PageDegradation", "PagePlan", "PercentValue", "PersonValue", "PerturbationProfile", "RenderMap",
-    "RenderedPage", "Rng", "Series", "Span", "SpanBox", "StageParams", "TIERS", "TableBlock", "TextBlock",
+    "RenderedPage", "Rng", "Series", "Span", "SpanBox", "StageParams", "TableBlock", "TextBlock",
     "TextValue", "block_fact_ids", "block_spans", "demo_spec", "describe_validation_error", "reference_spec",
     "spec_for_profile",
 ]

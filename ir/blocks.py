@@ -7,9 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from .base import Model
-
-ElementType = Literal["text", "table", "figure", "form", "annotation"]
-"""The QA-bearing element families (headings, lists and footnotes count as text)."""
+from .vocab import ElementType
 
 
 class Span(Model):
@@ -122,6 +120,7 @@ Block = Annotated[
 BLOCK_TYPES = ("heading", "text_block", "list", "table", "figure", "form", "annotation", "footnote")
 
 ELEMENT_OF_BLOCK: dict[str, ElementType] = {
+    # the QA-bearing element family of each block type (headings, lists and footnotes count as text)
     "heading": "text",
     "text_block": "text",
     "list": "text",

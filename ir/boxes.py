@@ -15,6 +15,7 @@ POINTS_PER_INCH = 72.0
 STORED_DECIMALS = 2
 
 Quad = tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]]
+"""Four corner points ``(x, y)``, clockwise from top-left (a box after a geometric map)."""
 
 
 class Box(NamedTuple):
@@ -71,4 +72,14 @@ def stored_quad(points: Iterable[Iterable[float]]) -> Quad:
 
 
 def stored_box(values: Iterable[float]) -> Box:
+    """A mapped axis-aligned box rounded as the corpus stores it."""
     return Box(*(round(float(c), STORED_DECIMALS) for c in values))
+
+
+ScanBox = tuple[Quad, Box]
+"""Where a span landed on the scan image: its quad and the axis-aligned box around it (as stored)."""
+
+
+def stored_scan_box(quad: Iterable[Iterable[float]], aabb: Iterable[float]) -> ScanBox:
+    """A span's mapped quad and box, rounded as the corpus stores them."""
+    return stored_quad(quad), stored_box(aabb)

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
 from pydantic import Field, model_validator
 
 from .base import Model
 from .blocks import Block, block_fact_ids
 from .facts import Entity, Fact
+from .vocab import Tier
 
 IR_SCHEMA_VERSION = "1.0"
-
-Tier = Literal["pristine", "good", "fair", "degraded", "poor"]
-TIERS: tuple[str, ...] = ("pristine", "good", "fair", "degraded", "poor")
 
 ParamValue = float | int | bool | str | list[float] | list[int]
 

@@ -32,15 +32,19 @@ from .content.sizing import (
     form_height,
     table_height,
 )
-from .document import TIERS, DocumentIR, PagePlan, PerturbationProfile
+from .document import DocumentIR, PagePlan, PerturbationProfile
 from .domains import DOMAIN_BY_SLUG, DOMAINS, RECIPE_BY_SLUG, Domain, Recipe
 from .rng import Rng
-from .spec import ELEMENT_TYPES, CorpusSpec, PageCountDist
+from .spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
+from .vocab import TIERS, ElementType
 
 LONG_TABLE_MIN_PAGES = 20
 LONG_TABLE_P = 0.05
 MAX_CARRY = 2
 LINE_ITEM_RECIPES = {"invoice", "purchase_order", "expense_claim", "budget_proposal"}
+ELEMENT_DRAW_ORDER: tuple[ElementType, ...] = tuple(REFERENCE_ELEMENT_MIX)
+"""The order in which a page's element types are drawn from ``spec.element_mix`` (table, figure, form,
+annotation, text): part of the byte contract, deliberately not ``ir.vocab.ELEMENT_TYPES``'s order."""
 
 
 # ---------------------------------------------------------------- document-level choices
@@ -93,6 +97,7 @@ def planned_page_count(spec: CorpusSpec, index: int) -> int:
 
 
 def weighted(rng: Rng, weights: dict[str, float], order: tuple[str, ...]) -> str:
+    """One key drawn by weight; ``order`` (not the dict's) fixes which index means which key."""
     keys = [k for k in order if weights.get(k, 0) > 0]
     return rng.choice(keys, p=[weights[k] for k in keys])
 
@@ -263,7 +268,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         prev_section = sec
         room -= sum(block_height(b) for b in blocks)
         k = 1 + int(ps.gen.binomial(4, min(1.0, max(0.0, (spec.blocks_per_page - 1) / 4))))
-        demand = carried[:MAX_CARRY] + [weighted(ps, mix, ELEMENT_TYPES) for _ in range(k)]
+        demand = carried[:MAX_CARRY] + [weighted(ps, mix, ELEMENT_DRAW_ORDER) for _ in range(k)]
         carried = []
         first = True
         for i, element in enumerate(demand):

@@ -7,16 +7,10 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from .base import Model
+from .boxes import Quad
 from .rendermap import BBox
 from .values import FactValue
-
-QAType = Literal[
-    "lookup", "table_aggregate", "comparison", "difference", "percent_change", "chart_reading",
-    "annotation_reading", "date_arithmetic", "multi_hop", "boolean", "list", "unanswerable",
-]
-QA_TYPES: tuple[str, ...] = QAType.__args__  # type: ignore[attr-defined]
-
-Quad = tuple[tuple[float, float], tuple[float, float], tuple[float, float], tuple[float, float]]
+from .vocab import Difficulty, QAElement, QAType
 
 
 class Evidence(Model):
@@ -101,8 +95,8 @@ class QAPair(Model):
     answer_text: str = Field(description="canonical surface form")
     accepted_answers: list[str] = Field(default_factory=list)
     qa_type: QAType
-    element_type: Literal["text", "table", "figure", "form", "annotation", "none"]
-    difficulty: Literal["easy", "medium", "hard"]
+    element_type: QAElement
+    difficulty: Difficulty
     page_nos: list[int] = Field(default_factory=list)
     fact_ids: list[str] = Field(default_factory=list)
     assertion_ids: list[str] = Field(default_factory=list)

@@ -7,12 +7,11 @@ a model change without a schema refresh fails CI.
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 from .document import DocumentIR
+from .files import atomic_write_text
 from .qa_models import Assertion, QAPair
 from .rendermap import RenderMap
 from .spec import CorpusSpec
@@ -35,16 +34,10 @@ def schema_files() -> dict[str, str]:
 
 
 def export_schemas(out_dir: Path = DEFAULT_DIR) -> list[Path]:
-    out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     for fname, text in schema_files().items():
-        target = out_dir / fname
-        fd, tmp = tempfile.mkstemp(dir=out_dir, prefix=f".{fname}.")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-        written.append(target)
+        atomic_write_text(out_dir / fname, text)
+        written.append(out_dir / fname)
     return written
 
 

@@ -9,9 +9,7 @@ from typing import Literal
 from pydantic import Field, field_validator, model_validator
 
 from .base import Model
-from .document import TIERS
-
-ELEMENT_TYPES: tuple[str, ...] = ("table", "figure", "form", "annotation", "text")
+from .vocab import ELEMENT_TYPES, TIERS
 
 
 class PageCountDist(Model):
@@ -74,6 +72,8 @@ class CorpusSpec(Model):
 
 
 REFERENCE_ELEMENT_MIX = {"table": 0.40, "figure": 0.30, "form": 0.15, "annotation": 0.10, "text": 0.05}
+"""The study's element mix. Its key order is the planner's element draw order (``ELEMENT_DRAW_ORDER``):
+do not reorder it."""
 
 
 def demo_spec(seed: int = 0, n_docs: int = 3) -> CorpusSpec:

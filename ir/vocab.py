@@ -34,6 +34,11 @@ QA_TYPES: tuple[QAType, ...] = get_args(QAType)
 Difficulty = Literal["easy", "medium", "hard"]
 DIFFICULTIES: tuple[Difficulty, ...] = get_args(Difficulty)
 
+Quantity = Literal["amount", "count", "rate", "ratio", "index", "duration", "date"]
+QUANTITIES: tuple[Quantity, ...] = get_args(Quantity)
+"""Semantic type of a numeric fact, decided in the IR: which arithmetic means something on it
+(``ir.semantics`` holds the rules)."""
+
 StageName = Literal[
     "paper", "ink_bleed", "toner_fade", "halftone", "bleed_through", "stains", "fold", "skew", "warp",
     "lighting", "blur", "noise", "resample", "contrast", "jpeg",
@@ -43,16 +48,18 @@ STAGE_NAMES: tuple[StageName, ...] = get_args(StageName)
 
 StyleFamily = Literal["corporate", "modern", "classic", "technical", "government"]
 STYLE_FAMILIES: tuple[StyleFamily, ...] = get_args(StyleFamily)
+"""Document-level style families (``DocumentIR.style_family``); pages of one document share one."""
 
 StreamName = Literal[
-    # generation: planner, content, layouts, scan
-    "doc", "page", "block", "domain_order", "recipe", "tier", "style", "style_family", "title", "structure",
-    "pages", "slots", "layout", "scan", "stage", "qa", "report",
-    # corpus operations
-    "reproduce-sample",
-    # models and evaluation
-    "clip_train", "eval_query", "splits", "split", "hallucination-synth", "hallucination-run", "bootstrap",
-    "answerer", "llm", "backoff", "osce-sim",
+    # generation (the corpus seed)
+    "doc", "domain_order", "layout", "logo", "report", "reproduce-sample",
+    # layout-CLIP training and its evaluation
+    "clip_train", "eval_query",
+    # judges
+    "hallucination-synth", "hallucination-run", "answerer", "osce-sim",
+    # command line and benchmarks
+    "degrade", "bench", "ocr", "contact",
 ]
 STREAM_NAMES: tuple[StreamName, ...] = get_args(StreamName)
-"""Registered names of the top-level random streams (the first element of an ``Rng`` path)."""
+"""Registered root streams: the first element of every literal ``Rng`` path (children fork by name
+below these, so a new child never shifts its siblings)."""

@@ -12,10 +12,8 @@ cuts off headers and footers) and resized; the same preprocessing is used for tr
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import torch
 from PIL import Image
+
+from ir.files import atomic_write_bytes, sha256_bytes, sha256_file
 
 DEFAULT_MODEL = "layout-clip-tiny"
 CONFIG_PATH = Path(__file__).with_name("layout-clip-tiny.json")
@@ -52,14 +52,6 @@ def register_configs() -> None:
 
         open_clip.add_model_config(CONFIG_PATH)
         _REGISTERED = True
-
-
-def sha256_file(path: str | os.PathLike[str]) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
 
 
 @contextlib.contextmanager
@@ -133,22 +125,13 @@ def init_parameters(model: torch.nn.Module, generator: torch.Generator) -> None:
 
 def save_weights(model: torch.nn.Module, path: str | os.PathLike[str], fp16: bool = True) -> str:
     """Write the state_dict as safetensors (fp16 halves the size), atomically; return its sha256."""
-    from safetensors.torch import save_file
+    from safetensors.torch import save
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     sd = {k: (v.detach().to(torch.float16) if fp16 and v.is_floating_point() else v.detach()).contiguous()
           for k, v in model.state_dict().items()}
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        save_file(sd, tmp, metadata={"format": "pt"})
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-    return sha256_file(path)
+    data = save(sd, metadata={"format": "pt"})
+    atomic_write_bytes(path, data)
+    return sha256_bytes(data)
 
 
 @dataclass
@@ -347,7 +330,7 @@ def random_clip(model_name: str = DEFAULT_MODEL, seed: int = 0) -> LoadedClip:
     model = build_model(model_name, generator=gen)
     mean, std = _preprocess_stats(model)
     return LoadedClip(model=model, model_name=model_name, weights_path="<random>",
-                      weights_sha256=hashlib.sha256(f"random:{model_name}:{seed}".encode()).hexdigest(),
+                      weights_sha256=sha256_bytes(f"random:{model_name}:{seed}".encode()),
                       image_size=_image_size(model), mean=mean, std=std)
 
 

@@ -11,10 +11,11 @@ import hashlib
 import io
 import json
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
+
+from ir.files import atomic_write_bytes
 
 CACHE_FORMAT = 1
 
@@ -65,16 +66,8 @@ class EmbeddingCache:
         return mat
 
     def save(self, key: str, ids: list[str], emb: np.ndarray) -> Path:
-        self.root.mkdir(parents=True, exist_ok=True)
         buf = io.BytesIO()
         np.savez(buf, key=np.array(key), ids=np.array(ids), emb=np.asarray(emb, dtype=np.float32))
         p = self.path(key)
-        fd, tmp = tempfile.mkstemp(dir=self.root, prefix=f".{p.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(buf.getvalue())
-            os.replace(tmp, p)
-        finally:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+        atomic_write_bytes(p, buf.getvalue(), fsync=False)  # a cache: a lost entry is rebuilt
         return p

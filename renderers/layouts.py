@@ -20,19 +20,14 @@ from pydantic import Field
 from ir.base import Model
 from ir.blocks import ELEMENT_OF_BLOCK, Block
 from ir.rng import Rng
+from ir.vocab import ELEMENT_TYPES, STYLE_FAMILIES, ElementType
 
 from .fonts import SANS_FAMILIES, SERIF_FAMILIES
-
-ElementType = Literal["text", "table", "figure", "form", "annotation"]
-ELEMENT_TYPES: tuple[str, ...] = ("text", "table", "figure", "form", "annotation")
 
 DEFAULT_LIBRARY_SEED = 20261130
 DEFAULT_LIBRARY_SIZE = 10_000
 
 PAGE_SIZES: dict[str, tuple[float, float]] = {"Letter": (612.0, 792.0), "A4": (595.28, 841.89)}
-
-STYLE_FAMILIES: tuple[str, ...] = ("corporate", "modern", "classic", "technical", "government")
-"""Document-level style families (``DocumentIR.style_family``); pages of one document share one."""
 
 HeaderVariant = Literal["letterhead", "logo_block", "running_title", "band", "minimal"]
 FooterVariant = Literal["page_number", "confidentiality", "page_number_confidentiality", "ruled_page_number",
@@ -252,7 +247,9 @@ def layout_for(seed: int, index: int) -> Layout:
                   body=body, slots=slots, style=style)
 
 
-_WIDE: list[str] = ["text", "table", "figure", "form", "annotation"]
+_WIDE: list[ElementType] = list(ELEMENT_TYPES)
+_BAND_FIRST: tuple[ElementType, ...] = ("table", "figure", "form")
+"""A band is where wide tables, charts and forms go: they come first in its ``accepts``."""
 
 
 def _slots(rng: Rng, arrangement: str, columns: int, gap: float,
@@ -281,7 +278,7 @@ def _slots(rng: Rng, arrangement: str, columns: int, gap: float,
         return cols(y0, y1, columns, "col")
     if arrangement in ("band_top", "band_bottom"):
         band_h = h * rng.uniform(0.32, 0.48)
-        band_accepts = ["table", "figure", "form", "text", "annotation"]
+        band_accepts = [*_BAND_FIRST, *(t for t in ELEMENT_TYPES if t not in _BAND_FIRST)]
         if arrangement == "band_top":
             band = Slot(id="band", role="band", bbox=(x0, y0, x1, round(y0 + band_h, 2)), accepts=band_accepts,
                         capacity=rng.integers(1, 3))
@@ -291,7 +288,7 @@ def _slots(rng: Rng, arrangement: str, columns: int, gap: float,
         return cols(y0, y1 - band_h - gap, columns, "col") + [band]
     # sidebars: a narrow column for notes, key figures and annotations next to a wide main column
     side_w = w * rng.uniform(0.26, 0.33)
-    main = ["text", "table", "figure", "form", "annotation"]
+    main = list(_WIDE)
     side = ["text", "figure", "annotation"]
     if arrangement == "sidebar_left":  # slots are listed in reading order: the main column first
         side_cap = rng.integers(1, 3)

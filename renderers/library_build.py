@@ -1,6 +1,6 @@
 """Write a layout library to disk: layouts.jsonl + layouts.parquet (one row per layout) + thumbs/<id>.png.
 
-Every file is written atomically (temp file + os.replace); the same (seed, count, thumb size) gives the
+Every file is written atomically (``ir.files``); the same (seed, count, thumb size) gives the
 same bytes. ``library.json`` records the parameters and the sha256 of the row files, and lets
 ``load_library(dir)`` rebuild the in-memory ``LayoutLibrary`` (layouts are pure functions of the id).
 """

@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable
 
 from .card import export_card
-from .common import EXPORT_MARKER, CorpusView, ExportError
+from .common import EXPORT_MARKER, ExportError
 from .croissant import croissant_metadata, export_croissant
 from .hf import export_hf
 
@@ -28,5 +28,5 @@ def export_corpus(corpus_dir: str | os.PathLike[str], fmt: str, out: str | os.Pa
     return EXPORTERS[fmt](corpus_dir, out)
 
 
-__all__ = ["EXPORTERS", "EXPORT_MARKER", "FORMATS", "CorpusView", "ExportError", "croissant_metadata",
+__all__ = ["EXPORTERS", "EXPORT_MARKER", "FORMATS", "ExportError", "croissant_metadata",
            "export_card", "export_corpus", "export_croissant", "export_hf"]

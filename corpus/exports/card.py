@@ -19,12 +19,13 @@ from typing import Any
 
 from ir.qa_models import Assertion, QAPair
 
+from ..store import CorpusReader, DocFiles, open_corpus
 from .common import (
-    CorpusView,
     block_caption,
     block_pages,
     canonical,
     element_of,
+    export_errors,
     marker_of,
     qa_block_ids,
     write_export_dir,
@@ -54,7 +55,7 @@ def query_entry(q: QAPair, asr: dict[str, Assertion], elements: dict[str, str],
     own = [asr[aid] for aid in q.assertion_ids if aid in asr]
     blocks = qa_block_ids(q, asr)
     pdf = _pdf_path(q.doc_id)
-    source = f"docs/{q.doc_id}/document.pdf"
+    source = DocFiles(q.doc_id).pdf
     refs = [{"filePath": pdf, "element_type": elements.get(b, q.element_type), "Artifact_ID": b,
              "data_source": source, "doc_id": q.doc_id, "page_nos": pages.get(b, [])} for b in blocks]
     if not refs:  # unanswerable: the document is the reference, no element was drawn for it
@@ -82,7 +83,7 @@ def query_entry(q: QAPair, asr: dict[str, Assertion], elements: dict[str, str],
     }
 
 
-def document_manifest(view: CorpusView, doc_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def document_manifest(view: CorpusReader, doc_id: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(``manifest_files/<doc_id>.json`` content, the document's ``ALL_queries.json`` entries)."""
     doc = view.ir(doc_id)
     rec = view.record(doc_id)
@@ -124,15 +125,16 @@ def document_manifest(view: CorpusView, doc_id: str) -> tuple[dict[str, Any], li
         "n_assertions": rec.n_assertions,
         "pages": [{"page_no": p.page_no, "width_pt": p.width_pt, "height_pt": p.height_pt,
                    "layout_id": p.layout_id, "image": p.image, "scan": p.scan} for p in rec.pages],
-        "corpus_files": {"pdf": f"docs/{doc_id}/document.pdf", "scan_pdf": f"docs/{doc_id}/scan.pdf",
-                         "ir": f"docs/{doc_id}/ir.json"},
+        "corpus_files": {"pdf": DocFiles(doc_id).pdf, "scan_pdf": DocFiles(doc_id).scan_pdf,
+                         "ir": DocFiles(doc_id).ir},
     }
     return manifest, queries
 
 
+@export_errors
 def export_card(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[str]) -> dict[str, int]:
     """Write the card layout to ``out`` (atomically); returns counts for the caller to print."""
-    view = CorpusView.open(corpus_dir)
+    view = open_corpus(corpus_dir)
     counts = {"documents": 0, "queries": 0, "structure": 0}
 
     def fill(tmp: Path) -> None:
@@ -143,8 +145,8 @@ def export_card(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[str])
         for doc_id in view.doc_ids:
             manifest, qs = document_manifest(view, doc_id)
             (tmp / MANIFEST_DIR / f"{doc_id}.json").write_text(canonical(manifest), "utf-8")
-            (tmp / PDF_DIR / f"{doc_id}.pdf").write_bytes(view.read_bytes(f"docs/{doc_id}/document.pdf"))
-            (tmp / SCAN_DIR / f"{doc_id}.pdf").write_bytes(view.read_bytes(f"docs/{doc_id}/scan.pdf"))
+            (tmp / PDF_DIR / f"{doc_id}.pdf").write_bytes(view.pdf(doc_id))
+            (tmp / SCAN_DIR / f"{doc_id}.pdf").write_bytes(view.scan_pdf(doc_id))
             queries += qs
             counts["documents"] += 1
             counts["structure"] += len(manifest["structure"])

@@ -1,120 +1,56 @@
-"""What every export shares: reading a finished corpus, checking what it copies, atomic output folders.
+"""What every export shares: the corpus reader's errors as export errors, block labels, atomic output folders.
 
-An export is a folder written beside its final place and renamed into it, so a reader sees the old
-export or the new one, never half of one; a folder that is not a previous export is never replaced.
+An export is a folder written beside its final place and renamed into it (``ir.files.atomic_dir``), so a
+reader sees the old export or the new one, never half of one; a folder that is not a previous export is
+never replaced. Every corpus file an export copies is read through the checked corpus reader, so a file
+changed after generation stops the export.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
-import shutil
-import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from ir.blocks import ELEMENT_OF_BLOCK, Block
 from ir.document import DocumentIR
-from ir.files import sha256_bytes
+from ir.files import atomic_dir
 from ir.qa_models import Assertion, QAPair
 from ir.rendermap import RenderMap
 
-from ..store import (
-    MANIFEST,
-    CorpusError,
-    CorpusManifest,
-    DocRecord,
-    load_doc_record,
-    load_manifest,
-)
+from ..store import CorpusError, CorpusReader
 
 EXPORT_MARKER = ".synthdocqa-export.json"
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class ExportError(CorpusError):
     """The corpus cannot be exported as asked (not a corpus, tampered file, occupied output folder)."""
 
 
+def export_errors(fn: Callable[P, R]) -> Callable[P, R]:
+    """Corpus problems met while exporting surface as :class:`ExportError` (one line in the CLI)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return fn(*args, **kwargs)
+        except ExportError:
+            raise
+        except CorpusError as err:
+            raise ExportError(str(err)) from None
+
+    return wrapper
+
+
 def canonical(obj: Any) -> str:
     """Stable JSON text for export files (keys in the order built, UTF-8, trailing newline)."""
     return json.dumps(obj, indent=1, ensure_ascii=False) + "\n"
-
-
-@dataclass
-class CorpusView:
-    """Read-only access to a complete corpus; every file read is checked against the manifest hash."""
-
-    root: Path
-    manifest: CorpusManifest
-    _records: dict[str, DocRecord] = field(default_factory=dict)
-
-    @classmethod
-    def open(cls, corpus_dir: str | os.PathLike[str]) -> CorpusView:
-        root = Path(corpus_dir)
-        if not root.is_dir():
-            raise ExportError(f"{root}: no such directory")
-        if not (root / MANIFEST).is_file():
-            raise ExportError(f"{root}: no {MANIFEST} (not a synthdocqa corpus, or an unfinished one)")
-        try:
-            manifest = load_manifest(root)
-        except CorpusError as err:
-            raise ExportError(str(err)) from None
-        return cls(root=root, manifest=manifest)
-
-    # ------------------------------------------------------------ files
-    def read_bytes(self, rel: str) -> bytes:
-        want = self.manifest.files.get(rel)
-        if want is None:
-            raise ExportError(f"{rel}: not listed in the corpus manifest")
-        p = self.root / rel
-        if not p.is_file():
-            raise ExportError(f"{rel}: missing from the corpus")
-        data = p.read_bytes()
-        if sha256_bytes(data) != want:
-            raise ExportError(f"{rel}: sha256 differs from the manifest (corpus changed after it was written)")
-        return data
-
-    def read_text(self, rel: str) -> str:
-        return self.read_bytes(rel).decode("utf-8")
-
-    # ------------------------------------------------------------ content
-    @property
-    def doc_ids(self) -> list[str]:
-        return list(self.manifest.documents)
-
-    def record(self, doc_id: str) -> DocRecord:
-        if doc_id not in self._records:
-            self.read_bytes(f"docs/{doc_id}/doc.json")
-            rec = load_doc_record(self.root, doc_id)
-            if rec is None:
-                raise ExportError(f"docs/{doc_id}/doc.json: invalid document record")
-            self._records[doc_id] = rec
-        return self._records[doc_id]
-
-    def ir(self, doc_id: str) -> DocumentIR:
-        return DocumentIR.model_validate_json(self.read_text(f"docs/{doc_id}/ir.json"))
-
-    def render_map(self, doc_id: str) -> RenderMap:
-        return RenderMap.model_validate_json(self.read_text(f"docs/{doc_id}/render_map.json"))
-
-    def qa(self, doc_id: str) -> list[QAPair]:
-        return [QAPair.model_validate_json(line) for line in self.read_text(f"docs/{doc_id}/qa.jsonl").splitlines()
-                if line.strip()]
-
-    def assertions(self, doc_id: str) -> list[Assertion]:
-        return [Assertion.model_validate_json(line)
-                for line in self.read_text(f"docs/{doc_id}/assertions.jsonl").splitlines() if line.strip()]
-
-    @cached_property
-    def all_qa(self) -> list[QAPair]:
-        return [q for d in self.doc_ids for q in self.qa(d)]
-
-    @cached_property
-    def all_assertions(self) -> list[Assertion]:
-        return [a for d in self.doc_ids for a in self.assertions(d)]
 
 
 def element_of(block: Block) -> str:
@@ -175,7 +111,7 @@ def qa_block_ids(q: QAPair, asr: dict[str, Assertion]) -> list[str]:
 
 def write_export_dir(out: str | os.PathLike[str], fmt: str, fill: Callable[[Path], None],
                      marker: dict[str, Any]) -> Path:
-    """Build the export in a temp folder beside ``out`` with ``fill(tmp)``, then rename it into place.
+    """Build the export with ``fill(folder)`` in a temp folder beside ``out``, which then replaces ``out``.
 
     ``out`` may be missing, an empty folder, or a previous synthdocqa export (replaced whole); anything
     else is refused before a byte is written.
@@ -189,27 +125,13 @@ def write_export_dir(out: str | os.PathLike[str], fmt: str, fill: Callable[[Path
     parent = out.resolve().parent
     if not parent.is_dir():
         raise ExportError(f"{parent}: no such directory")
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".tmp", dir=parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o777 & ~umask)
-    try:
+    with atomic_dir(out) as tmp:
         fill(tmp)
         (tmp / EXPORT_MARKER).write_text(canonical({"format": fmt, **marker}), "utf-8")
-        if out.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=parent))
-            os.replace(out, old / "x")
-            os.replace(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out
 
 
-def marker_of(view: CorpusView) -> dict[str, Any]:
-    m = view.manifest
+def marker_of(reader: CorpusReader) -> dict[str, Any]:
+    m = reader.manifest
     return {"corpus": m.name, "spec_hash": m.spec_hash, "code_version": m.code_version,
             "documents": len(m.documents)}

@@ -15,8 +15,21 @@ from typing import Any
 
 from ir.files import atomic_write_text, sha256_file
 
-from ..store import MANIFEST
-from .common import CorpusView, canonical, marker_of, write_export_dir
+from ..store import (
+    ASSERTIONS_TABLE,
+    DOCUMENTS_TABLE,
+    IR_FILE,
+    MANIFEST,
+    PAGE_IMAGE_SUFFIX,
+    PAGES_TABLE,
+    QA_FILE,
+    QA_TABLE,
+    SCAN_DIR,
+    CorpusReader,
+    DocFiles,
+    open_corpus,
+)
+from .common import canonical, export_errors, marker_of, write_export_dir
 
 FORMAT = "croissant"
 FILE_NAME = "croissant.json"
@@ -65,7 +78,7 @@ _MIME = {".parquet": "application/x-parquet", ".jsonl": "application/jsonlines",
 
 # Parquet table -> (record set, description, key column, [(column, dataType, description)])
 RECORD_SETS: list[tuple[str, str, str, str, list[tuple[str, str, str]]]] = [
-    ("qa.parquet", "qa", "Question/answer pairs, one per row, with a typed answer.", "qa_id", [
+    (QA_TABLE, "qa", "Question/answer pairs, one per row, with a typed answer.", "qa_id", [
         ("qa_id", "sc:Text", "unique id <doc_id>-q<n>"),
         ("doc_id", "sc:Text", "document the question is about"),
         ("question", "sc:Text", "the question"),
@@ -79,7 +92,7 @@ RECORD_SETS: list[tuple[str, str, str, str, list[tuple[str, str, str]]]] = [
         ("page_nos", "sc:Text", "JSON list of 1-based pages holding the evidence"),
         ("fact_ids", "sc:Text", "JSON list of the facts the answer rests on"),
         ("assertion_ids", "sc:Text", "JSON list of the assertions behind the answer")]),
-    ("assertions.parquet", "assertions", "Atomic claims behind each answer with evidence boxes.", "assertion_id", [
+    (ASSERTIONS_TABLE, "assertions", "Atomic claims behind each answer with evidence boxes.", "assertion_id", [
         ("assertion_id", "sc:Text", "unique id"),
         ("qa_id", "sc:Text", "QA pair the claim belongs to"),
         ("doc_id", "sc:Text", "document"),
@@ -90,7 +103,7 @@ RECORD_SETS: list[tuple[str, str, str, str, list[tuple[str, str, str]]]] = [
         ("page_nos", "sc:Text", "JSON list of evidence pages"),
         ("evidence_json", "sc:Text", "JSON list of evidence: page, bbox_pdf (points), bbox_page_px, scan_quad"),
         ("derivation_json", "sc:Text", "operation and operands for derived values (empty otherwise)")]),
-    ("documents.parquet", "documents", "One row per generated document.", "doc_id", [
+    (DOCUMENTS_TABLE, "documents", "One row per generated document.", "doc_id", [
         ("doc_id", "sc:Text", "document id"),
         ("index", "sc:Integer", "position in the corpus"),
         ("domain", "sc:Text", "business domain"),
@@ -104,8 +117,8 @@ RECORD_SETS: list[tuple[str, str, str, str, list[tuple[str, str, str]]]] = [
         ("n_assertions", "sc:Integer", "assertions"),
         ("pdf", "sc:Text", "path of the born-digital PDF"),
         ("scan_pdf", "sc:Text", "path of the scanned PDF"),
-        ("ir", "sc:Text", "path of the generation IR (ir.json)")]),
-    ("pages.parquet", "pages", "One row per page with its clean image and scan.", None, [
+        ("ir", "sc:Text", f"path of the generation IR ({IR_FILE})")]),
+    (PAGES_TABLE, "pages", "One row per page with its clean image and scan.", None, [
         ("doc_id", "sc:Text", "document id"),
         ("page_no", "sc:Integer", "1-based page"),
         ("width_pt", "sc:Float", "page width in PDF points"),
@@ -148,32 +161,34 @@ RAI: dict[str, Any] = {
         "not be mistaken for real records."),
     "rai:hasSyntheticData": True,
     "rai:dataReleaseMaintenancePlan": (
-        "Regenerable bit for bit from the spec and seed recorded in corpus.json with the recorded code version."),
+        f"Regenerable bit for bit from the spec and seed recorded in {MANIFEST} with the recorded code version."),
 }
 
 
-def _file_object(view: CorpusView, rel: str, description: str) -> dict[str, Any]:
-    digest = view.manifest.files.get(rel) or sha256_file(view.root / rel)  # the manifest cannot list itself
+def _file_object(view: CorpusReader, rel: str, description: str) -> dict[str, Any]:
+    digest = view.manifest.files.get(rel) or sha256_file(view.path(rel))  # the manifest cannot list itself
     return {"@type": "cr:FileObject", "@id": rel, "name": rel, "description": description, "contentUrl": rel,
             "encodingFormat": _MIME.get(Path(rel).suffix, "application/octet-stream"),
-            "contentSize": f"{(view.root / rel).stat().st_size} B", "sha256": digest}
+            "contentSize": f"{view.path(rel).stat().st_size} B", "sha256": digest}
 
 
-def _described_files(view: CorpusView) -> list[tuple[str, str]]:
+def _described_files(view: CorpusReader) -> list[tuple[str, str]]:
     """(corpus path, description) of every file given its own FileObject, in a stable order."""
     out = [(MANIFEST, "corpus manifest: spec, code version, stats, sha256 of every file"),
-           ("qa.parquet", "QA pairs"), ("assertions.parquet", "assertions with evidence"),
-           ("documents.parquet", "documents"), ("pages.parquet", "pages"), ("qa.jsonl", "QA pairs as JSON lines")]
+           (QA_TABLE, "QA pairs"), (ASSERTIONS_TABLE, "assertions with evidence"),
+           (DOCUMENTS_TABLE, "documents"), (PAGES_TABLE, "pages"), (QA_FILE, "QA pairs as JSON lines")]
     for doc_id in view.doc_ids:
-        out += [(f"docs/{doc_id}/document.pdf", f"{doc_id}: born-digital PDF"),
-                (f"docs/{doc_id}/scan.pdf", f"{doc_id}: scanned PDF"),
-                (f"docs/{doc_id}/ir.json", f"{doc_id}: generation IR (replayable)")]
+        f = DocFiles(doc_id)
+        out += [(f.pdf, f"{doc_id}: born-digital PDF"),
+                (f.scan_pdf, f"{doc_id}: scanned PDF"),
+                (f.ir, f"{doc_id}: generation IR (replayable)")]
     return out
 
 
-def croissant_metadata(view: CorpusView) -> dict[str, Any]:
+def croissant_metadata(view: CorpusReader) -> dict[str, Any]:
     m = view.manifest
     s = m.stats
+    any_doc = DocFiles("*")  # glob patterns over every document's folder
     distribution: list[dict[str, Any]] = []
     for rel, desc in _described_files(view):
         if rel != MANIFEST:
@@ -181,13 +196,13 @@ def croissant_metadata(view: CorpusView) -> dict[str, Any]:
         distribution.append(_file_object(view, rel, desc))
     distribution.append({"@type": "cr:FileSet", "@id": "page-images", "name": "page-images",
                          "description": "clean page images rendered from the PDFs", "encodingFormat": "image/png",
-                         "includes": "docs/*/pages/*.png"})
-    scan_exts = sorted({Path(rel).suffix for rel in m.files if "/scan/" in rel})
+                         "includes": f"{any_doc.images_dir('pages')}/*{PAGE_IMAGE_SUFFIX}"})
+    scan_exts = sorted({Path(rel).suffix for rel in m.files if f"/{SCAN_DIR}/" in rel})
     for ext in scan_exts:
         distribution.append({"@type": "cr:FileSet", "@id": f"scan-images{ext}", "name": f"scan-images{ext}",
                              "description": f"simulated scans of the pages ({ext[1:]})",
                              "encodingFormat": _MIME.get(ext, "application/octet-stream"),
-                             "includes": f"docs/*/scan/*{ext}"})
+                             "includes": f"{any_doc.images_dir('scan')}/*{ext}"})
     record_sets = [{
         "@type": "cr:RecordSet", "@id": "page_images", "name": "page_images",
         "description": "clean page images; the path joins pages.image", "field": [
@@ -226,9 +241,10 @@ def croissant_metadata(view: CorpusView) -> dict[str, Any]:
     }
 
 
+@export_errors
 def export_croissant(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[str]) -> dict[str, int]:
     """``out`` = the corpus folder: write ``croissant.json`` there; else a folder with it and the files."""
-    view = CorpusView.open(corpus_dir)
+    view = open_corpus(corpus_dir)
     meta = croissant_metadata(view)
     counts = {"file_objects": sum(1 for d in meta["distribution"] if d["@type"] == "cr:FileObject"),
               "record_sets": len(meta["recordSet"]), "files": len(view.manifest.files)}
@@ -243,8 +259,7 @@ def export_croissant(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[
             dst = tmp / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
             dst.write_bytes(view.read_bytes(rel))
-        mbytes = (view.root / MANIFEST).read_bytes()
-        (tmp / MANIFEST).write_bytes(mbytes)
+        (tmp / MANIFEST).write_bytes(view.manifest_bytes())
         (tmp / FILE_NAME).write_text(text, "utf-8")
 
     write_export_dir(out, FORMAT, fill, marker_of(view))

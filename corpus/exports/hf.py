@@ -22,7 +22,8 @@ import yaml
 
 from ir.qa_models import Assertion, Evidence, QAPair
 
-from .common import CorpusView, canonical, marker_of, write_export_dir
+from ..store import CorpusReader, DocFiles, open_corpus
+from .common import canonical, export_errors, marker_of, write_export_dir
 
 FORMAT = "hf"
 SPLIT = "test"
@@ -165,7 +166,7 @@ def _size_category(n: int) -> str:
     return "1M<n<10M"
 
 
-def dataset_card(view: CorpusView, files: dict[str, list[str]], counts: dict[str, int],
+def dataset_card(view: CorpusReader, files: dict[str, list[str]], counts: dict[str, int],
                  nbytes: dict[str, int]) -> str:
     """README.md: YAML header the Hub and ``load_dataset(<folder>)`` read, then a human description."""
     m = view.manifest
@@ -234,8 +235,9 @@ pages = load_dataset("<this folder>", "pages", split="{SPLIT}")
 """
 
 
+@export_errors
 def export_hf(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[str]) -> dict[str, int]:
-    view = CorpusView.open(corpus_dir)
+    view = open_corpus(corpus_dir)
     counts: dict[str, int] = {}
     nbytes: dict[str, int] = {}
 
@@ -254,8 +256,7 @@ def export_hf(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[str]) -
                              "title": rec.title, "topic_brief": doc.topic_brief, "tier": rec.tier, "seed": doc.seed,
                              "n_pages": rec.n_pages, "n_facts": rec.n_facts, "n_spans": rec.n_spans,
                              "n_qa": rec.n_qa, "n_assertions": rec.n_assertions,
-                             "pdf": view.read_bytes(f"docs/{doc_id}/document.pdf"),
-                             "ir_json": view.read_text(f"docs/{doc_id}/ir.json")})
+                             "pdf": view.pdf(doc_id), "ir_json": view.read_text(DocFiles(doc_id).ir)})
         files: dict[str, list[str]] = {}
         for name, rows in (("qa", qa_rows), ("assertions", asr_rows), ("documents", doc_rows)):
             rel = f"{DATA_DIR}/{name}.parquet"
@@ -270,7 +271,7 @@ def export_hf(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[str]) -
     return counts
 
 
-def _write_pages(view: CorpusView, tmp: Path, files: dict[str, list[str]]) -> tuple[int, int]:
+def _write_pages(view: CorpusReader, tmp: Path, files: dict[str, list[str]]) -> tuple[int, int]:
     """Page rows in document order, cut into shards of about ``PAGE_SHARD_BYTES`` of image bytes."""
     shards: list[list[dict[str, Any]]] = [[]]
     size = 0

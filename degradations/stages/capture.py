@@ -1,15 +1,14 @@
 """Stages of the scanner itself: lighting, blur, noise, resample, contrast, jpeg.
 
-``resample`` scans at a lower resolution and brings the image back to its input size, so the output
-keeps the input geometry (pixel-centre aligned resizes compose to the identity) and boxes map through
-the geometric stages only; it therefore returns no transform.
+``resample`` is the scanner's native resolution: ``resample_down`` enters it and ``resample_up``
+brings the image back to the page size (pixel-centre aligned resizes, so the pair is the identity on
+coordinates and boxes map through the geometric stages only). The pipeline runs the stages after it
+(contrast, jpeg) at the low resolution in between, as the scanner does.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
 
 import cv2
 import numpy as np
@@ -17,11 +16,10 @@ import numpy as np
 from ir.rng import Rng
 
 from ._fields import channels, gaussian_u8, gray, like_image, multiply, to_u8
+from .protocol import Params
 
-Params = Mapping[str, Any]
 
-
-def lighting(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+def lighting(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """Uneven illumination: a linear gradient, vignetting, and a soft shadow along one side (lid/gutter)."""
     h, w = img.shape[:2]
     lh, lw = max(h // 8, 2), max(w // 8, 2)
@@ -35,10 +33,10 @@ def lighting(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
     dist = {"left": (x + 1) / 2, "right": (1 - x) / 2, "top": (y + 1) / 2, "bottom": (1 - y) / 2}[side]
     field = field * (1.0 - float(p["shadow"]) * np.exp(-dist / max(float(p["shadow_width"]), 1e-3)))
     field = np.broadcast_to(field, (lh, lw)).astype(np.float32)
-    return multiply(img, cv2.resize(to_u8(field), (w, h), interpolation=cv2.INTER_LINEAR)), None
+    return multiply(img, cv2.resize(to_u8(field), (w, h), interpolation=cv2.INTER_LINEAR))
 
 
-def blur(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+def blur(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """Defocus (Gaussian) and motion blur along the scan direction (vertical: the carriage moves in y;
     a centred box of odd length, so it shifts nothing)."""
     sigma = float(p["sigma_px"])
@@ -49,10 +47,10 @@ def blur(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
     n = 2 * int(round((float(p["motion_px"]) - 1.0) / 2.0)) + 1
     if n >= 3:
         out = cv2.blur(out, (1, n), borderType=cv2.BORDER_REPLICATE)
-    return (out if out is not img else img.copy()), None
+    return out if out is not img else img.copy()
 
 
-def noise(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+def noise(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """Sensor noise (Gaussian, luminance) and salt-and-pepper dropouts."""
     h, w = img.shape[:2]
     out = img.copy()
@@ -66,7 +64,7 @@ def noise(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
         idx = g.integers(0, h * w, k)
         vals = (g.integers(0, 2, k) * 255).astype(np.uint8)
         out.reshape(h * w, channels(out))[idx] = vals[:, None]
-    return out, None
+    return out
 
 
 def resample_down(img: np.ndarray, p: Params) -> np.ndarray:
@@ -87,15 +85,7 @@ def resample_up(small: np.ndarray, width: int, height: int, p: Params) -> np.nda
     return cv2.resize(small, (width, height), interpolation=up)
 
 
-def resample(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
-    """Low-dpi scan: down by ``scale``, back up to the input size. All resizes are pixel-centre
-    aligned, so down-then-up is the identity on coordinates. (In ``degrade_page`` the stages after
-    this one, contrast and jpeg, run at the low resolution, as in the scanner, before the upsampling.)"""
-    h, w = img.shape[:2]
-    return resample_up(resample_down(img, p), w, h, p), None
-
-
-def contrast(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+def contrast(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """Tone curve (gamma, gain about mid-grey, bias) as one LUT; ``binarize`` = fax-style threshold."""
     x = np.arange(256, dtype=np.float64) / 255.0
     v = 255.0 * np.power(x, float(p["gamma"]))
@@ -105,10 +95,10 @@ def contrast(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
     if p["binarize"]:
         _, bw = cv2.threshold(gray(out), float(p["threshold"]), 255, cv2.THRESH_BINARY)
         out = like_image(bw, out)
-    return out, None
+    return out
 
 
-def jpeg(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+def jpeg(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """In-pipeline JPEG artefacts (scanner firmware compression): an encode/decode round trip. The RGB
     array goes to the encoder as is (OpenCV assumes BGR), which swaps the R/B luma weights: a skip of
     two colour conversions that leaves grey content exact and the artefacts just as blocky."""
@@ -116,4 +106,4 @@ def jpeg(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
                                          cv2.IMWRITE_JPEG_PROGRESSIVE, 0])
     if not ok:
         raise RuntimeError("JPEG encoding failed")
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR if img.ndim == 3 else cv2.IMREAD_GRAYSCALE), None
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR if img.ndim == 3 else cv2.IMREAD_GRAYSCALE)

@@ -1,7 +1,7 @@
 """Stages that move content: skew (rotation + shift on the platen) and warp (perspective, page curl).
 
-A geometric stage first *plans* its transform from (image size, params, rng), then the image is
-resampled once through that transform's inverse (``render``), so pixels and mapped evidence boxes come
+A geometric stage *plans* its transform from (image size, params, rng); the image is then resampled
+once through that transform's inverse (``protocol.render``), so pixels and mapped evidence boxes come
 from one and the same map. The pipeline plans adjacent geometric stages (skew then warp) and renders
 them as one resampling, as the optics of a scanner would (one interpolation instead of two). The output
 keeps the input size; uncovered areas show the scanner lid (paper level times ``border``).
@@ -10,18 +10,14 @@ keeps the input size; uncovered areas show the scanner lid (paper level times ``
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
 
 import cv2
 import numpy as np
 
 from ir.rng import Rng
 
-from ..geometry import Compose, CurlWarp, Homography, Transform, sampling_maps
-from ._fields import border_value
-
-Params = Mapping[str, Any]
+from ..geometry import Compose, CurlWarp, Homography, Transform
+from .protocol import Params, Plan
 
 WARP_BORDER = 0.75  # the curled-away edge reveals the darker lid
 
@@ -45,12 +41,13 @@ def perspective_homography(width: int, height: int, jitter: float, rng: Rng) -> 
     return Homography(cv2.getPerspectiveTransform(src.astype(np.float32), dst.astype(np.float32)))
 
 
-def plan_skew(width: int, height: int, p: Params, rng: Rng) -> tuple[Transform, float]:
+def plan_skew(width: int, height: int, p: Params, rng: Rng) -> Plan:
     hom = skew_homography(width, height, float(p["angle_deg"]), float(p["shift_x"]), float(p["shift_y"]))
-    return hom, float(p["border"])
+    return Plan(hom, float(p["border"]))
 
 
-def plan_warp(width: int, height: int, p: Params, rng: Rng) -> tuple[Transform | None, float]:
+def plan_warp(width: int, height: int, p: Params, rng: Rng) -> Plan:
+    """Perspective (corner jitter) then page curl near a side edge with a gentle bow of the sheet."""
     parts: list[Transform] = []
     if float(p["perspective"]) > 0:
         parts.append(perspective_homography(width, height, float(p["perspective"]), rng.fork("perspective")))
@@ -59,39 +56,6 @@ def plan_warp(width: int, height: int, p: Params, rng: Rng) -> tuple[Transform |
                               curl_width=float(p["curl_width"]), squeeze=float(p["curl"]),
                               lift=float(p["lift"]), shrink=float(p["shrink"]), bow=float(p["bow"])))
     if not parts:
-        return None, WARP_BORDER
-    return (parts[0] if len(parts) == 1 else Compose(tuple(parts))), WARP_BORDER
+        return Plan(None, WARP_BORDER)
+    return Plan(parts[0] if len(parts) == 1 else Compose(tuple(parts)), WARP_BORDER)
 
-
-PLANNERS = {"skew": plan_skew, "warp": plan_warp}
-
-
-def render(img: np.ndarray, transforms: Sequence[Transform], border: float) -> np.ndarray:
-    """Resample ``img`` through the composed transforms (bilinear), keeping its size."""
-    if not transforms:
-        return img.copy()
-    h, w = img.shape[:2]
-    mx, my = sampling_maps(transforms, w, h)
-    fill = border_value(img, border)
-    if img.ndim == 3:  # OpenCV's 4-channel remap is ~3x faster than its 3-channel one
-        rgba = cv2.cvtColor(img, cv2.COLOR_RGB2RGBA)
-        out = cv2.remap(rgba, mx, my, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                        borderValue=fill[:3] + (255.0,))
-        return cv2.cvtColor(out, cv2.COLOR_RGBA2RGB)
-    return cv2.remap(img, mx, my, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                     borderValue=fill)
-
-
-def skew(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, Transform]:
-    h, w = img.shape[:2]
-    t, border = plan_skew(w, h, p, rng)
-    return render(img, [t], border), t
-
-
-def warp(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, Transform | None]:
-    """Perspective (corner jitter) then page curl near a side edge with a gentle bow of the sheet."""
-    h, w = img.shape[:2]
-    t, border = plan_warp(w, h, p, rng)
-    if t is None:
-        return img.copy(), None
-    return render(img, [t], border), t

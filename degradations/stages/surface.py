@@ -1,15 +1,14 @@
 """Stages of the sheet and its print: paper, ink_bleed, toner_fade, halftone, bleed_through, stains, fold.
 
-None of them moves content, so none returns a transform. Lengths arrive in pixels of the image
-(the pipeline has already rescaled the table's ``*_px`` values to the image's dpi). Smooth fields are
-drawn at low resolution and upsampled; local marks (stains, creases) touch only their region.
+None of them moves content: each is a pixel stage ``(image, params, rng) -> image``. Lengths arrive
+in pixels of the image (the pipeline has already rescaled the table's ``*_px`` values to the image's
+dpi). Smooth fields are drawn at low resolution and upsampled; local marks (stains, creases) touch
+only their region.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
 
 import cv2
 import numpy as np
@@ -26,8 +25,7 @@ from ._fields import (
     smooth_noise,
     to_u8,
 )
-
-Params = Mapping[str, Any]
+from .protocol import Params
 
 _LOW = 4  # low-resolution factor for smooth fields
 
@@ -41,7 +39,7 @@ def _scalar(level: np.ndarray) -> tuple[float, ...]:
     return tuple(v + [0.0] * (4 - len(v)))
 
 
-def paper(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+def paper(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """Paper tint (per-channel multiplier) times fibre grain and cloudy blotches: ink printed on paper."""
     h, w = img.shape[:2]
     lh, lw = max(h // 2, 1), max(w // 2, 1)
@@ -58,12 +56,12 @@ def paper(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
     tex = cv2.resize(tex, (w, h), interpolation=cv2.INTER_LINEAR)
     tint = [float(p["tint_r"]), float(p["tint_g"]), float(p["tint_b"])]
     if channels(img) == 1:
-        return cv2.multiply(img, tex, scale=(0.299 * tint[0] + 0.587 * tint[1] + 0.114 * tint[2]) / 255), None
+        return cv2.multiply(img, tex, scale=(0.299 * tint[0] + 0.587 * tint[1] + 0.114 * tint[2]) / 255)
     tinted = cv2.merge([cv2.multiply(tex, (t, 0, 0, 0)) if t != 1.0 else tex for t in tint])
-    return cv2.multiply(img, tinted, scale=1.0 / 255), None
+    return cv2.multiply(img, tinted, scale=1.0 / 255)
 
 
-def ink_bleed(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+def ink_bleed(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """Ink spreading into the fibres: a blurred, dilated copy of the ink's darkness blended in (strokes
     thicken and darken). Computed on luminance (toner is near-black) and applied as a darkening."""
     r = max(float(p["radius_px"]), 0.3)
@@ -73,10 +71,10 @@ def ink_bleed(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
     sigma = max(r / 2.0, 0.3)
     spread = cv2.GaussianBlur(spread, (_odd(2 * sigma), _odd(2 * sigma)), sigma)
     s = float(p["strength"])
-    return cv2.min(img, like_image(cv2.addWeighted(g, 1.0 - s, spread, s, 0.0), img)), None
+    return cv2.min(img, like_image(cv2.addWeighted(g, 1.0 - s, spread, s, 0.0), img))
 
 
-def toner_fade(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+def toner_fade(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """Toner running low: ink lightened globally, in blotchy dropouts and in vertical streaks."""
     h, w = img.shape[:2]
     lh, lw = max(h // _LOW, 1), max(w // _LOW, 1)
@@ -96,10 +94,10 @@ def toner_fade(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
     keep_u8 = cv2.resize(to_u8(keep), (w, h), interpolation=cv2.INTER_LINEAR)
     base = _scalar(paper_level(img))
     ink = cv2.subtract(base, img)  # darkness relative to the paper
-    return cv2.subtract(base, multiply(ink, keep_u8)), None
+    return cv2.subtract(base, multiply(ink, keep_u8))
 
 
-def halftone(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+def halftone(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """A 45-degree clustered-dot screen over mid-tones (grey fills, anti-aliased edges); paper and
     solid ink stay. The 45-degree screen is separable, 0.5*(cos(kx) + cos(ky)), and the per-pixel
     decision is two LUTs selected by a compare, all uint8."""
@@ -123,10 +121,10 @@ def halftone(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
     a = cv2.LUT(level, np.clip(np.round(ink_t), 0, 255).astype(np.uint8))
     b = cv2.LUT(level, np.clip(np.round(paper_t), 0, 255).astype(np.uint8))
     ratio = cv2.bitwise_or(cv2.bitwise_and(a, dots), cv2.bitwise_and(b, cv2.bitwise_not(dots)))
-    return multiply(img, ratio, unit=unit), None
+    return multiply(img, ratio, unit=unit)
 
 
-def bleed_through(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+def bleed_through(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """Show-through of the verso. The verso is this page mirrored left-right, blurred and slightly
     shifted (a deterministic stand-in with real text statistics); it darkens like a multiply."""
     h, w = img.shape[:2]
@@ -138,13 +136,13 @@ def bleed_through(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, Non
     verso = cv2.warpAffine(verso, m, (lw, lh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     a = float(p["alpha"])
     ghost = cv2.LUT(verso, np.round(255.0 - a * (255.0 - np.arange(256))).astype(np.uint8))
-    return multiply(img, cv2.resize(ghost, (w, h), interpolation=cv2.INTER_LINEAR)), None
+    return multiply(img, cv2.resize(ghost, (w, h), interpolation=cv2.INTER_LINEAR))
 
 
 _STAIN_COLOURS = {"coffee": (0.72, 0.55, 0.35), "dirt": (0.55, 0.53, 0.5), "yellow": (0.95, 0.88, 0.55)}
 
 
-def stains(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+def stains(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """Coffee rings and blotches (irregular, coloured, semi-transparent) plus dark speckle."""
     h, w = img.shape[:2]
     out = img.copy()
@@ -195,10 +193,10 @@ def stains(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
         flat = out.reshape(h * w, channels(out))
         idx = yy * w + xx
         flat[idx] = np.minimum(flat[idx], dd[:, None])
-    return out, None
+    return out
 
 
-def fold(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
+def fold(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """Creases: a dark line with a bright ridge beside it, across the page near one axis; only the
     band around each crease is touched."""
     h, w = img.shape[:2]
@@ -225,5 +223,5 @@ def fold(img: np.ndarray, p: Params, rng: Rng) -> tuple[np.ndarray, None]:
             out[a0:a1] = multiply(out[a0:a1], f, unit=200.0)
         else:
             out[:, a0:a1] = multiply(np.ascontiguousarray(out[:, a0:a1]), np.ascontiguousarray(f.T), unit=200.0)
-    return out, None
+    return out
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -80,17 +79,21 @@ def cmd_generate(args: argparse.Namespace) -> int:
         raise CliError(str(err)) from None
     dt = time.perf_counter() - t0
     if args.only is None:
-        from corpus.assemble import stats_line
-
-        print(f"{args.out}: {stats_line(result)} in {dt:.1f} s")
+        print(f"{args.out}: {_stats_line(result)} in {dt:.1f} s")
     else:
         docs = result["documents"]
         print(f"{args.out}: wrote {len(docs)} documents ({', '.join(docs)}) in {dt:.1f} s; no manifest (--only)")
     return 0
 
 
+def _stats_line(s: dict) -> str:
+    return (f"{s['documents']} docs, {s['pages']} pages, {s['qa_pairs']} QA, {s['assertions']} assertions "
+            f"({s['pages_per_doc']} pages/doc, {s['qa_per_page']} QA/page, {s['assertions_per_qa']} assertions/QA)")
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
-    from corpus.ops import verify_corpus
+    from corpus.store import load_manifest
+    from corpus.verify import verify_corpus
 
     if not Path(args.dir).is_dir():
         raise CliError(f"{args.dir}: no such directory")
@@ -103,14 +106,14 @@ def cmd_verify(args: argparse.Namespace) -> int:
             print(f"... and {more} more")
         print(f"{args.dir}: {len(problems)} problem(s)", file=sys.stderr)
         return 1
-    manifest = json.loads((Path(args.dir) / "corpus.json").read_text("utf-8"))
-    print(f"{args.dir}: OK ({len(manifest['files'])} files, {manifest['stats']['qa_pairs']} QA, "
-          f"{manifest['stats']['assertions']} assertions verified)")
+    manifest = load_manifest(args.dir)
+    print(f"{args.dir}: OK ({len(manifest.files)} files, {manifest.stats['qa_pairs']} QA, "
+          f"{manifest.stats['assertions']} assertions verified)")
     return 0
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from corpus.ops import reproduce_corpus
+    from corpus.reproduce import reproduce_corpus
     from corpus.store import CorpusError
 
     try:

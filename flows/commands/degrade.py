@@ -17,7 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="degrade one page image at a scan tier (pristine, good, fair, degraded, poor)",
         description="Sample the tier's 15 stages for one page from SEED, apply them, and write the scan. "
         "OUT's extension picks the file: .jpg/.jpeg (JPEG at the tier's quality), .png, or .pdf "
-        "(an image-only scan.pdf).",
+        "(an image-only scan PDF).",
     )
     p.add_argument("image", metavar="IMAGE", help="page image (PNG/JPEG, any size)")
     p.add_argument("--tier", required=True, help="pristine | good | fair | degraded | poor")
@@ -32,11 +32,12 @@ def _degrade(args: argparse.Namespace) -> int:
     import cv2
     import numpy as np
 
-    from degradations import TIER_NAMES, degrade_page, encode_image, encode_scan, sample_profile, scan_pdf
+    from degradations import degrade_page, encode_image, encode_scan, sample_profile, scan_pdf
     from ir.rng import Rng
+    from ir.vocab import TIERS
 
-    if args.tier not in TIER_NAMES:
-        raise CliError(f"--tier: unknown tier {args.tier!r}; expected one of {', '.join(TIER_NAMES)}")
+    if args.tier not in TIERS:
+        raise CliError(f"--tier: unknown tier {args.tier!r}; expected one of {', '.join(TIERS)}")
     if args.seed < 0:
         raise CliError(f"--seed must be >= 0, got {args.seed}")
     if not 50 <= args.dpi <= 1200:

@@ -26,9 +26,11 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
+    from corpus.store import MANIFEST
+
     p = sub.add_parser("export", help="export a corpus as the SynthDocQA card layout, Hugging Face Parquet or "
                                       "Croissant")
-    p.add_argument("dir", help="corpus directory (with corpus.json)")
+    p.add_argument("dir", help=f"corpus directory (with {MANIFEST})")
     p.add_argument("--format", required=True, metavar="FORMAT", help="synthdocqa-card, hf or croissant")
     p.add_argument("--out", required=True, help="output folder (new, empty, or a previous export; replaced "
                                                 "atomically); for croissant the corpus folder itself writes only "

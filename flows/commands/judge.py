@@ -25,6 +25,7 @@ def _parse_mix(text: str) -> dict[str, float]:
 
 
 def cmd_hallucination(args: argparse.Namespace) -> int:
+    from corpus.store import open_corpus
     from judges.hallucination.items import ItemsError
     from judges.hallucination.pipeline import load_judges_config, prepare_items, run_labeling
 
@@ -44,7 +45,8 @@ def cmd_hallucination(args: argparse.Namespace) -> int:
             from flows.hallucination_flow import resolve_secret_keys
 
             keys, answerer_key = resolve_secret_keys(cfg)
-        items, source = prepare_items(cfg, corpus=args.corpus, items_path=args.items, answers=args.answers,
+        corpus = open_corpus(args.corpus, checked=False) if args.corpus is not None else None
+        items, source = prepare_items(cfg, source=corpus, items_path=args.items, answers=args.answers,
                                       seed=args.seed, per_qa=args.per_qa, mix=args.mix, answerer_key=answerer_key)
         if args.max_items and len(items) > args.max_items:
             items = items[: args.max_items]
@@ -63,6 +65,8 @@ def cmd_hallucination(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from corpus.store import QA_FILE, DocFiles
+
     p = subparsers.add_parser("judge", help="judge flows (hallucination-criterion labeling)")
     sub = p.add_subparsers(dest="judge_command", metavar="JUDGE")
     sub.required = True
@@ -71,7 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Synthesise (from --corpus) or import (--items) answers, label them with lexical, embedding, "
                     "NLI and LLM judges, and report agreement with gold labels under both criteria.")
     src = h.add_mutually_exclusive_group(required=True)
-    src.add_argument("--corpus", help="generated corpus directory (qa.jsonl + docs/<id>/ir.json)")
+    src.add_argument("--corpus", help=f"generated corpus directory ({QA_FILE} + {DocFiles('<id>').ir})")
     src.add_argument("--items", help="items file (.csv, .jsonl or .parquet)")
     h.add_argument("--judges", help="judges.yaml: LLM judge endpoints, prompts, labelers, NLI checkpoint")
     h.add_argument("--answers", help="with --corpus: answers file (qa_id, answer) of a system under test")

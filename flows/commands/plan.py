@@ -12,8 +12,10 @@ from flows.cli import CliError, parse_int_list
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("plan", help="plan documents (content, facts, page schedule) and write their ir.json",
-                       description="Plan documents of a corpus and write DIR/docs/<doc_id>/ir.json.")
+    from corpus.store import IR_FILE, DocFiles
+
+    p = sub.add_parser("plan", help=f"plan documents (content, facts, page schedule) and write their {IR_FILE}",
+                       description=f"Plan documents of a corpus and write DIR/{DocFiles('<doc_id>').ir}.")
     p.add_argument("--seed", type=int, default=None, help="root seed (default 0, or the spec file's)")
     p.add_argument("--docs", type=int, default=None, help="number of documents (default: the profile's)")
     p.add_argument("--out", required=True, help="output folder")
@@ -63,8 +65,8 @@ def load_spec(args: argparse.Namespace):
 
 
 def run_plan(args: argparse.Namespace) -> int:
-    from ir.files import atomic_write_text
-    from ir.planner import plan_document
+    from corpus.partial import write_planned
+    from corpus.store import DOCS_DIR
 
     spec = load_spec(args)
     indices = list(range(spec.n_docs)) if args.only is None else args.only
@@ -76,10 +78,8 @@ def run_plan(args: argparse.Namespace) -> int:
         raise CliError(f"--out {out}: exists and is not a folder")
     pages = 0
     for i in indices:
-        doc = plan_document(spec, i)
-        atomic_write_text(out / "docs" / doc.doc_id / "ir.json", doc.to_json())
-        pages += len(doc.pages)
-    print(f"planned {len(indices)} document(s), {pages} page(s) into {out / 'docs'}")
+        pages += len(write_planned(spec, i, out).pages)
+    print(f"planned {len(indices)} document(s), {pages} page(s) into {out / DOCS_DIR}")
     return 0
 
 

@@ -1,8 +1,7 @@
 """``synthdocqa render``: plan documents, choose layouts, render PDFs with RenderMaps and page images.
 
-Writes ``DIR/docs/<doc_id>/ir.json`` (with the chosen layout ids), ``document.pdf``, ``render_map.json``
-and ``pages/page-0001.png``...; each file atomically, ``ir.json`` last, so a document directory whose
-``ir.json`` exists is complete.
+Writes each document's ``ir.json`` (with the chosen layout ids), ``document.pdf``, ``render_map.json``
+and page images under ``DIR/docs/<doc_id>/`` (``corpus.partial.write_rendered``).
 """
 
 from __future__ import annotations
@@ -45,12 +44,17 @@ def _render(args: argparse.Namespace) -> int:
         spec = spec_for_profile(args.profile, args.seed, args.docs).model_copy(update={"dpi": args.dpi})
     except ValueError as err:
         raise CliError(str(err)) from None
+    from corpus.partial import RenderCheckError, write_rendered
+
     chooser = _chooser(args.layout_chooser)
     out = Path(args.out)
     t0 = time.perf_counter()
     n_pages = 0
     for i in indices:
-        n_pages += render_one(spec, i, out, chooser, verify=not args.no_verify)
+        try:
+            n_pages += write_rendered(spec, i, out, chooser, verify=not args.no_verify)
+        except RenderCheckError as err:
+            raise CliError(str(err)) from None
     dt = time.perf_counter() - t0
     print(f"rendered {len(indices)} documents, {n_pages} pages to {out} in {dt:.1f} s")
     return 0
@@ -69,27 +73,3 @@ def _chooser(name: str):
         return default_layout_chooser()
     except (OSError, ValueError, RuntimeError) as err:  # e.g. missing or corrupt layout-CLIP weights
         raise CliError(f"--layout-chooser clip: {str(err).splitlines()[0]}") from None
-
-
-def render_one(spec, index: int, out: Path, chooser, verify: bool = True) -> int:
-    """Plan, choose layouts, render, rasterize and write one document; returns its page count."""
-    from ir.files import atomic_write_bytes
-    from ir.planner import plan_document
-    from renderers import rasterize, render_document, verify_text_layer
-
-    doc = chooser(plan_document(spec, index))
-    result = render_document(doc)
-    if verify:
-        problems = verify_text_layer(result.pdf, result.render_map)
-        if problems:
-            raise CliError(f"{doc.doc_id}: {len(problems)} span(s) fail the text-layer check, first: {problems[0]}")
-    if result.render_map.dropped_fact_ids:
-        raise CliError(f"{doc.doc_id}: facts not drawn: {result.render_map.dropped_fact_ids[:5]}")
-    d = out / "docs" / doc.doc_id
-    pages = rasterize(result.pdf, spec.dpi)
-    for n, (png, _) in enumerate(pages, start=1):
-        atomic_write_bytes(d / "pages" / f"page-{n:04d}.png", png)
-    atomic_write_bytes(d / "document.pdf", result.pdf)
-    atomic_write_bytes(d / "render_map.json", result.render_map.to_json().encode())
-    atomic_write_bytes(d / "ir.json", doc.to_json().encode())
-    return len(pages)

@@ -28,8 +28,10 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
+    from corpus.store import MANIFEST
+
     p = sub.add_parser("report", help="self-contained HTML report: stats, charts, evidence gallery, five tiers")
-    p.add_argument("dir", help="corpus directory (with corpus.json)")
+    p.add_argument("dir", help=f"corpus directory (with {MANIFEST})")
     p.add_argument("--out", required=True, help="HTML file to write")
     p.add_argument("--gallery", type=int, default=6, help="QA pairs shown with their evidence boxes")
     p.add_argument("--contact-dpi", type=int, default=100, help="resolution of the five-tier contact sheet")

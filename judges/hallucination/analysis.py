@@ -3,8 +3,9 @@
 Positive class = hallucinated. Continuous labelers get a threshold calibrated on the dev split by
 balanced accuracy (per criterion) and are scored on the test split. Per labeler x criterion:
 accuracy, balanced accuracy, precision, recall, F1, MCC and Cohen's kappa, each with a stratified
-bootstrap 95% CI (resampling within gold positives and negatives). Across labelers: exact McNemar
-between the two prompts of each LLM judge (on the paired labels), Cochran's Q over all labelers'
+bootstrap 95% CI (resampling within gold positives and negatives; one random stream per labeler x
+criterion, forked by name, so adding a labeler never moves another one's CIs). Across labelers: exact
+McNemar between the two prompts of each LLM judge (on the paired labels), Cochran's Q over all labelers'
 correctness, Krippendorff's alpha (nominal) among labelers, and the bias table (false-positive /
 false-negative rates per error type). The criterion-mismatch table shows, for score labelers, kappa
 against the faithfulness gold vs the factual gold and the error types driving the difference.
@@ -279,7 +280,7 @@ def analyse(
     bias: list[BiasRow] = []
     thresholds: dict[str, dict[str, float]] = {}
     predictions: dict[str, dict[str, np.ndarray]] = {}  # labeler -> criterion -> pred (object: bool/None)
-    boot_rng = rng.fork("bootstrap").gen
+    boot = rng.fork("bootstrap")
 
     calib_ok = {c: bool(has_gold[dev].any() and len({*gold[c][dev & has_gold]}) == 2) for c in CRITERIA}
     for name, s in scores.items():
@@ -293,14 +294,14 @@ def analyse(
             t, dev_ba = calibrate_threshold(s[m], gold[c][m].astype(bool))
             thresholds[name][c] = t
             predictions[name][c] = (s < t).astype(object)
-            metrics.append(_metrics_row(name, c, predictions[name][c], gold[c], test & has_gold, boot_rng, n_boot,
+            metrics.append(_metrics_row(name, c, predictions[name][c], gold[c], test & has_gold, boot, n_boot,
                                         threshold=t, dev_ba=dev_ba))
     for name, lab in judge_labels.items():
         arr = np.array(list(lab), dtype=object)
         predictions[name] = {c: arr for c in CRITERIA}
         for c in CRITERIA:
             if has_gold.any():
-                metrics.append(_metrics_row(name, c, arr, gold[c], test & has_gold, boot_rng, n_boot))
+                metrics.append(_metrics_row(name, c, arr, gold[c], test & has_gold, boot, n_boot))
 
     eval_mask = test & has_gold
     for name, per_c in predictions.items():
@@ -316,8 +317,7 @@ def analyse(
                                     fpr=float(fp / (~g).sum()) if (~g).any() else None,
                                     fnr=float(fn / g.sum()) if g.any() else None))
 
-    mismatch, drivers = _criterion_mismatch(scores, thresholds, predictions, gold, etypes, eval_mask, boot_rng,
-                                            n_boot)
+    mismatch, drivers = _criterion_mismatch(scores, thresholds, predictions, gold, etypes, eval_mask, boot, n_boot)
     mcnemar = {}
     for judge, (fa, fc) in (judge_pairs or {}).items():
         a, b = np.array(judge_labels[fa], dtype=object), np.array(judge_labels[fc], dtype=object)
@@ -356,15 +356,26 @@ def analyse(
                           score_means={k: float(np.mean(v)) for k, v in scores.items()})
 
 
-def _metrics_row(name, c, pred, gold_c, mask, rng, n_boot, threshold=None, dev_ba=None) -> LabelerMetrics:
+def bootstrap_stream(boot: Rng, labeler: str, criterion: str, stat: str = "metrics") -> np.random.Generator:
+    """The resampling stream of one (labeler, criterion, statistic), forked by name.
+
+    A labeler's CIs depend only on its own name and data (and the analysis seed), never on which other
+    labelers are in the run or in what order they come. ``stat="metrics"`` is the one joint resample
+    behind all of ``METRICS``; the criterion-mismatch kappas are that same statistic on the same test
+    items, so they share its stream and equal the metrics table's kappa CIs."""
+    return boot.fork(labeler, criterion, stat).gen
+
+
+def _metrics_row(name, c, pred, gold_c, mask, boot: Rng, n_boot, threshold=None, dev_ba=None) -> LabelerMetrics:
     valid = mask & np.array([p is not None for p in pred])
     n_invalid = int((mask & ~valid).sum())
     g, p = gold_c[valid].astype(bool), pred[valid].astype(bool)
     return LabelerMetrics(labeler=name, criterion=c, threshold=threshold, dev_balanced_accuracy=dev_ba,
-                          n=int(valid.sum()), n_invalid=n_invalid, metrics=bootstrap_metrics(g, p, rng, n_boot))
+                          n=int(valid.sum()), n_invalid=n_invalid,
+                          metrics=bootstrap_metrics(g, p, bootstrap_stream(boot, name, c), n_boot))
 
 
-def _criterion_mismatch(scores, thresholds, predictions, gold, etypes, mask, rng, n_boot):
+def _criterion_mismatch(scores, thresholds, predictions, gold, etypes, mask, boot: Rng, n_boot):
     mismatch: list[MismatchRow] = []
     drivers: list[DriverRow] = []
     if not mask.any():
@@ -376,8 +387,8 @@ def _criterion_mismatch(scores, thresholds, predictions, gold, etypes, mask, rng
             continue
         pf = predictions[name]["faithfulness"][mask].astype(bool)
         pc = predictions[name]["factual"][mask].astype(bool)
-        kf = bootstrap_metrics(gf, pf, rng, n_boot)["kappa"]
-        kc = bootstrap_metrics(gc, pc, rng, n_boot)["kappa"]
+        kf = bootstrap_metrics(gf, pf, bootstrap_stream(boot, name, "faithfulness"), n_boot)["kappa"]
+        kc = bootstrap_metrics(gc, pc, bootstrap_stream(boot, name, "factual"), n_boot)["kappa"]
         mismatch.append(MismatchRow(labeler=name, kappa_faithfulness=kf, kappa_factual=kc,
                                     kappa_faithfulness_same_labels=binary_metrics(gf, pf)["kappa"],
                                     kappa_factual_same_labels=binary_metrics(gc, pf)["kappa"]))

@@ -1,9 +1,10 @@
 """Answers from a system under test: ask an OpenAI-compatible endpoint, or read a user's answers file.
 
-The endpoint gets each question with its document: the PDF's text per page (``mode="text"``) or the
-page / scan images as data URLs for a vision model (``mode="pages"`` / ``"scan"``). Replies become
-items (no gold labels: these are what scheduled evaluation batches judge). A failed answer (quota,
-retries exhausted) is returned in ``failures`` with its reason, never turned into an empty answer.
+The endpoint gets each question with its document, taken from a ``DocumentSource`` (the corpus reader):
+the PDF's text per page (``mode="text"``) or the page / scan images as data URLs for a vision model
+(``mode="pages"`` / ``"scan"``). Replies become items (no gold labels: these are what scheduled
+evaluation batches judge). A failed answer (quota, retries exhausted) is returned in ``failures`` with
+its reason, never turned into an empty answer.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import base64
 import csv
 import json
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Literal
+from pathlib import Path, PurePath
+from typing import TYPE_CHECKING, Literal
 
 from ir.document import DocumentIR
 from ir.qa_models import QAPair
@@ -22,45 +23,28 @@ from judges.llm import ChatClient, ChatRequest, PromptTemplate, escape_untrusted
 from .items import HallucinationItem, ItemsError
 from .synthesize import _Synth
 
+if TYPE_CHECKING:
+    from .pipeline import DocumentSource
+
 AnswerMode = Literal["text", "pages", "scan"]
 DEFAULT_ANSWER_PROMPT = "sut_answer_text_v1"
 
 
-def document_text(corpus_dir: str | Path, doc_id: str, max_chars: int = 60000) -> str:
-    """The PDF text layer, page by page (``[page N]`` markers), truncated to ``max_chars``."""
-    import pymupdf
-
-    pdf = Path(corpus_dir) / "docs" / doc_id / "document.pdf"
-    if not pdf.is_file():
-        raise ValueError(f"{pdf}: missing")
-    with pymupdf.open(pdf) as d:
-        text = "\n".join(f"[page {i + 1}]\n{page.get_text().strip()}" for i, page in enumerate(d))
-    return text[:max_chars]
-
-
-def page_images(corpus_dir: str | Path, doc_id: str, which: Literal["pages", "scan"]) -> list[Path]:
-    folder = Path(corpus_dir) / "docs" / doc_id / which
-    imgs = sorted(p for p in folder.glob("*") if p.suffix.lower() in (".png", ".jpg", ".jpeg"))
-    if not imgs:
-        raise ValueError(f"{folder}: no page images")
-    return imgs
-
-
-def answer_request(qa: QAPair, corpus_dir: str | Path, prompt: PromptTemplate, mode: AnswerMode = "text",
+def answer_request(qa: QAPair, source: DocumentSource, prompt: PromptTemplate, mode: AnswerMode = "text",
                    _text_cache: dict[str, str] | None = None) -> ChatRequest:
     if mode == "text":
         cache = _text_cache if _text_cache is not None else {}
         if qa.doc_id not in cache:
-            cache[qa.doc_id] = document_text(corpus_dir, qa.doc_id)
+            cache[qa.doc_id] = source.document_text(qa.doc_id)
         messages = prompt.render({"document": cache[qa.doc_id], "question": qa.question})
     else:
         parts: list[dict] = [{"type": "text", "text": "Answer the question about the document in the images "
                               "with the shortest complete answer, or 'not stated'.\n<question>"
                               f"{escape_untrusted(qa.question)}</question>"}]
-        for img in page_images(corpus_dir, qa.doc_id, mode):
-            mime = "image/png" if img.suffix.lower() == ".png" else "image/jpeg"
+        for name, data in source.page_images(qa.doc_id, mode):
+            mime = "image/png" if PurePath(name).suffix.lower() == ".png" else "image/jpeg"
             parts.append({"type": "image_url",
-                          "image_url": {"url": f"data:{mime};base64,{base64.b64encode(img.read_bytes()).decode()}"}})
+                          "image_url": {"url": f"data:{mime};base64,{base64.b64encode(data).decode()}"}})
         messages = [{"role": "user", "content": parts}]
     return ChatRequest(key=qa.id, prompt_hash=f"{prompt.sha256}:{mode}", messages=messages)
 
@@ -75,14 +59,14 @@ def _item(qa: QAPair, doc: DocumentIR | None, candidate: str, generator: str, da
 
 
 def answers_from_endpoint(client: ChatClient, docs_and_qas: Sequence[tuple[DocumentIR, Sequence[QAPair]]],
-                          corpus_dir: str | Path, *, mode: AnswerMode = "text",
+                          source: DocumentSource, *, mode: AnswerMode = "text",
                           prompt: PromptTemplate | None = None, dataset: str = "synthdocqa"
                           ) -> tuple[list[HallucinationItem], dict[str, str]]:
     """(items, failures: qa_id -> reason)."""
     prompt = prompt or load_prompt(DEFAULT_ANSWER_PROMPT)
     cache: dict[str, str] = {}
     pairs = [(doc, qa) for doc, qas in docs_and_qas for qa in qas]
-    requests = [answer_request(qa, corpus_dir, prompt, mode, cache) for _, qa in pairs]
+    requests = [answer_request(qa, source, prompt, mode, cache) for _, qa in pairs]
     results = client.complete_many(requests)
     items, failures = [], {}
     for (doc, qa), r in zip(pairs, results, strict=True):

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ir.files import atomic_write_bytes, atomic_write_text
 
 ERROR_TYPES: tuple[str, ...] = (
     "correct", "paraphrase", "extra_true", "extra_false", "wrong_value", "fabricated", "unit_scale", "partial",
@@ -183,18 +183,6 @@ def load_items(path: str | Path) -> list[HallucinationItem]:
     raise ItemsError(f"{p}: unsupported items format {suffix!r} (use .csv, .jsonl or .parquet)")
 
 
-def _atomic_write(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def save_items(items: Sequence[HallucinationItem], path: str | Path) -> Path:
     """Write items as JSONL or Parquet (by extension), atomically."""
     p = Path(path)
@@ -203,10 +191,11 @@ def save_items(items: Sequence[HallucinationItem], path: str | Path) -> Path:
         import pyarrow.parquet as pq
 
         table = pa.Table.from_pylist([it.model_dump() for it in items])
-        _atomic_write(p, lambda t: pq.write_table(table, t))
+        sink = pa.BufferOutputStream()
+        pq.write_table(table, sink)
+        atomic_write_bytes(p, sink.getvalue().to_pybytes())
     elif p.suffix in (".jsonl", ".ndjson"):
-        text = "".join(it.model_dump_json() + "\n" for it in items)
-        _atomic_write(p, lambda t: t.write_text(text, encoding="utf-8"))
+        atomic_write_text(p, "".join(it.model_dump_json() + "\n" for it in items))
     else:
         raise ItemsError(f"{p}: save as .jsonl or .parquet")
     return p

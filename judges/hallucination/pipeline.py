@@ -18,6 +18,9 @@
     cache: llm_cache.sqlite                # relative to the output directory
 
 Without judges the run is the embedded default: lexical and embedding labelers only.
+
+The judges never open a corpus folder: the caller passes a :class:`DocumentSource` (``flows`` pass the
+corpus reader, ``corpus.store.CorpusReader``).
 """
 
 from __future__ import annotations
@@ -25,10 +28,14 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Literal, Protocol
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ir.document import DocumentIR
+from ir.files import atomic_write_text
+from ir.qa_models import QAPair
 from ir.rng import Rng
 from judges.llm import ChatClient, ClientStats, EndpointConfig, ResponseCache
 
@@ -38,6 +45,26 @@ from .items import HallucinationItem, save_items
 from .labelers import DEFAULT_LABELERS, score_items
 from .labelers.llm_judge import DEFAULT_PROMPTS, JudgeRun, load_judge_prompts, run_judge
 from .report import write_report
+
+
+class DocumentSource(Protocol):
+    """Documents with their QA pairs, as the judges read them. Methods raise ``ValueError`` naming what
+    is missing or malformed."""
+
+    label: str
+    """How the source is named in reports (e.g. the corpus folder as given)."""
+
+    def documents_and_qa(self) -> list[tuple[DocumentIR, list[QAPair]]]:
+        """Each document's IR with its QA pairs, documents in id order."""
+        ...
+
+    def document_text(self, doc_id: str) -> str:
+        """The document's PDF text layer, page by page (``[page N]`` markers)."""
+        ...
+
+    def page_images(self, doc_id: str, which: Literal["pages", "scan"]) -> list[tuple[str, bytes]]:
+        """(file name, bytes) of each clean page image (``pages``) or scan (``scan``), in page order."""
+        ...
 
 
 class JudgesConfig(BaseModel):
@@ -143,9 +170,7 @@ def run_labeling(
                 row[f"status:{jn}/{crit}-prompt"] = run.statuses[crit][i]
         rows.append(row)
     labels_path = out / "labels.jsonl"
-    tmp = labels_path.with_suffix(".jsonl.tmp")
-    tmp.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    tmp.replace(labels_path)
+    atomic_write_text(labels_path, "".join(json.dumps(r) + "\n" for r in rows))
     header = [*header, "Prompts: " + ", ".join(f"{c}={p.name}@{p.short_hash}" for c, p in prompts.items())
               if prompts else "No LLM judges configured (embedded default: lexical and embedding labelers)."]
     for jn, run in runs.items():
@@ -166,7 +191,7 @@ def run_labeling(
 def prepare_items(
     config: JudgesConfig,
     *,
-    corpus: str | Path | None = None,
+    source: DocumentSource | None = None,
     items_path: str | Path | None = None,
     answers: str | Path | None = None,
     seed: int = 0,
@@ -176,20 +201,21 @@ def prepare_items(
 ) -> tuple[list[HallucinationItem], str]:
     """The items to label and a one-line description of where they came from.
 
-    ``--items``: imported; ``--corpus`` + ``answers``: a user's answers file; ``--corpus`` + an
-    ``answerer`` endpoint in the config: the system under test answers; ``--corpus`` alone: synthesised.
+    ``--items``: imported; ``--corpus`` (the ``source``) + ``answers``: a user's answers file; ``--corpus`` +
+    an ``answerer`` endpoint in the config: the system under test answers; ``--corpus`` alone: synthesised.
     """
     from .items import load_items
-    from .synthesize import read_corpus_qa, synthesize
+    from .synthesize import synthesize
 
-    if (corpus is None) == (items_path is None):
+    if (source is None) == (items_path is None):
         raise ValueError("give exactly one of --corpus or --items")
     if items_path is not None:
         if answers is not None:
             raise ValueError("--answers needs --corpus (answers are keyed by the corpus' QA ids)")
         items = load_items(items_path)
         return items, f"imported from {items_path}"
-    docs = read_corpus_qa(corpus)
+    corpus = source.label
+    docs = source.documents_and_qa()
     if answers is not None:
         from .answer import answers_from_file
 
@@ -199,7 +225,7 @@ def prepare_items(
 
         cfg = config.answerer
         with ChatClient(cfg, api_key=cfg.resolve_api_key(answerer_key), rng=Rng(seed).fork("answerer")) as c:
-            items, failures = answers_from_endpoint(c, docs, corpus, mode=config.answer_mode)
+            items, failures = answers_from_endpoint(c, docs, source, mode=config.answer_mode)
         if not items:
             raise ValueError(f"answerer {cfg.name}: no answers ({len(failures)} failures: "
                              f"{sorted(set(failures.values()))})")

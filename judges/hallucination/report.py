@@ -6,10 +6,10 @@ import base64
 import html
 import io
 import math
-import os
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+
+from ir.files import atomic_write_bytes
 
 from .analysis import AnalysisResult
 
@@ -139,14 +139,6 @@ def _png(fig, plt) -> bytes:
     return buf.getvalue()
 
 
-def _atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, path)
-
-
 def render_markdown(res: AnalysisResult, header: Sequence[str] = (), images: Sequence[str] = ()) -> str:
     lines = ["# Hallucination labeling report", "", *header, "",
              f"Items: {res.n_items} (dev {res.n_dev}, test {res.n_test}, split by {res.split_by}; with gold labels {res.n_with_gold}).",
@@ -178,9 +170,9 @@ def write_report(res: AnalysisResult, out_dir: str | Path, header: Sequence[str]
     out = Path(out_dir)
     imgs = plots(res)
     for name, png in imgs.items():
-        _atomic(out / name, png)
+        atomic_write_bytes(out / name, png)
     paths = {"markdown": out / "report.md", "html": out / "report.html", "json": out / "analysis.json"}
-    _atomic(paths["markdown"], render_markdown(res, header, list(imgs)).encode())
-    _atomic(paths["html"], render_html(res, header, imgs).encode())
-    _atomic(paths["json"], res.model_dump_json(indent=1).encode())
+    atomic_write_bytes(paths["markdown"], render_markdown(res, header, list(imgs)).encode())
+    atomic_write_bytes(paths["html"], render_html(res, header, imgs).encode())
+    atomic_write_bytes(paths["json"], res.model_dump_json(indent=1).encode())
     return paths

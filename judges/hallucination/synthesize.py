@@ -25,11 +25,10 @@ Deterministic: every choice is drawn from ``rng.fork("qa", qa.id, ...)``.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from collections.abc import Mapping, Sequence
-from decimal import ROUND_HALF_EVEN, Decimal, InvalidOperation
-from pathlib import Path
+from decimal import ROUND_HALF_EVEN, Decimal
+from typing import TYPE_CHECKING
 
 from ir.answers import date_forms, number_forms, numeric
 from ir.document import DocumentIR
@@ -38,6 +37,9 @@ from ir.qa_models import QAPair
 from ir.rng import Rng
 
 from .items import ERROR_TYPES, HallucinationItem
+
+if TYPE_CHECKING:
+    from .pipeline import DocumentSource
 
 GOLD_ANSWERABLE: dict[str, tuple[bool, bool]] = {
     "correct": (False, False), "paraphrase": (False, False), "extra_true": (True, False),
@@ -385,36 +387,6 @@ def synthesize(
     return out
 
 
-def read_corpus_qa(corpus_dir: str | Path) -> list[tuple[DocumentIR, list[QAPair]]]:
-    """``<dir>/qa.jsonl`` (one QAPair per line) + ``<dir>/docs/<doc_id>/ir.json``, grouped per document."""
-    root = Path(corpus_dir)
-    qa_path = root / "qa.jsonl"
-    if not qa_path.is_file():
-        raise ValueError(f"{root}: no qa.jsonl (is this a corpus directory?)")
-    by_doc: dict[str, list[QAPair]] = {}
-    with qa_path.open(encoding="utf-8") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            try:
-                qa = QAPair.model_validate_json(line)
-            except ValueError as exc:
-                first = str(exc).splitlines()[0:3]
-                raise ValueError(f"{qa_path}: line {lineno}: not a QAPair: {' '.join(first)}") from None
-            by_doc.setdefault(qa.doc_id, []).append(qa)
-    out = []
-    for doc_id in sorted(by_doc):
-        ir_path = root / "docs" / doc_id / "ir.json"
-        if not ir_path.is_file():
-            raise ValueError(f"{ir_path}: missing (QA pairs reference document {doc_id})")
-        try:
-            doc = DocumentIR.model_validate_json(ir_path.read_bytes())
-        except (ValueError, json.JSONDecodeError, InvalidOperation) as exc:
-            raise ValueError(f"{ir_path}: not a DocumentIR: {str(exc).splitlines()[0]}") from None
-        out.append((doc, by_doc[doc_id]))
-    return out
-
-
-def synthesize_from_corpus(corpus_dir: str | Path, *, seed: int = 0, **kw: object) -> list[HallucinationItem]:
-    """Synthesised items for every QA pair of a generated corpus (seeded; mix configurable)."""
-    return synthesize(read_corpus_qa(corpus_dir), Rng(seed).fork("hallucination-synth"), **kw)
+def synthesize_from_corpus(source: DocumentSource, *, seed: int = 0, **kw: object) -> list[HallucinationItem]:
+    """Synthesised items for every QA pair of a corpus (its ``DocumentSource``; seeded; mix configurable)."""
+    return synthesize(source.documents_and_qa(), Rng(seed).fork("hallucination-synth"), **kw)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from degradations.geometry import map_boxes, map_points
 from ir.rng import Rng
+
+TOL = 2.0  # px: how far a found marker may sit from where its box was mapped
 
 
 def text_page(seed: int = 0, width: int = 425, height: int = 550, color: bool = True) -> np.ndarray:
@@ -52,3 +55,26 @@ def find_markers(img: np.ndarray, threshold: int = 110, min_area: int = 20) -> t
     s = stats[keep]
     boxes = np.stack([s[:, 0], s[:, 1], s[:, 0] + s[:, 2], s[:, 1] + s[:, 3]], 1).astype(float) if keep else np.zeros((0, 4))
     return c, boxes, s[:, cv2.CC_STAT_AREA].astype(float)
+
+
+def check_markers(out: np.ndarray, boxes: np.ndarray, transforms, found=None, min_checked: float = 0.8,
+                  box_tol: float = TOL) -> tuple[float, float]:
+    """Every marker that lands fully inside the image is found within TOL px of its mapped centre,
+    and its component's bounding box matches the mapped aabb within ``box_tol`` px per side."""
+    h, w = out.shape[:2]
+    centres, comp_boxes, _ = find_markers(out) if found is None else found
+    assert len(centres) > 0, "no markers found in the output image"
+    exp_centres = map_points((boxes[:, :2] + boxes[:, 2:]) / 2.0, transforms)
+    _, aabbs = map_boxes(boxes, transforms)
+    inside = (aabbs[:, 0] > 3) & (aabbs[:, 1] > 3) & (aabbs[:, 2] < w - 3) & (aabbs[:, 3] < h - 3)
+    assert inside.mean() >= min_checked, f"only {inside.sum()} of {len(boxes)} markers checked"
+    worst_c, worst_b = 0.0, 0.0
+    for i in np.flatnonzero(inside):
+        d = np.linalg.norm(centres - exp_centres[i], axis=1)
+        j = int(np.argmin(d))
+        worst_c = max(worst_c, float(d[j]))
+        worst_b = max(worst_b, float(np.abs(comp_boxes[j] - aabbs[i]).max()))
+        assert d[j] <= TOL, f"marker {i}: found {centres[j]}, mapped {exp_centres[i]} ({d[j]:.2f} px)"
+        assert np.abs(comp_boxes[j] - aabbs[i]).max() <= box_tol, (
+            f"marker {i}: component box {comp_boxes[j]} vs mapped aabb {aabbs[i]}")
+    return worst_c, worst_b

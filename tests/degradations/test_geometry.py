@@ -11,10 +11,9 @@ from degradations.stages.geometric import perspective_homography, skew_homograph
 from ir.document import PageDegradation, StageParams
 from ir.rng import Rng
 
-from .pages import find_markers, marker_grid, marker_page
+from .pages import TOL, check_markers, find_markers, marker_grid, marker_page
 
 W, H, DPI = 850, 1100, 100  # Letter at 100 dpi
-TOL = 2.0
 
 _WARP_OFF = {"perspective": 0.0, "curl": 0.0, "curl_width": 0.2, "curl_side": "right", "lift": 0.0,
              "shrink": 0.0, "bow": 0.0}
@@ -23,29 +22,6 @@ _WARP_OFF = {"perspective": 0.0, "curl": 0.0, "curl_width": 0.2, "curl_side": "r
 def _page(stages: dict[str, dict]) -> PageDegradation:
     return PageDegradation(page_no=1, seed_path=["test", "markers"],
                            stages=[StageParams(name=n, enabled=True, params=p) for n, p in stages.items()])
-
-
-def _check_markers(out: np.ndarray, boxes: np.ndarray, transforms, found=None, min_checked: float = 0.8,
-                   box_tol: float = TOL) -> tuple[float, float]:
-    """Every marker that lands fully inside the image is found within TOL px of its mapped centre,
-    and its component's bounding box matches the mapped aabb within ``box_tol`` px per side."""
-    h, w = out.shape[:2]
-    centres, comp_boxes, _ = find_markers(out) if found is None else found
-    assert len(centres) > 0, "no markers found in the output image"
-    exp_centres = map_points((boxes[:, :2] + boxes[:, 2:]) / 2.0, transforms)
-    _, aabbs = map_boxes(boxes, transforms)
-    inside = (aabbs[:, 0] > 3) & (aabbs[:, 1] > 3) & (aabbs[:, 2] < w - 3) & (aabbs[:, 3] < h - 3)
-    assert inside.mean() >= min_checked, f"only {inside.sum()} of {len(boxes)} markers checked"
-    worst_c, worst_b = 0.0, 0.0
-    for i in np.flatnonzero(inside):
-        d = np.linalg.norm(centres - exp_centres[i], axis=1)
-        j = int(np.argmin(d))
-        worst_c = max(worst_c, float(d[j]))
-        worst_b = max(worst_b, float(np.abs(comp_boxes[j] - aabbs[i]).max()))
-        assert d[j] <= TOL, f"marker {i}: found {centres[j]}, mapped {exp_centres[i]} ({d[j]:.2f} px)"
-        assert np.abs(comp_boxes[j] - aabbs[i]).max() <= box_tol, (
-            f"marker {i}: component box {comp_boxes[j]} vs mapped aabb {aabbs[i]}")
-    return worst_c, worst_b
 
 
 GEOMETRIC_CASES = {
@@ -73,7 +49,7 @@ def test_markers_follow_each_geometric_stage(case):
     result = degrade_page(img, _page(GEOMETRIC_CASES[case]), seed=11, dpi=DPI)
     moved = any(n in GEOMETRIC_CASES[case] for n in ("skew", "warp"))
     assert bool(result.transforms) == moved
-    worst_c, worst_b = _check_markers(result.image, boxes, result.transforms)
+    worst_c, worst_b = check_markers(result.image, boxes, result.transforms)
     if moved:  # the markers really moved, so the check above is not trivially an identity
         exp = map_points((boxes[:, :2] + boxes[:, 2:]) / 2.0, result.transforms)
         assert np.abs(exp - (boxes[:, :2] + boxes[:, 2:]) / 2.0).max() > 10.0
@@ -108,7 +84,7 @@ def test_markers_follow_the_full_poor_tier(seed):
     found = find_markers(np.where(diff > half, 0, 255).astype(np.uint8), threshold=128, min_area=30)
     # centres within TOL; visible extents within TOL + 1 px (blur, motion and the lid-shadow gradient
     # leave a halo that the half-contrast threshold does not fully cancel)
-    _check_markers(with_markers.image, boxes, with_markers.transforms, found=found, min_checked=0.7,
+    check_markers(with_markers.image, boxes, with_markers.transforms, found=found, min_checked=0.7,
                    box_tol=TOL + 1.0)
 
 

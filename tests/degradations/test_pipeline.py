@@ -8,9 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from degradations import STAGE_ORDER, TIER_NAMES, degrade_page, encode_scan, sample_profile
+from degradations import degrade_page, encode_scan, sample_profile
 from ir.document import PageDegradation, PerturbationProfile, StageParams
 from ir.rng import Rng
+from ir.vocab import STAGE_NAMES, TIERS
 
 from .pages import text_page
 
@@ -22,7 +23,7 @@ def _digest(a: np.ndarray) -> str:
 
 
 def test_profile_sampling_is_deterministic_and_json_round_trips():
-    for tier in TIER_NAMES:
+    for tier in TIERS:
         a = sample_profile(tier, 3, Rng(42, ("doc", 7)))
         b = sample_profile(tier, 3, Rng(42, ("doc", 7)))
         assert a == b
@@ -37,7 +38,7 @@ def test_profile_layout_and_streams():
     prof = sample_profile("fair", 2, Rng(5, ("doc", 3)))
     assert prof.tier == "fair" and [p.page_no for p in prof.pages] == [1, 2]
     for p in prof.pages:
-        assert [s.name for s in p.stages] == list(STAGE_ORDER)
+        assert [s.name for s in p.stages] == list(STAGE_NAMES)
         assert p.seed_path == ["doc", 3, "page", p.page_no, "apply"]
         for s in p.stages:
             assert bool(s.params) == s.enabled
@@ -55,12 +56,12 @@ def test_pristine_is_all_off_and_an_exact_copy():
 
 def test_tiers_switch_on_more_stages():
     counts = {t: np.mean([sum(s.enabled for s in sample_profile(t, 1, Rng(i)).pages[0].stages)
-                          for i in range(40)]) for t in TIER_NAMES}
-    assert [counts[t] for t in TIER_NAMES] == sorted(counts.values())
+                          for i in range(40)]) for t in TIERS}
+    assert [counts[t] for t in TIERS] == sorted(counts.values())
     assert counts["poor"] >= 13 and counts["pristine"] == 0
 
 
-@pytest.mark.parametrize("tier", TIER_NAMES)
+@pytest.mark.parametrize("tier", TIERS)
 def test_replay_from_serialised_profile_gives_identical_bytes(tier):
     prof = sample_profile(tier, 2, Rng(9, ("doc", 1)))
     replayed = PerturbationProfile.model_validate_json(prof.to_json())

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from degradations import STAGE_ORDER, apply_stage, sample_stage
-from degradations.tiers import TIER_NAMES, TIER_TABLE
+from degradations import apply_stage, sample_stage
+from degradations.tiers import TIER_TABLE
 from ir.document import StageParams
 from ir.rng import Rng
+from ir.vocab import STAGE_NAMES, TIERS
 
 from .pages import text_page
 
@@ -19,12 +20,7 @@ def _poor(name: str, seed: int = 0) -> StageParams:
     return sample_stage("poor", name, Rng(seed, ("test", name)), force=True)
 
 
-def test_stage_order_is_the_physical_order():
-    assert STAGE_ORDER == ("paper", "ink_bleed", "toner_fade", "halftone", "bleed_through", "stains", "fold",
-                           "skew", "warp", "lighting", "blur", "noise", "resample", "contrast", "jpeg")
-
-
-@pytest.mark.parametrize("name", STAGE_ORDER)
+@pytest.mark.parametrize("name", STAGE_NAMES)
 def test_stage_is_deterministic_for_a_given_rng(name):
     stage = _poor(name)
     a, ta = apply_stage(PAGE, stage, Rng(7, ("s",)).fork("stage", name), dpi=100)
@@ -36,14 +32,14 @@ def test_stage_is_deterministic_for_a_given_rng(name):
         assert ta.to_dict() == tb.to_dict()
 
 
-@pytest.mark.parametrize("name", STAGE_ORDER)
+@pytest.mark.parametrize("name", STAGE_NAMES)
 def test_stage_changes_the_page_when_on(name):
     out, _ = apply_stage(PAGE, _poor(name), Rng(7).fork("stage", name), dpi=100)
     changed = np.mean(np.any(out != PAGE, axis=2))
     assert changed > 0.001, f"{name} changed only {changed:.4%} of pixels"
 
 
-@pytest.mark.parametrize("name", STAGE_ORDER)
+@pytest.mark.parametrize("name", STAGE_NAMES)
 def test_stage_is_identity_when_off(name):
     stage = _poor(name).model_copy(update={"enabled": False})
     page = PAGE.copy()
@@ -53,7 +49,7 @@ def test_stage_is_identity_when_off(name):
     assert np.array_equal(page, PAGE)  # the input is not modified either
 
 
-@pytest.mark.parametrize("name", STAGE_ORDER)
+@pytest.mark.parametrize("name", STAGE_NAMES)
 def test_stage_leaves_its_input_untouched_and_accepts_grey(name):
     page = PAGE.copy()
     apply_stage(page, _poor(name), Rng(3).fork("stage", name), dpi=100)
@@ -85,12 +81,12 @@ def test_unknown_stage_and_missing_param_are_clear_errors():
 
 
 def test_tier_table_covers_every_stage_and_tier():
-    assert tuple(TIER_TABLE) == TIER_NAMES
+    assert tuple(TIER_TABLE) == TIERS
     for tier, table in TIER_TABLE.items():
-        assert tuple(table) == STAGE_ORDER, tier
+        assert tuple(table) == STAGE_NAMES, tier
         for name, entry in table.items():
             assert 0.0 <= entry["p"] <= 1.0, (tier, name)
     assert all(e["p"] == 0.0 for e in TIER_TABLE["pristine"].values())
     # harder tiers switch on at least as many stages on average
-    expected = [sum(e["p"] for e in TIER_TABLE[t].values()) for t in TIER_NAMES]
+    expected = [sum(e["p"] for e in TIER_TABLE[t].values()) for t in TIERS]
     assert expected == sorted(expected)

@@ -7,16 +7,16 @@ import shutil  # noqa: E402
 
 import pytest  # noqa: E402
 
-from tests.flows.conftest import tiny_spec  # noqa: E402  (2 docs x 2 pages, fair/poor scans, 100 dpi)
+from tests.corpus.conftest import tiny_spec  # noqa: E402  (2 docs x 2 pages, fair/poor scans, 100 dpi)
 
 
 @pytest.fixture(scope="session")
 def corpus(tmp_path_factory):
-    """A complete corpus made once by the in-process engine."""
-    from corpus.ops import generate_corpus
+    """A complete corpus made once, serially in this process."""
+    from corpus.generate import generate_corpus
 
     out = tmp_path_factory.mktemp("exports") / "corpus"
-    generate_corpus(tiny_spec(), out, workers=1)
+    generate_corpus(tiny_spec(), out)
     return out
 
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from corpus.exports import export_corpus
-from corpus.ops import verify_corpus
+from corpus.verify import verify_corpus
 
 from .helpers import corpus_truth, sample_ids, sha256
 

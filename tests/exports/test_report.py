@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from corpus.exports import CorpusView
 from corpus.report import ReportOptions, build_report, corpus_tables, draw_boxes, draw_quads, sample_gallery
+from corpus.store import open_corpus
 from flows.cli import main
 
 from .chromium import check_page, chromium_binary
@@ -71,7 +71,7 @@ def test_report_is_deterministic(corpus, report):
 
 def test_gallery_questions_are_sampled_over_element_types(corpus):
     truth = corpus_truth(corpus)
-    tables = corpus_tables(CorpusView.open(corpus))
+    tables = corpus_tables(open_corpus(corpus))
     chosen = sample_gallery(tables, seed=5, n=3)
     assert chosen == sample_gallery(tables, seed=5, n=3)  # seeded
     with_evidence = {a["qa_id"] for a in truth["assertions"].values() if a["evidence"]}

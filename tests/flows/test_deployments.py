@@ -13,8 +13,8 @@ import time
 import pytest
 import yaml
 
-from corpus.ops import verify_corpus
 from corpus.store import load_manifest
+from corpus.verify import verify_corpus
 from flows.deployments import DEPLOYMENTS
 
 from .conftest import tiny_spec
@@ -76,6 +76,15 @@ def _flow(server, spec, out, runner, **kw):
     return subprocess.Popen([sys.executable, "-c", FLOW_SCRIPT, json.dumps(spec.model_dump(mode="json")), str(out),
                              runner], env=server.env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, **kw)
+
+
+def test_two_worker_processes_give_the_same_corpus(server, tiny_corpus, tmp_path):
+    out = tmp_path / "w2"
+    proc = _flow(server, tiny_spec(), out, "process")
+    log, _ = proc.communicate(timeout=900)
+    assert proc.returncode == 0, log[-4000:]
+    assert load_manifest(out).files == load_manifest(tiny_corpus).files
+    assert (out / "corpus.json").read_bytes() == (tiny_corpus / "corpus.json").read_bytes()
 
 
 def test_dask_local_cluster_corpus_is_byte_identical(server, tiny_corpus, tmp_path):

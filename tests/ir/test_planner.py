@@ -138,3 +138,12 @@ def test_plans_do_not_depend_on_the_interpreter_hash_seed():
         outs.append(subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                                    check=True, timeout=120).stdout)
     assert outs[0] == outs[1] == plan_document(demo_spec(seed=21), 1).to_json()
+
+
+def test_element_draw_order_covers_the_vocabulary_in_the_planner_order():
+    """The planner draws element types in its own order (part of the byte contract), over the vocabulary."""
+    from ir.planner import ELEMENT_DRAW_ORDER
+    from ir.vocab import ELEMENT_TYPES
+
+    assert set(ELEMENT_DRAW_ORDER) == set(ELEMENT_TYPES) and len(ELEMENT_DRAW_ORDER) == len(ELEMENT_TYPES)
+    assert list(ELEMENT_DRAW_ORDER) == "table figure form annotation text".split()

@@ -1,9 +1,14 @@
 """QA derivation: typed answers, exact derivations, evidence for every operand, varied types."""
 
+import hashlib
 from collections import Counter
 from decimal import Decimal
 
+import pytest
+
+from ir import RenderMap, SpanBox
 from ir.answers import derive, surface_forms
+from ir.boxes import Box
 from ir.qa import build_evidence, derive_qa, recompute_assertion
 from ir.qa_models import NumberAnswer
 
@@ -26,6 +31,36 @@ def test_qa_is_deterministic_and_ids_link():
         assert q.assertion_ids and set(q.assertion_ids) <= ids
         assert q.answer_text == q.accepted_answers[0]
     assert len({q.question for q in qa1}) == len(qa1)
+
+
+def test_fixture_qa_bytes_are_pinned():
+    """The fixture's QA output, byte for byte: a change here is a change of corpus bytes."""
+    _, _, qa, asr = _qa()
+    h = hashlib.sha256()
+    for x in qa + asr:
+        h.update(x.to_json().encode())
+    assert (len(qa), len(asr)) == (24, 37)
+    assert h.hexdigest() == "3c1167ddc9433a2f9fe231493030176a510e8d11f3a7ca52c6ab8cf7b7fa3f8f"
+
+
+def test_scan_boxes_travel_by_span_index():
+    """Two spans with the same box keep their own scan boxes; a missing entry leaves the scan fields empty."""
+    box = (72.0, 100.0, 144.0, 110.0)
+    rm = RenderMap(doc_id="doc-00000", spans=[
+        SpanBox(block_id="b001", fact_ids=["f0001"], page_no=1, bbox=box, text="a"),
+        SpanBox(block_id="b001", fact_ids=["f0002"], page_no=1, bbox=box, text="b"),
+        SpanBox(block_id="b002", fact_ids=["f0003"], page_no=2, bbox=box, text="c")])
+    quad = ((1.0, 2.0), (3.0, 2.0), (3.0, 4.0), (1.0, 4.0))
+    other = ((5.0, 6.0), (7.0, 6.0), (7.0, 8.0), (5.0, 8.0))
+    ev = build_evidence(rm, dpi=150, scan_boxes=[(quad, Box(1.0, 2.0, 3.0, 4.0)), (other, Box(5.0, 6.0, 7.0, 8.0)),
+                                                 None])
+    assert ev["f0001"][0].scan_quad == quad and ev["f0001"][0].scan_bbox == (1.0, 2.0, 3.0, 4.0)
+    assert ev["f0002"][0].scan_quad == other and ev["f0002"][0].scan_bbox == (5.0, 6.0, 7.0, 8.0)
+    assert ev["f0003"][0].scan_quad is None and ev["f0003"][0].scan_bbox is None
+    assert ev["f0003"][0].bbox_page_px == (150.0, 208.33, 300.0, 229.17)
+    assert build_evidence(rm)["f0001"][0].bbox_page_px is None
+    with pytest.raises(ValueError, match="3 spans"):
+        build_evidence(rm, dpi=150, scan_boxes=[None])
 
 
 def test_many_types_appear_and_answers_are_grounded():

@@ -10,6 +10,7 @@ import pytest
 import torch
 from PIL import Image
 
+from ir.files import sha256_file
 from renderers import clip_model
 from renderers.clip_model import (
     ClipLoadError,
@@ -17,7 +18,6 @@ from renderers.clip_model import (
     load_clip,
     random_clip,
     save_weights,
-    sha256_file,
 )
 
 MICRO = {

@@ -165,3 +165,50 @@ def test_analyse_end_to_end_on_known_labels():
     assert fa.alpha == pytest.approx(krippendorff_alpha(data, level="nominal"))
     assert fa.low <= fa.alpha <= fa.high
     assert set(res.cochran) == {"faithfulness", "factual"}
+
+
+def _cis(res, labeler: str) -> dict:
+    rows = {(m.criterion, k): (ci.value, ci.low, ci.high) for m in res.metrics if m.labeler == labeler
+            for k, ci in m.metrics.items()}
+    rows.update({("mismatch", c): (getattr(m, f"kappa_{c}").low, getattr(m, f"kappa_{c}").high)
+                 for m in res.mismatch if m.labeler == labeler for c in ("faithfulness", "factual")})
+    return rows
+
+
+def test_a_labelers_cis_do_not_depend_on_the_other_labelers():
+    items = _items(300, 3)
+    et = np.array([it.error_type for it in items])
+    g = np.random.default_rng(4)
+    x = np.where(et == "wrong_value", 0.2, 0.8) + g.normal(0, 0.2, len(items))
+    y = np.where(et == "correct", 0.9, 0.3) + g.normal(0, 0.2, len(items))
+    judge = [bool(v) for v in (et != "correct") ^ (g.random(len(items)) < 0.2)]
+    alone = analyse(items, {"x": x}, rng=Rng(5), n_boot=200, alpha_boot=0)
+    # another score labeler listed first, and a binary judge: X's streams are forked by its own name
+    crowded = analyse(items, {"y": y, "x": x}, {"j": judge}, rng=Rng(5), n_boot=200, alpha_boot=0)
+    assert _cis(alone, "x") == _cis(crowded, "x")
+    assert len(_cis(alone, "x")) == 2 * 7 + 2
+    other_seed = analyse(items, {"x": x}, rng=Rng(6), n_boot=200, alpha_boot=0)
+    a, b = _cis(alone, "x"), _cis(other_seed, "x")
+    assert all(a[k][0] == b[k][0] for k in a if k[0] != "mismatch")  # same points: splits are the items' own
+    assert a != b  # ... but other resamples
+    # the mismatch table's kappas are the metrics table's kappa statistic: same stream, same CI
+    assert a[("mismatch", "factual")] == a[("factual", "kappa")][1:]
+
+
+def test_a_failed_report_write_leaves_no_temp_file(tmp_path, monkeypatch):
+    from judges.hallucination import report
+
+    items = _items(60, 1)
+    s = np.array([0.2 if it.error_type == "wrong_value" else 0.8 for it in items])
+    res = analyse(items, {"lex": s}, rng=Rng(1), n_boot=20, alpha_boot=0)
+    paths = report.write_report(res, tmp_path)
+    before = paths["html"].read_bytes()
+
+    def broken(*_a, **_k):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(report, "render_html", broken)
+    with pytest.raises(RuntimeError, match="boom"):
+        report.write_report(res, tmp_path)
+    assert paths["html"].read_bytes() == before
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]

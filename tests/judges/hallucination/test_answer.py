@@ -5,9 +5,9 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
+from corpus.store import open_corpus
 from ir.rng import Rng
-from judges.hallucination.answer import answers_from_endpoint, document_text
-from judges.hallucination.synthesize import read_corpus_qa
+from judges.hallucination.answer import answers_from_endpoint
 from judges.llm import ChatClient, EndpointConfig
 from tests.judges.fake_openai_server import FakeOpenAIServer, FakeReply
 
@@ -24,13 +24,13 @@ def corpus_with_pdf(corpus_dir, doc_and_qas):
     pages = corpus_dir / "docs" / doc.doc_id / "pages"
     pages.mkdir()
     (pages / "page-001.png").write_bytes(b"\x89PNG\r\n\x1a\nfake")
-    return corpus_dir
+    return open_corpus(corpus_dir, checked=False)
 
 
 def test_endpoint_answers_become_items(corpus_with_pdf, doc_and_qas):
     _, qas = doc_and_qas
-    docs = [(d, q[:5]) for d, q in read_corpus_qa(corpus_with_pdf)]
-    text = document_text(corpus_with_pdf, docs[0][0].doc_id)
+    docs = [(d, q[:5]) for d, q in corpus_with_pdf.documents_and_qa()]
+    text = corpus_with_pdf.document_text(docs[0][0].doc_id)
     assert "[page 1]" in text and "Dana Whitfield" in text and "[page 2]" in text
     with FakeOpenAIServer(lambda req: "Dana Whitfield") as srv:
         srv.script(qas[1].question, FakeReply.quota())

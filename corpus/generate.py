@@ -1,0 +1,74 @@
+"""Writing documents into a corpus folder, resumably; and a serial in-process corpus run.
+
+:func:`generate_document` is the unit of work: the Prefect flow ``generate-corpus`` (``flows/generate.py``)
+runs it once per document on its task runner (processes, Dask), which is where parallelism lives.
+:func:`generate_corpus` is the library path without an orchestrator: one document after the other in
+this process, then the tables and the manifest. Both produce the same bytes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from ir import DocumentIR
+from ir.files import atomic_write_bytes, atomic_write_text
+from ir.spec import CorpusSpec
+
+from .assemble import build_document, code_version
+from .store import CorpusManifest, DocFiles, DocRecord, complete_doc_record, doc_id_for, prepare_corpus_dir
+from .tables import write_corpus
+
+Progress = Callable[[int, int, DocRecord], None]
+
+
+def doc_indices(spec: CorpusSpec, only: Iterable[int] | None = None) -> list[int]:
+    """The document indices a run writes: all of them, or the valid, sorted ``only``."""
+    if only is None:
+        return list(range(spec.n_docs))
+    bad = [i for i in only if not 0 <= i < spec.n_docs]
+    if bad:
+        raise ValueError(f"--only {bad}: document indices must lie in [0, {spec.n_docs - 1}]")
+    return sorted(set(only))
+
+
+def completed_document(spec: CorpusSpec, index: int, corpus_dir: str | os.PathLike[str]) -> DocRecord | None:
+    """The record of document ``index`` if it is on disk, complete and verified for this spec and code."""
+    return complete_doc_record(corpus_dir, doc_id_for(index), spec.spec_hash(), code_version())
+
+
+def generate_document(spec: CorpusSpec, index: int, corpus_dir: str | os.PathLike[str],
+                      layout_chooser: Callable[[DocumentIR], DocumentIR] | None = None) -> DocRecord:
+    """Build one document and write it, ``doc.json`` last; a complete, verified document is kept (resume)."""
+    done = completed_document(spec, index, corpus_dir)
+    if done is not None:
+        return done
+    built = build_document(spec, index, layout_chooser)
+    root = Path(corpus_dir)
+    record = root / DocFiles(built.doc.doc_id).record
+    if record.exists():
+        record.unlink()
+    for relpath, data in built.files.items():
+        atomic_write_bytes(root / relpath, data)
+    atomic_write_text(record, built.record.to_json())
+    return built.record
+
+
+def generate_corpus(spec: CorpusSpec, corpus_dir: str | os.PathLike[str], only: Iterable[int] | None = None,
+                    force: bool = False, progress: Progress | None = None) -> CorpusManifest | list[DocRecord]:
+    """Generate (or resume) a corpus serially in this process: each document, then tables and manifest.
+
+    With ``only`` just the selected documents are written and no manifest. For parallel runs use the
+    ``generate-corpus`` flow (``flows.generate.run_generate``), which writes the same bytes.
+    """
+    indices = doc_indices(spec, only)
+    prepare_corpus_dir(corpus_dir, spec, force=force)
+    records = []
+    for n, index in enumerate(indices, start=1):
+        records.append(generate_document(spec, index, corpus_dir))
+        if progress:
+            progress(n, len(indices), records[-1])
+    if only is not None:
+        return records
+    return write_corpus(corpus_dir, spec, records, code_version())

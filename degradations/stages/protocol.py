@@ -1,0 +1,167 @@
+"""The one stage protocol: every scan stage samples its parameters and applies them the same way.
+
+As in albumentations, a stage is split in two: ``sample`` draws a page's parameters from the tier
+table into the IR (``StageParams``), and ``apply(image, params, rng)`` is a pure function of those
+recorded parameters and the stage's own stream, so replaying ``ir.json`` reproduces the scan. Three
+kinds share the protocol:
+
+* ``PixelStage``: changes pixel values only, nothing moves.
+* ``GeometricStage``: ``plan(width, height, params, rng)`` returns the transform, and the image is
+  resampled through that very transform (``render``), so evidence boxes move with the pixels.
+* ``ResolutionStage``: changes the working resolution. The pipeline calls ``enter`` where the stage
+  sits, runs the stages after it at that resolution, and calls ``leave`` last to restore the size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import cv2
+import numpy as np
+
+from ir.document import StageParams
+from ir.rng import Rng
+from ir.vocab import STAGE_NAMES, StageName
+
+from ..geometry import Transform, sampling_maps
+from ._fields import border_value
+
+Params = Mapping[str, Any]
+"""A stage's parameters in image units (``*_px`` lengths already rescaled to the image's dpi)."""
+
+_DECIMALS = 6  # rounded so the profile's JSON round-trips to the very same floats
+
+
+def draw_param(spec: Any, rng: Rng) -> Any:
+    """One parameter from its tier-table spec (the forms are listed in ``degradations/tiers.py``)."""
+    if isinstance(spec, list):
+        lo, hi = (float(v) for v in spec)
+        return round(rng.uniform(lo, hi), _DECIMALS) if hi > lo else round(lo, _DECIMALS)
+    if isinstance(spec, dict):
+        if "int" in spec:
+            lo, hi = (int(v) for v in spec["int"])
+            return rng.integers(lo, hi + 1)
+        if "choice" in spec:
+            return rng.choice(list(spec["choice"]))
+        if "p" in spec:
+            return rng.bernoulli(float(spec["p"]))
+        raise ValueError(f"unknown parameter spec {spec!r}")
+    return spec
+
+
+@contextmanager
+def reading_params(name: str) -> Iterator[None]:
+    """A parameter the stage looks up but the record lacks is a clear error naming both."""
+    try:
+        yield
+    except KeyError as err:
+        raise ValueError(f"stage {name!r}: missing parameter {err.args[0]!r}") from None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a geometric stage will do to an image of a given size: its transform (``None``: nothing
+    moves) and the scanner-lid level (times the paper level) shown where the page uncovers."""
+
+    transform: Transform | None
+    border: float
+
+
+def render(image: np.ndarray, plans: Sequence[Plan]) -> tuple[np.ndarray, list[Transform]]:
+    """Resample ``image`` once through the composed transforms of ``plans`` (bilinear, same size).
+
+    The lid level is the first plan's; with no transform at all the result is a copy. Returns the
+    image and the transforms that moved it, in order (what boxes are mapped through)."""
+    transforms = [p.transform for p in plans if p.transform is not None]
+    if not transforms:
+        return image.copy(), []
+    h, w = image.shape[:2]
+    mx, my = sampling_maps(transforms, w, h)
+    fill = border_value(image, plans[0].border)
+    if image.ndim == 3:  # OpenCV's 4-channel remap is ~3x faster than its 3-channel one
+        rgba = cv2.cvtColor(image, cv2.COLOR_RGB2RGBA)
+        out = cv2.remap(rgba, mx, my, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                        borderValue=fill[:3] + (255.0,))
+        return cv2.cvtColor(out, cv2.COLOR_RGBA2RGB), transforms
+    return cv2.remap(image, mx, my, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
+                     borderValue=fill), transforms
+
+
+@dataclass(frozen=True)
+class Stage:
+    """A registered scan stage. ``apply`` never modifies its input and returns an image of its size."""
+
+    name: StageName
+    geometric: ClassVar[bool] = False
+    changes_resolution: ClassVar[bool] = False
+
+    def __post_init__(self) -> None:
+        if self.name not in STAGE_NAMES:
+            raise ValueError(f"unknown stage {self.name!r}; expected one of {', '.join(STAGE_NAMES)}")
+
+    def sample(self, entry: Mapping[str, Any], rng: Rng, force: bool = False) -> StageParams:
+        """This stage's record for one page from its tier-table ``entry`` (``{"p": .., "params": {..}}``).
+
+        Whether it is on comes from ``rng.fork("enabled")`` and each parameter from
+        ``rng.fork("param", name)``, so adding a parameter shifts no other draw. ``force=True`` turns
+        the stage on regardless of its probability (tests, contact sheets)."""
+        p = float(entry["p"])
+        enabled = force or (p > 0 and rng.fork("enabled").bernoulli(p))
+        params = {k: draw_param(v, rng.fork("param", k)) for k, v in entry["params"].items()} if enabled else {}
+        return StageParams(name=self.name, enabled=enabled, params=params)
+
+    def apply(self, image: np.ndarray, params: Params, rng: Rng) -> np.ndarray:
+        raise NotImplementedError
+
+    def run(self, image: np.ndarray, params: Params, rng: Rng) -> tuple[np.ndarray, Transform | None]:
+        """The stage on its own: the image and the transform that moved its content (``None``: nothing did)."""
+        return self.apply(image, params, rng), None
+
+
+@dataclass(frozen=True)
+class PixelStage(Stage):
+    """A stage that changes pixel values only: ``fn(image, params, rng) -> image``."""
+
+    fn: Callable[[np.ndarray, Params, Rng], np.ndarray]
+
+    def apply(self, image: np.ndarray, params: Params, rng: Rng) -> np.ndarray:
+        return self.fn(image, params, rng)
+
+
+@dataclass(frozen=True)
+class GeometricStage(Stage):
+    """A stage that moves content: ``planner(width, height, params, rng) -> Plan``, then ``render``."""
+
+    planner: Callable[[int, int, Params, Rng], Plan]
+    geometric: ClassVar[bool] = True
+
+    def plan(self, width: int, height: int, params: Params, rng: Rng) -> Plan:
+        return self.planner(width, height, params, rng)
+
+    def apply(self, image: np.ndarray, params: Params, rng: Rng) -> np.ndarray:
+        return self.run(image, params, rng)[0]
+
+    def run(self, image: np.ndarray, params: Params, rng: Rng) -> tuple[np.ndarray, Transform | None]:
+        h, w = image.shape[:2]
+        out, transforms = render(image, [self.plan(w, h, params, rng)])
+        return out, (transforms[0] if transforms else None)
+
+
+@dataclass(frozen=True)
+class ResolutionStage(Stage):
+    """A stage that changes the working resolution (the scanner's native dpi).
+
+    ``enter(image, params)`` goes to the working resolution; ``leave(image, width, height, params)``
+    comes back to ``width x height``. Both resizes are pixel-centre aligned, so the pair is the identity
+    on coordinates and maps no box. Applied on its own the stage is ``leave(enter(image))``."""
+
+    enter: Callable[[np.ndarray, Params], np.ndarray]
+    leave: Callable[[np.ndarray, int, int, Params], np.ndarray]
+    changes_resolution: ClassVar[bool] = True
+
+    def apply(self, image: np.ndarray, params: Params, rng: Rng) -> np.ndarray:
+        h, w = image.shape[:2]
+        return self.leave(self.enter(image, params), w, h, params)

@@ -1,0 +1,16 @@
+"""QA pairs and atomic assertions derived from the facts that filled the page.
+
+Nothing is annotated after the fact: every question is built from IR facts, every answer is the fact's
+typed value (or an exact derivation over facts), and every assertion carries the evidence boxes the
+renderer recorded for those facts. A fact that was not drawn has no evidence and is never asked about.
+
+QA types live in ``registry`` (name, weight, difficulty, sources, generator), their generators in one
+module per family (``lookup``, ``arithmetic``, ``compare``, ``lists``, ``multi_hop``, ``unanswerable``).
+"""
+
+from .derive import derive_qa
+from .evidence import build_evidence
+from .recompute import recompute_assertion
+from .registry import QA_TYPE, REGISTRY, QATypeEntry
+
+__all__ = ["QA_TYPE", "REGISTRY", "QATypeEntry", "build_evidence", "derive_qa", "recompute_assertion"]

@@ -1,0 +1,75 @@
+"""A generated corpus verifies; a tampered file, answer or evidence box is caught and named."""
+
+import json
+
+from corpus.store import TABLES, DocFiles, load_manifest
+from corpus.verify import verify_corpus
+
+
+def test_fresh_corpus_verifies_and_has_the_layout(tiny_corpus):
+    assert verify_corpus(tiny_corpus) == []
+    m = load_manifest(tiny_corpus)
+    assert m.stats["documents"] == 2 and m.stats["pages"] >= 4 and m.stats["qa_pairs"] > 0
+    for name in ("documents.parquet", "pages.parquet", "qa.parquet", "assertions.parquet", "qa.jsonl"):
+        assert name in m.files and name in TABLES
+    d = tiny_corpus / "docs" / "doc-00000"
+    for name in ("ir.json", "document.pdf", "scan.pdf", "render_map.json", "doc.json"):
+        assert (d / name).is_file()
+    assert sorted(p.name for p in (d / "pages").iterdir())[0] == "page-0001.png"
+    assert DocFiles("doc-00000").page_image(1) == "docs/doc-00000/pages/page-0001.png"
+    assert not list(tiny_corpus.rglob("*.tmp"))
+
+
+def test_tampered_pdf_is_named(corpus_copy):
+    pdf = corpus_copy / "docs" / "doc-00001" / "document.pdf"
+    data = bytearray(pdf.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    pdf.write_bytes(bytes(data))
+    problems = verify_corpus(corpus_copy)
+    assert any("docs/doc-00001/document.pdf" in p for p in problems), problems
+
+
+def _rewrite_jsonl(path, fn):
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    fn(rows)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def test_tampered_answer_is_named(corpus_copy):
+    path = corpus_copy / "docs" / "doc-00000" / "qa.jsonl"
+    target = {}
+
+    def change(rows):
+        for r in rows:
+            if r["qa_type"] in ("lookup", "chart_reading") and r["answer"]["kind"] in ("number", "string"):
+                r["answer"]["value"] = r["answer"]["value"] + "1"
+                target["id"] = r["id"]
+                return
+
+    _rewrite_jsonl(path, change)
+    problems = verify_corpus(corpus_copy)
+    assert target and any(p.startswith(target["id"] + ":") for p in problems), problems
+
+
+def test_tampered_assertion_box_is_named(corpus_copy):
+    path = corpus_copy / "docs" / "doc-00000" / "assertions.jsonl"
+    target = {}
+
+    def move(rows):
+        for r in rows:
+            if r["evidence"]:
+                x0, y0, x1, y1 = r["evidence"][0]["bbox_pdf"]
+                r["evidence"][0]["bbox_pdf"] = [x0 + 200, y0 + 300, x1 + 200, y1 + 300]
+                target["id"] = r["id"]
+                return
+
+    _rewrite_jsonl(path, move)
+    problems = verify_corpus(corpus_copy)
+    assert target and any(p.startswith(target["id"]) and "text layer" in p for p in problems), problems
+
+
+def test_missing_document_file_is_named_not_raised(corpus_copy):
+    (corpus_copy / "docs" / "doc-00001" / "ir.json").unlink()
+    problems = verify_corpus(corpus_copy)
+    assert "docs/doc-00001/ir.json: missing" in problems
+    assert any(p.startswith("doc-00001: cannot read document files") for p in problems), problems

@@ -1,0 +1,235 @@
+"""The house as docs/architecture.md draws it: import floors, one writer, one definition per vocabulary.
+
+Each check is a function over a source tree, so each is also run on a small tree with the error
+planted in it, to show that it fails when it should.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ir import vocab
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("ir", "renderers", "degradations", "judges", "corpus", "flows")
+ALLOWED: dict[str, set[str]] = {
+    "ir": set(),
+    "renderers": {"ir"},
+    "degradations": {"ir"},
+    "judges": {"ir"},
+    "corpus": {"ir", "renderers", "degradations", "judges"},
+    "flows": {"ir", "renderers", "degradations", "judges", "corpus"},
+}
+WRITER_MODULE = "ir/files.py"
+VOCAB_MODULE = "ir/vocab.py"
+
+
+def _sources(root: Path, extra: tuple[str, ...] = ()):
+    for pkg in PACKAGES + extra:
+        if not (root / pkg).is_dir():
+            continue
+        for path in sorted((root / pkg).rglob("*.py")):
+            yield pkg, path, ast.parse(path.read_text("utf-8"), filename=str(path))
+
+
+def _imported_top_levels(path: Path, root: Path, tree: ast.AST) -> set[str]:
+    """Top-level package of every import in the file (function-level and relative imports included)."""
+    parts = path.relative_to(root).with_suffix("").parts
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                target = parts[: len(parts) - node.level] + tuple((node.module or "").split(".") if node.module else ())
+                if target:
+                    out.add(target[0])
+            elif node.module:
+                out.add(node.module.split(".")[0])
+    return out
+
+
+def import_violations(root: Path) -> list[str]:
+    problems = []
+    for pkg, path, tree in _sources(root):
+        imported = _imported_top_levels(path, root, tree)
+        rel = path.relative_to(root)
+        for other in sorted((imported & set(PACKAGES)) - ALLOWED[pkg] - {pkg}):
+            problems.append(f"{rel}: {pkg} imports {other} (an arrow back up or sideways)")
+        if "prefect" in imported and pkg != "flows":
+            problems.append(f"{rel}: imports prefect outside flows/")
+    return problems
+
+
+def writer_violations(root: Path) -> list[str]:
+    """Temp-file-and-rename writes anywhere but the one atomic writer."""
+    problems = []
+    for _, path, tree in _sources(root):
+        rel = path.relative_to(root).as_posix()
+        if rel == WRITER_MODULE:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                    isinstance(node.func.value, ast.Name) and \
+                    (node.func.value.id, node.func.attr) in {("tempfile", "mkstemp"), ("tempfile", "mkdtemp"),
+                                                              ("os", "replace"), ("os", "rename")}:
+                problems.append(f"{rel}:{node.lineno}: {node.func.value.id}.{node.func.attr} outside {WRITER_MODULE}")
+            if isinstance(node, ast.FunctionDef) and node.name in {"sha256_file", "atomic_write_bytes",
+                                                                   "atomic_write_text", "atomic_dir"}:
+                problems.append(f"{rel}:{node.lineno}: defines {node.name} outside {WRITER_MODULE}")
+    return problems
+
+
+VOCABULARIES = {
+    "tiers": set(vocab.TIERS), "devices": set(vocab.DEVICES), "element types": set(vocab.ELEMENT_TYPES),
+    "QA types": set(vocab.QA_TYPES), "difficulties": set(vocab.DIFFICULTIES), "stages": set(vocab.STAGE_NAMES),
+    "style families": set(vocab.STYLE_FAMILIES),
+}
+
+
+def _literal_strings(node: ast.AST) -> set[str] | None:
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        elts = node.elts
+    elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id == "Literal":
+        s = node.slice
+        elts = s.elts if isinstance(s, ast.Tuple) else [s]
+    else:
+        return None
+    return {e.value for e in elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+
+
+def vocabulary_violations(root: Path) -> list[str]:
+    """A literal (tuple, list, set, Literal[...]) that spells out a whole vocabulary again.
+
+    Tables keyed by a vocabulary (a dict of per-tier settings) are data indexed by it, not a second
+    definition; their own tests check that they cover the vocabulary."""
+    problems = []
+    for _, path, tree in _sources(root):
+        rel = path.relative_to(root).as_posix()
+        if rel == VOCAB_MODULE:
+            continue
+        for node in ast.walk(tree):
+            strings = _literal_strings(node)
+            if not strings:
+                continue
+            for name, words in VOCABULARIES.items():
+                if len(words) > 1 and words <= strings:
+                    problems.append(f"{rel}:{node.lineno}: spells out the {name} again (use ir.vocab)")
+    return problems
+
+
+def stream_names(root: Path) -> dict[str, str]:
+    """First path element of every literal ``Rng(...).fork("x", ...)`` and ``Rng(seed, ("x", ...))``."""
+    found: dict[str, str] = {}
+    for _, path, tree in _sources(root, extra=("benchmarks",)):
+        rel = path.relative_to(root).as_posix()
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            name = None
+            f = node.func
+            if isinstance(f, ast.Attribute) and f.attr == "fork" and isinstance(f.value, ast.Call) and \
+                    isinstance(f.value.func, ast.Name) and f.value.func.id == "Rng" and len(f.value.args) == 1 \
+                    and node.args and isinstance(node.args[0], ast.Constant):
+                name = node.args[0].value
+            elif isinstance(f, ast.Name) and f.id == "Rng" and len(node.args) == 2 and \
+                    isinstance(node.args[1], ast.Tuple) and node.args[1].elts and \
+                    isinstance(node.args[1].elts[0], ast.Constant):
+                name = node.args[1].elts[0].value
+            if isinstance(name, str):
+                found.setdefault(name, f"{rel}:{node.lineno}")
+    return found
+
+
+# ---------------------------------------------------------------- the repository
+
+def test_imports_follow_the_floors():
+    assert import_violations(REPO) == []
+
+
+def test_one_atomic_writer():
+    assert writer_violations(REPO) == []
+
+
+def test_one_definition_of_each_vocabulary():
+    assert vocabulary_violations(REPO) == []
+
+
+def test_root_random_streams_are_registered():
+    used = stream_names(REPO)
+    assert {n: where for n, where in used.items() if n not in vocab.STREAM_NAMES} == {}
+    assert sorted(set(vocab.STREAM_NAMES) - set(used)) == []  # no stale entries either
+
+
+def test_datasets_holds_data_not_code():
+    assert not list((REPO / "datasets").rglob("*.py"))
+    assert not (REPO / "datasets" / "__init__.py").exists()
+
+
+def test_readme_names_no_file_outside_the_repository():
+    text = (REPO / "README.md").read_text("utf-8")
+    assert "../" not in text
+    assert (REPO / "docs" / "architecture.md").is_file()
+    assert "docs/architecture.md" in text
+
+
+# ---------------------------------------------------------------- planted errors
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    for pkg in PACKAGES:
+        (tmp_path / pkg).mkdir(parents=True, exist_ok=True)
+        (tmp_path / pkg / "__init__.py").write_text("")
+    for rel, src in files.items():
+        (tmp_path / rel).write_text(textwrap.dedent(src))
+    return tmp_path
+
+
+@pytest.mark.parametrize(("rel", "src", "needle"), [
+    ("ir/bad.py", "from corpus.store import CorpusReader\n", "ir imports corpus"),
+    ("renderers/bad.py", "def f():\n    from degradations import degrade_page\n", "renderers imports degradations"),
+    ("judges/bad.py", "from ..corpus import store\n", "judges imports corpus"),
+    ("corpus/bad.py", "import flows.cli\n", "corpus imports flows"),
+    ("corpus/pf.py", "from prefect import flow\n", "prefect outside flows"),
+])
+def test_import_check_catches_a_planted_arrow(tmp_path, rel, src, needle):
+    root = _tree(tmp_path, {rel: src})
+    assert any(needle in p for p in import_violations(root))
+
+
+def test_writer_check_catches_a_planted_writer(tmp_path):
+    root = _tree(tmp_path, {"judges/w.py": """
+        import os, tempfile
+        def save(p, data):
+            fd, tmp = tempfile.mkstemp(dir=".")
+            os.replace(tmp, p)
+        """, "renderers/h.py": "def sha256_file(p):\n    return ''\n"})
+    found = writer_violations(root)
+    assert any("tempfile.mkstemp" in p for p in found)
+    assert any("os.replace" in p for p in found)
+    assert any("defines sha256_file" in p for p in found)
+
+
+@pytest.mark.parametrize("src", [
+    'TIER_ORDER = ("pristine", "good", "fair", "degraded", "poor")\n',
+    'from typing import Literal\nE = Literal["text", "table", "figure", "form", "annotation"]\n',
+    'ORDER = ["annotation", "text", "form", "figure", "table", "none"]\n',
+    'FAM = {"corporate", "modern", "classic", "technical", "government"}\n',
+])
+def test_vocabulary_check_catches_a_planted_copy(tmp_path, src):
+    root = _tree(tmp_path, {"corpus/v.py": src})
+    assert vocabulary_violations(root)
+
+
+def test_stream_check_sees_unregistered_names(tmp_path):
+    root = _tree(tmp_path, {"ir/s.py": """
+        from ir.rng import Rng
+        a = Rng(1).fork("not-a-registered-stream", 2)
+        b = Rng(1, ("another-one", 3))
+        """})
+    names = stream_names(root)
+    assert {"not-a-registered-stream", "another-one"} <= set(names)
+    assert not {"not-a-registered-stream", "another-one"} & set(vocab.STREAM_NAMES)
