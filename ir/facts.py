@@ -8,6 +8,7 @@ from pydantic import Field
 
 from .base import Model
 from .values import FactValue
+from .vocab import Quantity
 
 EntityKind = Literal["person", "organisation", "product", "location", "project", "asset", "account"]
 
@@ -42,6 +43,8 @@ class Fact(Model):
     attribute: str = Field(default="", description="machine name of the attribute, e.g. 'revenue'")
     period: str = ""
     value: FactValue
+    quantity: Quantity | None = Field(
+        default=None, description="semantic type of a numeric fact (ir.semantics: which arithmetic applies)")
     text: str = Field(min_length=1, description="the exact surface string drawn on the page")
     derivation: Derivation | None = None
     group: str = Field(default="", description="groups facts of one table/chart/form for aggregates")

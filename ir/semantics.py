@@ -1,0 +1,52 @@
+"""What arithmetic means something on which quantity: the rules QA derivations and the lint share.
+
+Every numeric fact carries a semantic type (``ir.vocab.Quantity``) decided when its value is made:
+
+- ``amount``: an additive amount (money, tonnes, kWh): sums, means, shares, differences, percent changes.
+- ``count``: a count of things (additive like an amount; its unit agrees in number: "1 incident").
+- ``duration``: hours, days (additive).
+- ``rate``: a percentage or a per-unit rate (default rate, occupancy %): never summed; a difference of
+  two rates is in percentage points; no percent change of a rate.
+- ``ratio``: a ratio (current ratio, cost per unit): like a rate, but its difference keeps its unit.
+- ``index``: an index or score (NPS, satisfaction 1-5): mean and difference; no sum, no share.
+- ``date``: dates: days between.
+"""
+
+from __future__ import annotations
+
+from .vocab import Quantity
+
+ADDITIVE: frozenset[Quantity] = frozenset({"amount", "count", "duration"})
+
+ALLOWED_OPS: dict[Quantity, frozenset[str]] = {
+    "amount": frozenset({"sum", "mean", "difference", "percent_change", "ratio", "share", "max", "min"}),
+    "count": frozenset({"sum", "mean", "difference", "percent_change", "ratio", "share", "max", "min", "count"}),
+    "duration": frozenset({"sum", "mean", "difference", "percent_change", "ratio", "share", "max", "min"}),
+    "rate": frozenset({"mean", "difference", "max", "min"}),
+    "ratio": frozenset({"mean", "difference", "max", "min"}),
+    "index": frozenset({"mean", "difference", "max", "min"}),
+    "date": frozenset({"days_between", "max", "min"}),
+}
+PERCENTAGE_POINTS = "percentage points"
+
+
+def allows(quantity: Quantity | None, op: str) -> bool:
+    """Whether ``op`` over facts of this quantity means something (None: not a quantity, nothing allowed)."""
+    return quantity is not None and op in ALLOWED_OPS[quantity]
+
+
+def difference_unit(quantity: Quantity, unit: str) -> str:
+    """Unit of a difference: a difference of two percentages is in percentage points."""
+    if quantity == "rate" and unit in ("%", "percent", ""):
+        return PERCENTAGE_POINTS
+    return unit
+
+
+def unit_for_count(unit: str, value: float) -> str:
+    """``1 incident``, ``2 incidents``: a count's unit agrees in number (regular English plurals)."""
+    if not unit:
+        return unit
+    singular = unit[:-1] if unit.endswith("s") and not unit.endswith("ss") else unit
+    if singular.endswith("ie"):  # "entries" -> "entrie" -> "entry"
+        singular = singular[:-2] + "y"
+    return singular if abs(value) == 1 else unit
