@@ -14,15 +14,16 @@ from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
 from judges.osce.analysis import AnalysisOptions, analyze
-from judges.osce.loaders import load_ratings
+from judges.osce.columns import parse_mapping
+from judges.osce.loaders import OsceInputError, load_ratings
 from judges.osce.pipeline import load_taxonomy
 from judges.osce.report import render_report
 from judges.osce.schema import AnalysisResult, Taxonomy
 
 
 @task(name="osce-load-ratings", cache_policy=NO_CACHE)
-def load_task(path: str, taxonomy: Taxonomy) -> pd.DataFrame:
-    return load_ratings(path, taxonomy)
+def load_task(path: str, taxonomy: Taxonomy, encoding: str | None = None, columns: str | None = None) -> pd.DataFrame:
+    return load_ratings(path, taxonomy, encoding=encoding, columns=parse_mapping(columns))
 
 
 @task(name="osce-fit-metric", cache_policy=NO_CACHE)
@@ -35,12 +36,18 @@ def report_task(parts: list[AnalysisResult], ratings: pd.DataFrame, taxonomy: Ta
                 out_dir: str) -> str:
     from judges.osce.contrasts import adjust
 
+    metrics = [m for p in parts for m in p.metrics]
+    if not metrics:
+        raise OsceInputError("ratings", ["nothing to analyse: " + "; ".join(x for p in parts for x in p.exclusions)])
     main = adjust([c for p in parts for c in p.main], options.adjust_main, options.alpha)
+    ordinal = adjust([c for p in parts for c in p.ordinal], options.adjust_main, options.alpha)
     first = parts[0]
     result = first.model_copy(update={
-        "metrics": [m for p in parts for m in p.metrics], "main": main,
+        "metrics": metrics, "main": main, "ordinal": ordinal,
         "strata": [c for p in parts for c in p.strata], "fits": [f for p in parts for f in p.fits],
+        "emms": [e for p in parts for e in p.emms], "exclusions": [x for p in parts for x in p.exclusions],
         "reliability": [r for p in parts for r in p.reliability], "n_scores": int(len(ratings)),
+        "ordinal_model": next((p.ordinal_model for p in parts if p.ordinal_model), None),
         "responders": [taxonomy.reference_responder]
         + sorted(r for r in ratings["responder"].unique() if r != taxonomy.reference_responder),
     })
@@ -49,12 +56,13 @@ def report_task(parts: list[AnalysisResult], ratings: pd.DataFrame, taxonomy: Ta
 
 @flow(name="osce-analysis")
 def osce_analysis(ratings: str, out_dir: str, taxonomy: str | None = None, adjust: str = "holm",
-                  strata: bool = True, backend: str = "statsmodels", response_effect: bool = False) -> str:
+                  strata: bool = True, backend: str = "lmm", response_effect: bool = False,
+                  ordinal: bool = False, encoding: str | None = None, columns: str | None = None) -> str:
     """Analyse a ratings file into ``out_dir`` (report.md, report.html, analysis.json, PNGs)."""
     tax = load_taxonomy(taxonomy)
     options = AnalysisOptions(adjust_main=adjust, stratifiers=("history_category", "linguistic_form") if strata else (),
-                              backend=backend, response_effect=response_effect)
-    table = load_task(ratings, tax)
+                              backend=backend, response_effect=response_effect, ordinal=ordinal)
+    table = load_task(ratings, tax, encoding, columns)
     metrics = [m for m in tax.metric_names if m in set(table["metric"])]
     futures = [fit_task.submit(table, tax, options, m) for m in metrics]
     parts = [f.result() for f in futures]

@@ -1,4 +1,4 @@
-"""``osce simulate`` and ``osce analyze``: the VSP/OSCE dialogue scoring analysis."""
+"""``osce simulate``, ``osce analyze`` and ``osce rubric``: the VSP/OSCE dialogue scoring analysis."""
 
 from __future__ import annotations
 
@@ -9,6 +9,10 @@ from pathlib import Path
 from flows.cli import CliError
 
 
+def _one_line(err: object) -> str:
+    return " ".join(str(err).split())
+
+
 def cmd_simulate(args: argparse.Namespace) -> int:
     from judges.osce.loaders import OsceInputError
     from judges.osce.pipeline import load_taxonomy, simulate_to_files
@@ -17,7 +21,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
         raise CliError("--seed must be >= 0")
     try:
         n = simulate_to_files(args.seed, args.out, preset=args.preset, dialogues=args.dialogues, truth=args.truth,
-                              taxonomy=load_taxonomy(args.taxonomy))
+                              taxonomy=load_taxonomy(args.taxonomy), unbalanced=args.unbalanced)
     except OsceInputError as err:
         raise CliError(str(err)) from None
     print(f"{args.out}: {n['scores']} scores (seed {args.seed}, preset {args.preset})")
@@ -26,8 +30,11 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 def cmd_analyze(args: argparse.Namespace) -> int:
     from judges.osce.analysis import AnalysisOptions
-    from judges.osce.loaders import OsceInputError
+    from judges.osce.columns import ColumnError, parse_mapping
+    from judges.osce.lmm import LmmError
+    from judges.osce.loaders import OsceInputError, read_ratings
     from judges.osce.pipeline import analyze_file, load_taxonomy
+    from judges.osce.r_backend import RBackendError, r_missing
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -36,28 +43,56 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     try:
         options = AnalysisOptions(
             stratifiers=() if args.no_strata else ("history_category", "linguistic_form"),
-            adjust_main=args.adjust, response_effect=args.response_effect, backend=args.backend,
+            adjust_main=args.adjust, response_effect=args.response_effect, rater_slopes=args.rater_slopes,
+            backend=args.backend, ordinal=args.ordinal,
         )
-        if args.backend == "r":
-            from judges.osce.r_backend import r_available
-
-            if not r_available():
-                raise CliError("--backend r needs Rscript with lme4 and lmerTest (apt-get install r-cran-lmertest)")
+        if args.backend == "r" and (missing := r_missing()):
+            raise CliError(f"--backend r needs lme4 and lmerTest: {missing}")
+        if args.ordinal and (missing := r_missing(("ordinal",))):
+            raise CliError(f"--ordinal needs R ordinal: {missing}")
         tax = load_taxonomy(args.taxonomy)
+        columns = parse_mapping(args.columns)
+        loaded = read_ratings(args.ratings, tax, encoding=args.encoding, columns=columns, sheet=args.sheet)
         rubric = None
         if args.judge_ratings:
             from judges.osce.loaders import load_ratings
             from judges.osce.rubric import judge_agreement
 
-            rubric = judge_agreement(load_ratings(args.judge_ratings, tax), load_ratings(args.ratings, tax), tax)
-        summary, _ = analyze_file(args.ratings, out, taxonomy=tax, options=options, rubric=rubric)
-    except OsceInputError as err:
-        raise CliError(str(err)) from None
+            rubric = judge_agreement(load_ratings(args.judge_ratings, tax), loaded.table, tax)
+        summary, _ = analyze_file(args.ratings, out, taxonomy=tax, options=options, rubric=rubric, loaded=loaded)
+    except (OsceInputError, ColumnError, LmmError, RBackendError) as err:
+        raise CliError(_one_line(err)) from None
+    for note in summary.input_notes:
+        print(f"input: {note}")
     print(f"{summary.out_dir}: {summary.n_scores} scores, {len(summary.metrics)} metrics, "
           f"{summary.significant}/{summary.contrasts} contrasts significant ({args.adjust}), "
-          f"{summary.refits} refit(s), {time.perf_counter() - t0:.1f} s")
+          f"{summary.refits} fit(s) improved on the first optimizer run, {summary.unconfirmed} optimum(s) not "
+          f"confirmed, "
+          f"{time.perf_counter() - t0:.1f} s")
+    for x in summary.exclusions:
+        print(f"excluded: {x}")
     print(f"report: {summary.files['markdown']}")
     return 0
+
+
+def _print_plan(plan, all_prompts: bool) -> None:  # noqa: ANN001 (judges.osce.rubric.RubricPlan)
+    seen: set[str] = set()
+    for item, req, _ in plan.requests:
+        if not all_prompts and item.metric in seen:
+            continue
+        seen.add(item.metric)
+        print(f"--- request {req.key} ---")
+        for m in req.messages:
+            print(f"[{m['role']}]")
+            print(m["content"].rstrip("\n"))
+    counts = ", ".join(f"{k} {v}" for k, v in plan.counts().items())
+    print(f"dry run: no endpoint called; prompt {plan.prompt_name} (sha256 {plan.prompt_sha256[:12]}); "
+          f"{len(plan.requests)} requests ({counts}); ~{plan.approx_tokens:,} prompt tokens "
+          f"({plan.prompt_chars:,} characters / 4)")
+    print(f"case scripts: {', '.join(plan.cases_with_script) or 'none'}"
+          + (f"; without a script: {', '.join(plan.cases_without_script)}" if plan.cases_without_script else ""))
+    if not all_prompts:
+        print("(one prompt per metric shown; --all-prompts prints every request)")
 
 
 def cmd_rubric(args: argparse.Namespace) -> int:
@@ -65,28 +100,36 @@ def cmd_rubric(args: argparse.Namespace) -> int:
 
     from ir.rng import Rng
     from judges.llm import ChatClient, EndpointConfig, ResponseCache
+    from judges.osce.case_scripts import load_case_scripts
     from judges.osce.loaders import OsceInputError, load_dialogues, write_table
     from judges.osce.pipeline import load_taxonomy
-    from judges.osce.rubric import score_dialogues
+    from judges.osce.rubric import plan_requests, score_dialogues
 
+    if not args.dry_run and not (args.endpoint and args.out):
+        raise CliError("--endpoint and --out are required unless --dry-run")
     try:
+        tax = load_taxonomy(args.taxonomy)
+        dialogues = load_dialogues(args.dialogues, encoding=args.encoding)
+        metrics = [m for m in args.metrics.split(",") if m] if args.metrics else None
+        for m in metrics or ():
+            tax.metric(m)
+        scripts = load_case_scripts(args.case_script, encoding=args.encoding) if args.case_script else None
+        plan = plan_requests(dialogues, tax, metrics, case_scripts=scripts)
+        if args.dry_run:
+            _print_plan(plan, args.all_prompts)
+            return 0
         endpoint = EndpointConfig.model_validate(yaml.safe_load(Path(args.endpoint).read_text()) or {})
         if endpoint.api_key_secret_block:
             raise ValueError("api_key_secret_block is resolved by the Prefect flow; use api_key_env on the CLI")
         key = endpoint.resolve_api_key()
-        tax = load_taxonomy(args.taxonomy)
-        dialogues = load_dialogues(args.dialogues)
-        metrics = [m for m in args.metrics.split(",") if m] if args.metrics else None
-        for m in metrics or ():
-            tax.metric(m)
     except KeyError as err:
         raise CliError(f"--metrics: unknown metric {err.args[0]!r}") from None
     except (OSError, ValueError, OsceInputError, yaml.YAMLError) as err:
-        raise CliError(str(err).splitlines()[0]) from None
+        raise CliError(_one_line(err if isinstance(err, OsceInputError) else str(err).splitlines()[0])) from None
     cache = ResponseCache(args.cache) if args.cache else None
     try:
         with ChatClient(endpoint, api_key=key, cache=cache, rng=Rng(args.seed)) as client:
-            run = score_dialogues(dialogues, client, tax, metrics)
+            run = score_dialogues(dialogues, client, tax, metrics, case_scripts=scripts)
             stats = client.stats
     finally:
         if cache is not None:
@@ -109,23 +152,38 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     s.add_argument("--dialogues", help="also write the simulated dialogues to this file")
     s.add_argument("--truth", help="also write the planted contrasts to this file")
     s.add_argument("--taxonomy", help="taxonomy JSON/YAML (categories, forms, metrics, reference)")
+    s.add_argument("--unbalanced", action="store_true",
+                   help="one rater scores only the first case and 5%% of the other scores are missing")
     s.set_defaults(func=cmd_simulate)
     a = sub.add_parser("analyze", help="fit the mixed models and write the Markdown/HTML report")
-    a.add_argument("ratings", help="long-format ratings file (.csv, .parquet or .jsonl)")
+    a.add_argument("ratings", help="ratings file: long or wide (one column per metric); .csv/.tsv in any common "
+                                   "encoding, .xlsx, .parquet or .jsonl")
     a.add_argument("--out", required=True, help="report directory (replaced only when complete)")
     a.add_argument("--taxonomy", help="taxonomy JSON/YAML (categories, forms, metrics, reference)")
     a.add_argument("--adjust", default="holm", choices=["holm", "bh"], help="multiplicity method of the main table")
     a.add_argument("--no-strata", action="store_true", help="skip the stratified fits")
     a.add_argument("--response-effect", action="store_true",
                    help="add an item x responder variance component (slow on large designs)")
-    a.add_argument("--backend", default="statsmodels", choices=["statsmodels", "r"],
-                   help="statsmodels MixedLM (z-based) or R lme4/lmerTest (Satterthwaite df; needs Rscript)")
+    a.add_argument("--rater-slopes", action="store_true", help="(1 + responder | rater) instead of (1 | rater)")
+    a.add_argument("--backend", default="lmm", choices=["lmm", "statsmodels", "r"],
+                   help="lmm: our solver (Satterthwaite df, default); statsmodels: cross-check (z-based); "
+                        "r: lme4/lmerTest reference (needs Rscript)")
+    a.add_argument("--ordinal", action="store_true",
+                   help="add the ordinal sensitivity model (R ordinal::clmm, latent-scale contrasts; slow)")
+    a.add_argument("--encoding", help="text encoding of a CSV (default: UTF-8, or CP949/EUC-KR when detected)")
+    a.add_argument("--columns", help="explicit header mapping, e.g. 'Rater ID=rater,Score (1-5)=score'")
+    a.add_argument("--sheet", help="worksheet of an .xlsx file (default: the first)")
     a.add_argument("--judge-ratings", help="LLM judge scores (from 'osce rubric') to compare with the human raters")
     a.set_defaults(func=cmd_analyze)
     r = sub.add_parser("rubric", help="score dialogues per metric with an LLM rubric judge")
     r.add_argument("dialogues", help="dialogues file (one row per turn: .csv, .parquet or .jsonl)")
-    r.add_argument("--endpoint", required=True, help="endpoint YAML/JSON (judges.llm.EndpointConfig fields)")
-    r.add_argument("--out", required=True, help="judge ratings file (long format, like the human ratings)")
+    r.add_argument("--endpoint", help="endpoint YAML/JSON (judges.llm.EndpointConfig fields); not for --dry-run")
+    r.add_argument("--out", help="judge ratings file (long format, like the human ratings); not for --dry-run")
+    r.add_argument("--case-script", help="case scripts: YAML/JSON case -> text, a case/script table, or a folder "
+                                         "of <case>.md files (needed by metrics that compare with the script)")
+    r.add_argument("--dry-run", action="store_true", help="print the prompts and counts; call no endpoint")
+    r.add_argument("--all-prompts", action="store_true", help="with --dry-run: print every request, not one per metric")
+    r.add_argument("--encoding", help="text encoding of the dialogues/case CSV")
     r.add_argument("--metrics", help="comma-separated metric names (default: all)")
     r.add_argument("--taxonomy", help="taxonomy JSON/YAML")
     r.add_argument("--cache", help="SQLite reply cache file")

@@ -1,9 +1,9 @@
-"""The per-metric analysis: mixed models, stratified contrasts, multiplicity control, reliability.
+"""The per-metric analysis: mixed models, stratified contrasts, EMMs, multiplicity control, reliability.
 
-Model per metric (statsmodels, REML):
+Model per metric (REML; our solver by default, ``backend="statsmodels"`` or ``"r"`` as checks):
 
-    score ~ C(responder)                       + (1 | rater) + (1 | item)          [main]
-    score ~ C(responder) * C(stratum)          + (1 | rater) + (1 | item)          [per stratifier]
+    score ~ responder                 + (1 | rater) + (1 | item)          [main]
+    score ~ responder * stratum       + (1 | rater) + (1 | item)          [per stratifier]
 
 with treatment coding against the reference responder; ``item`` is the scripted question
 (case, utterance) for sentence-level metrics and the case for encounter-level ones. Stratification
@@ -12,24 +12,50 @@ every stratum borrows the rater and item variances estimated from all the data: 
 history categories hold ~8 questions, too few to estimate an item variance on their own. Strata
 apply to sentence-level metrics only (an encounter has no single category or form).
 
-Optional third variance component ``response_effect=True``: item x responder (the rated answer),
-for data where answers vary beyond rater noise; it makes each 7,480-row fit ~11x more expensive.
+Options: ``response_effect`` adds ``(1 | item:responder)`` (the rated answer); ``rater_slopes``
+replaces ``(1 | rater)`` by ``(1 + responder | rater)``. Inference is t-based with Satterthwaite df.
+
+Missing-design problems never become numbers: a metric without reference ratings, a responder
+without ratings, a contrast that is not estimable in a stratum, a grouping factor with one level are
+each left out and named in ``AnalysisResult.exclusions``.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
+import numpy as np
 import pandas as pd
 from pydantic import BaseModel, Field
 
-from judges.reliability import ReliabilityError, complete_targets, icc, krippendorff_alpha
+from judges.reliability import ReliabilityError, icc, krippendorff_alpha
 
-from .contrasts import adjust, responder_contrasts
+from .contrasts import (
+    LmmEstimator,
+    PatsyEstimator,
+    adjust,
+    coefficient_table,
+    marginal_means,
+    responder_contrasts,
+)
+from .design import FixedDesign, RandomTerm, independent_columns, intercept_term, null_space, slope_term
+from .lmm import AGREE_TOL, LmmError, LmmFit, LmmModel, single_blas_thread
 from .mixed import DEFAULT_METHODS, fit_crossed
-from .schema import AnalysisResult, Contrast, MetricFit, ReliabilityRow, Taxonomy
+from .schema import (
+    AnalysisResult,
+    Contrast,
+    FitDiagnostics,
+    MarginalMean,
+    MetricFit,
+    ReliabilityRow,
+    Taxonomy,
+)
 
 STRATIFIERS: tuple[str, ...] = ("history_category", "linguistic_form")
+BACKENDS: tuple[str, ...] = ("lmm", "statsmodels", "r")
+OPTIMIZERS: tuple[str, ...] = ("lbfgsb", "lbfgsb_small", "powell")
 
 
 class AnalysisOptions(BaseModel):
@@ -39,18 +65,27 @@ class AnalysisOptions(BaseModel):
     confidence: float = Field(default=0.95, gt=0.5, lt=1.0)
     alpha: float = Field(default=0.05, gt=0.0, lt=0.5)
     response_effect: bool = False
-    methods: tuple[str, ...] = DEFAULT_METHODS
+    rater_slopes: bool = Field(default=False, description="(1 + responder | rater) instead of (1 | rater)")
+    reml: bool = True
+    optimizers: tuple[str, ...] = Field(default=OPTIMIZERS, description="our solver's runs (best kept)")
+    methods: tuple[str, ...] = Field(default=DEFAULT_METHODS, description="statsmodels backend's optimizers")
     reliability: bool = True
-    backend: str = Field(default="statsmodels", pattern="^(statsmodels|r)$")
+    ordinal: bool = Field(default=False, description="CLMM sensitivity model through R ordinal::clmm")
+    backend: str = Field(default="lmm", pattern="^(lmm|statsmodels|r)$")
+    r_strict: bool = Field(default=False, description="R backend: lme4 optimizer tolerances tightened (agreement checks)")
 
 
 def model_formula(options: AnalysisOptions) -> str:
-    extra = " + (1 | rater:item:responder)" if options.response_effect else ""
-    engine = (
-        "REML, R lme4/lmerTest, t-based CIs with Satterthwaite df" if options.backend == "r"
-        else "REML, statsmodels MixedLM, z-based CIs"
-    )
-    return f"score ~ responder [treatment vs reference] (x stratum) + (1 | rater) + (1 | item){extra}; {engine}"
+    rater = "(1 + responder | rater)" if options.rater_slopes else "(1 | rater)"
+    extra = " + (1 | item:responder)" if options.response_effect else ""
+    crit = "REML" if options.reml else "ML"
+    engine = {
+        "lmm": f"{crit}, our solver (profiled deviance as lme4, best of {len(options.optimizers)} optimizer runs), "
+               "t-based CIs with Satterthwaite df",
+        "r": "REML, R lme4/lmerTest, t-based CIs with Satterthwaite df",
+        "statsmodels": "REML, statsmodels MixedLM (best of its optimizers), z-based CIs",
+    }[options.backend]
+    return f"score ~ responder [treatment vs reference] (x stratum) + {rater} + (1 | item){extra}; {engine}"
 
 
 def metric_frame(ratings: pd.DataFrame, metric: str, reference: str) -> pd.DataFrame:
@@ -73,60 +108,220 @@ def metric_frame(ratings: pd.DataFrame, metric: str, reference: str) -> pd.DataF
     return frame
 
 
-def _vc(frame: pd.DataFrame, options: AnalysisOptions) -> dict[str, str]:
-    vc = {"rater": "0+C(rater)", "item": "0+C(item)"}
-    if options.response_effect and frame.groupby("unit").size().max() > 1:
-        vc["unit"] = "0+C(unit)"
-    return vc
+@dataclass
+class FitJob:
+    """One model to fit: a metric's main model, or its responder x stratum model."""
+
+    metric: str
+    level: str
+    frame: pd.DataFrame
+    responders: list[str]
+    stratifier: str | None = None
+    strata: list[str] = field(default_factory=list)
+    groups: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def counts(self) -> dict[tuple[str, str | None], int]:
+        if self.stratifier is None:
+            return {(str(r), None): int(n) for r, n in self.frame.groupby("resp", observed=True).size().items()}
+        g = self.frame.groupby(["resp", "strat"], observed=True).size()
+        return {(str(r), str(s)): int(n) for (r, s), n in g.items()}
 
 
-def fit_metric(
-    frame: pd.DataFrame, metric: str, level: str, reference: str, options: AnalysisOptions,
-    stratifier: str | None = None,
-) -> MetricFit:
+def metric_problem(frame: pd.DataFrame, metric: str, reference: str) -> str | None:
+    """Why a metric cannot be analysed at all (a stated exclusion), or None."""
+    n_ref = int((frame["resp"] == reference).sum())
+    if n_ref == 0:
+        others = ", ".join(f"{r}={n}" for r, n in frame["resp"].value_counts().sort_index().items() if n)
+        return f"metric {metric} excluded: no ratings of the reference responder {reference!r} ({others})"
+    if frame["resp"].nunique() < 2:
+        return f"metric {metric} excluded: only the reference responder {reference!r} was rated"
+    return None
+
+
+def plan_jobs(frame: pd.DataFrame, metric: str, level: str, reference: str, options: AnalysisOptions,
+              all_responders: Sequence[str]) -> tuple[list[FitJob], list[str]]:
+    """The fits one metric needs, and what is left out of it (missing responders, one-level factors)."""
+    notes: list[str] = []
+    missing = [r for r in all_responders if r not in set(frame["resp"].astype(str))]
+    if missing:
+        notes.append(f"metric {metric}: no ratings of {', '.join(missing)}: no contrast for them")
     responders = list(frame["resp"].cat.categories)
-    if options.backend == "r":
-        from .r_backend import fit_metric_r
+    groups = []
+    for g in ("rater", "item"):
+        k = frame[g].nunique()
+        if k >= 2:
+            groups.append(g)
+        else:
+            notes.append(f"metric {metric}: only {k} {g} level: no {g} variance component")
+    if options.response_effect and frame.groupby("unit").size().max() > 1:
+        groups.append("unit")
+    jobs = [FitJob(metric, level, frame, responders, groups=groups)]
+    if level == "sentence":
+        for s in options.stratifiers:
+            if s in frame.columns and frame[s].notna().any():
+                f = frame.dropna(subset=[s]).copy()
+                strata = sorted(map(str, f[s].unique()))
+                f["strat"] = pd.Categorical(f[s].astype(str), categories=strata)
+                jobs.append(FitJob(metric, level, f, responders, stratifier=s, strata=strata, groups=groups))
+    return jobs, notes
 
-        return fit_metric_r(frame, metric, level, reference, confidence=options.confidence, stratifier=stratifier,
-                            response_effect=options.response_effect)
-    if stratifier is None:
-        fit = fit_crossed(frame, "score ~ C(resp)", _vc(frame, options), methods=options.methods)
-        counts = {(r, None): int(n) for r, n in frame.groupby("resp", observed=True).size().items()}
-        contrasts = responder_contrasts(
-            fit, frame, metric, reference, responders, confidence=options.confidence, counts=counts
-        )
-    else:
-        f = frame.dropna(subset=[stratifier]).copy()
-        strata = sorted(f[stratifier].unique())
-        f["strat"] = pd.Categorical(f[stratifier], categories=strata)
-        fit = fit_crossed(f, "score ~ C(resp) * C(strat)", _vc(f, options), methods=options.methods)
-        counts = {(r, s): int(n) for (r, s), n in f.groupby(["resp", "strat"], observed=True).size().items()}
-        contrasts = responder_contrasts(
-            fit, f, metric, reference, responders, stratifier=stratifier, strata=strata,
-            confidence=options.confidence, counts=counts,
-        )
-    return MetricFit(metric=metric, level=level, stratifier=stratifier, contrasts=contrasts, diagnostics=fit.diagnostics)
+
+# ----------------------------------------------------------------------------- our solver
+
+
+def _terms(job: FitJob, options: AnalysisOptions) -> list[RandomTerm]:
+    f = job.frame
+    terms = []
+    for g in job.groups:
+        if g == "rater" and options.rater_slopes:
+            resp_design = FixedDesign(("resp",), {"resp": tuple(job.responders)})
+            terms.append(slope_term("rater", f["rater"], resp_design, f))
+        elif g == "unit":
+            terms.append(intercept_term("item:responder", f["unit"]))
+        else:
+            terms.append(intercept_term(g, f[g]))
+    return terms
+
+
+def lmm_diagnostics(fit: LmmFit, n_obs: int, seconds: float, dropped: list[str], notes: list[str]) -> FitDiagnostics:
+    """Every optimizer run's criterion, the kept one, agreement, singularity (shown in the report)."""
+    crit = "REML" if fit.model.reml else "ML"
+    attempts = [f"{r.optimizer} from {r.start}: -2 {crit} log-lik {r.criterion:.6f} ({r.iterations} evaluations)"
+                for r in fit.runs]
+    if fit.polish is not None:
+        attempts.append(f"polish: {fit.polish.optimizer} from {fit.polish.start}: -2 {crit} log-lik "
+                        f"{fit.polish.criterion:.6f} ({fit.polish.iterations} evaluations)")
+    reached = [r for r in fit.runs if r.criterion - fit.criterion <= AGREE_TOL]
+    warnings = list(notes)
+    if not fit.agree:
+        worst = max(fit.runs, key=lambda r: r.criterion)
+        warnings.append(f"optimizers disagree: {worst.optimizer} from {worst.start} stopped "
+                        f"{worst.criterion - fit.criterion:.4g} above the best -2 {crit} log-lik; the best is kept")
+    if fit.model.n_theta and fit.varpar.negative_eigenvalues:
+        warnings.append(f"Hessian of the deviance has {fit.varpar.negative_eigenvalues} negative eigenvalue(s)")
+    if dropped:
+        warnings.append(f"fixed-effect model matrix is rank deficient: dropped {', '.join(dropped)}")
+    return FitDiagnostics(
+        method=f"lmm: {fit.best.optimizer} from {fit.best.start}", attempts=attempts,
+        converged=len(reached) >= min(2, len(fit.runs)), refit=fit.runs[0].criterion - fit.criterion > AGREE_TOL,
+        criterion=crit, loglik=fit.loglik, criterion_spread=fit.spread, singular=bool(fit.singular),
+        boundary=fit.singular, dropped_columns=dropped, warnings=warnings,
+        variance_components=fit.variance_components(), residual_variance=fit.sigma2, n_obs=n_obs,
+        seconds=seconds, model_cpu_seconds=fit.cpu_seconds,
+    )
+
+
+def fit_lmm(job: FitJob, options: AnalysisOptions) -> tuple[LmmEstimator, FitDiagnostics]:
+    t0 = time.perf_counter()
+    factors = ("resp",) if job.stratifier is None else ("resp", "strat")
+    levels = {"resp": tuple(job.responders)}
+    if job.stratifier is not None:
+        levels["strat"] = tuple(job.strata)
+    design = FixedDesign(factors, levels)
+    X_full = design.matrix(job.frame)
+    kept = independent_columns(X_full)
+    dropped = [design.names[i] for i in range(len(design.names)) if i not in set(kept.tolist())]
+    with single_blas_thread():
+        model = LmmModel(X_full[:, kept], job.frame["score"].to_numpy(dtype=float), _terms(job, options),
+                         reml=options.reml)
+        fit = model.fit(options.optimizers)
+        if model.n_theta:
+            _ = fit.varpar  # the Satterthwaite parts, under the same one-thread limit
+    est = LmmEstimator(design=design, kept=kept, null=null_space(X_full), fit=fit)
+    return est, lmm_diagnostics(fit, len(job.frame), time.perf_counter() - t0, dropped, job.notes)
+
+
+def fit_statsmodels(job: FitJob, options: AnalysisOptions) -> tuple[PatsyEstimator, FitDiagnostics]:
+    vc = {g: f"0+C({g})" for g in job.groups}
+    if not vc:
+        raise LmmError("the statsmodels backend needs at least one grouping factor with >= 2 levels")
+    formula = "score ~ C(resp)" if job.stratifier is None else "score ~ C(resp) * C(strat)"
+    fit = fit_crossed(job.frame, formula, vc, methods=options.methods, reml=options.reml)
+    diag = fit.diagnostics
+    # cross-check against our solver: a statsmodels "optimum" below the REML maximum is flagged
+    if diag.loglik is not None and diag.method != "ols_cluster":
+        _, ours = fit_lmm(job, options.model_copy(update={"rater_slopes": False}))
+        if ours.loglik is not None and ours.loglik - diag.loglik > 1e-3:
+            diag.warnings.append(f"statsmodels stopped at log-lik {diag.loglik:.3f}, below the optimum "
+                                 f"{ours.loglik:.3f} found by our solver")
+            diag.converged = False
+    est = PatsyEstimator(fit.fe_params, fit.cov_fe, fit.design_info, job.frame)
+    return est, diag
+
+
+def fit_job(job: FitJob, reference: str, options: AnalysisOptions) -> tuple[MetricFit, list[str]]:
+    """Fit one job with the lmm or statsmodels backend: contrasts, EMMs, coefficients, diagnostics."""
+    est, diag = fit_lmm(job, options) if options.backend == "lmm" else fit_statsmodels(job, options)
+    counts = job.counts
+    kw = dict(stratifier=job.stratifier, strata=job.strata, confidence=options.confidence, counts=counts)
+    contrasts, skipped = responder_contrasts(est, job.metric, reference, job.responders, **kw)
+    emms = marginal_means(est, job.metric, job.responders, **kw)
+    return MetricFit(metric=job.metric, level=job.level, stratifier=job.stratifier, contrasts=contrasts,
+                     coefficients=coefficient_table(est), emms=emms, diagnostics=diag), skipped
+
+
+# ----------------------------------------------------------------------------- reliability
+
+
+def _complete_raters(wide: np.ndarray) -> np.ndarray:
+    """Raters kept for the ICC: greedily drop the rater whose removal most enlarges the complete block
+    (complete units x raters), while it does; a rater who scored one case of three goes, 5% scattered
+    missing scores do not make anyone go."""
+    keep = np.ones(wide.shape[1], dtype=bool)
+    present = ~np.isnan(wide)
+
+    def size(mask: np.ndarray) -> int:
+        return int(present[:, mask].all(axis=1).sum()) * int(mask.sum())
+
+    best = size(keep)
+    while keep.sum() > 2:
+        trials = []
+        for j in np.flatnonzero(keep):
+            m = keep.copy()
+            m[j] = False
+            trials.append((size(m), -present[:, j].sum(), j))
+        n, _, j = max(trials)
+        if n <= best:
+            break
+        keep[j] = False
+        best = n
+    return keep
 
 
 def reliability_row(ratings: pd.DataFrame, metric: str) -> ReliabilityRow:
-    """ICC(2,1)/ICC(2,k) over complete units and ordinal alpha over all units (rows = raters)."""
+    """ICC(2,1)/ICC(2,k) over complete units x kept raters; ordinal alpha over pairable units."""
     d = ratings[ratings["metric"] == metric]
     parts = [d[c].astype("string").fillna("") for c in ("case", "encounter", "responder", "utterance_id")]
     unit = parts[0] + "|" + parts[1] + "|" + parts[2] + "|" + parts[3]
-    table = pd.DataFrame({"unit": unit.to_numpy(), "rater": d["rater"].to_numpy(), "score": d["score"].astype(float).to_numpy()})
+    table = pd.DataFrame({"unit": unit.to_numpy(), "rater": d["rater"].astype(str).to_numpy(),
+                          "score": d["score"].astype(float).to_numpy()})
     wide = table.pivot(index="unit", columns="rater", values="score")
+    mat = wide.to_numpy(dtype=float)
+    raters = [str(c) for c in wide.columns]
     nan = float("nan")
+    keep = _complete_raters(mat) if mat.shape[1] >= 2 else np.ones(mat.shape[1], dtype=bool)
+    sub = mat[:, keep]
+    complete = sub[~np.isnan(sub).any(axis=1)]
     try:
-        r = icc(complete_targets(wide.to_numpy()))
+        r = icc(complete)
         i1, ik = r.icc2_1, r.icc2_k
     except ReliabilityError:
         i1 = ik = nan
+    pairable = int((np.sum(~np.isnan(mat), axis=1) >= 2).sum())
     try:
-        alpha = krippendorff_alpha(wide.to_numpy().T, level="ordinal")
+        alpha = krippendorff_alpha(mat.T, level="ordinal")
     except ReliabilityError:
         alpha = nan
-    return ReliabilityRow(metric=metric, n_units=int(wide.shape[0]), n_raters=int(wide.shape[1]), icc2_1=i1, icc2_k=ik, alpha_ordinal=alpha)
+    return ReliabilityRow(
+        metric=metric, n_units=int(mat.shape[0]), n_raters=int(mat.shape[1]), icc_units=int(complete.shape[0]),
+        icc_raters=int(keep.sum()), icc_excluded_raters=[r for r, k in zip(raters, keep, strict=True) if not k],
+        icc2_1=i1, icc2_k=ik, alpha_units=pairable, alpha_ordinal=alpha,
+    )
+
+
+# ----------------------------------------------------------------------------- the analysis
 
 
 def analyze(
@@ -144,31 +339,55 @@ def analyze(
     ref = tax.reference_responder
     present = list(dict.fromkeys(ratings["metric"]))
     order = [m for m in tax.metric_names if m in present] if metrics is None else list(metrics)
+    all_resp = [ref] + sorted(r for r in ratings["responder"].unique() if r != ref)
+    exclusions: list[str] = []
+    jobs: list[FitJob] = []
+    analysed: list[str] = []
+    for metric in order:
+        frame = metric_frame(ratings, metric, ref)
+        problem = metric_problem(frame, metric, ref)
+        if problem:
+            exclusions.append(problem)
+            continue
+        mjobs, notes = plan_jobs(frame, metric, tax.metric(metric).level, ref, opt, all_resp)
+        exclusions.extend(notes)
+        jobs.extend(mjobs)
+        analysed.append(metric)
+
+    if opt.backend == "r":
+        from .r_backend import fit_jobs_r
+
+        results = fit_jobs_r(jobs, ref, opt)
+    else:
+        results = [fit_job(j, ref, opt) for j in jobs]
     fits: list[MetricFit] = []
-    rel: list[ReliabilityRow] = []
     main: list[Contrast] = []
     strata: list[Contrast] = []
-    for metric in order:
-        level = tax.metric(metric).level
-        frame = metric_frame(ratings, metric, ref)
-        mf = fit_metric(frame, metric, level, ref, opt)
+    emms: list[MarginalMean] = []
+    for mf, skipped in results:
         fits.append(mf)
-        main.extend(mf.contrasts)
-        if level == "sentence":
-            for s in opt.stratifiers:
-                if s in frame.columns and frame[s].notna().any():
-                    sf = fit_metric(frame, metric, level, ref, opt, stratifier=s)
-                    fits.append(sf)
-                    strata.extend(adjust(sf.contrasts, opt.adjust_strata, opt.alpha))
-        if opt.reliability:
-            rel.append(reliability_row(ratings, metric))
+        exclusions.extend(skipped)
+        if mf.stratifier is None:
+            main.extend(mf.contrasts)
+            emms.extend(mf.emms)
+        else:
+            strata.extend(adjust(mf.contrasts, opt.adjust_strata, opt.alpha))
+    rel = [reliability_row(ratings, m) for m in analysed] if opt.reliability else []
+    ordinal: list[Contrast] = []
+    ordinal_model = None
+    if opt.ordinal and analysed:
+        from .r_backend import ORDINAL_FORMULA, fit_ordinal_r
+
+        ordinal = adjust(fit_ordinal_r([j for j in jobs if j.stratifier is None], ref, opt.confidence),
+                         opt.adjust_main, opt.alpha)
+        ordinal_model = ORDINAL_FORMULA
     main = adjust(main, opt.adjust_main, opt.alpha)
-    responders = [ref] + sorted(r for r in ratings["responder"].unique() if r != ref)
     return AnalysisResult(
-        reference=ref, responders=responders, metrics=order,
+        reference=ref, responders=all_resp, metrics=analysed,
         adjust_main=opt.adjust_main, adjust_strata=opt.adjust_strata, confidence=opt.confidence,
         main=main, strata=strata, fits=fits, reliability=rel,
-        model_formula=model_formula(opt), n_scores=int(len(ratings)),
+        model_formula=model_formula(opt), n_scores=int(len(ratings)), backend=opt.backend, emms=emms,
+        exclusions=exclusions, ordinal=ordinal, ordinal_model=ordinal_model,
     )
 
 

@@ -1,51 +1,108 @@
-"""Responder-minus-reference contrasts from a fitted fixed-effects design, and multiplicity control.
+"""Contrasts, estimated marginal means and fixed-effect tables from any fitted backend; multiplicity.
 
-A contrast is ``L @ beta`` where ``L`` is the difference of two design rows built by patsy from the
-fit's own ``DesignInfo`` (the responder's cell minus the reference's cell, in the same stratum), so
-no coefficient names are parsed and any coding of the stratum term works.
+A contrast is ``L @ beta`` where ``L`` is the difference of two design rows (the responder's cell minus
+the reference's cell, in the same stratum), so no coefficient names are parsed. An EMM is one design
+row (emmeans' reference grid: with responder and stratum as the only factors, the cell itself). Every
+estimate is t-based with the backend's Satterthwaite df when it has them (ours, R), z-based otherwise
+(statsmodels). A row that is not estimable (a responder never rated in a stratum) yields no number but
+a stated exclusion.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 import pandas as pd
-from patsy import build_design_matrices
-from scipy import stats
+from scipy import special, stats
 from statsmodels.stats.multitest import multipletests
 
-from .mixed import MixedFit
-from .schema import Contrast
+from .design import FixedDesign, is_estimable
+from .lmm import LmmFit
+from .schema import Coefficient, Contrast, MarginalMean
 
 ADJUST_METHODS = {"holm": "holm", "bh": "fdr_bh"}
 ADJUST_NAMES = {"holm": "Holm (family-wise error)", "bh": "Benjamini-Hochberg (false discovery rate)"}
 
 
-def design_row(fit: MixedFit, cell: dict[str, object], template: pd.DataFrame) -> np.ndarray:
-    """The fixed-effects design row of one cell (e.g. ``{"resp": "llm_a", "strat": "open"}``)."""
-    row = template.iloc[[0]].copy()
-    for k, v in cell.items():
-        row[k] = pd.Categorical([v], categories=template[k].cat.categories)
-    (mat,) = build_design_matrices([fit.design_info], row, return_type="matrix")
-    return np.asarray(mat, dtype=float)[0]
+class Estimator(Protocol):
+    """What contrasts need from a fit: design rows, and ``(estimate, se, df)`` of ``L beta``."""
+
+    names: list[str]
+
+    def row(self, cell: dict[str, str]) -> np.ndarray: ...
+
+    def estimate(self, L: np.ndarray) -> tuple[float, float, float | None] | None: ...
 
 
-def linear_contrast(fit: MixedFit, L: np.ndarray, confidence: float = 0.95, df: float | None = None) -> tuple[float, float, float, float, float]:
-    """``(estimate, se, ci_low, ci_high, p)``; z-based unless ``df`` is given (then t with df)."""
-    beta = fit.fe_params.to_numpy()
-    cov = fit.cov_fe.to_numpy()
-    est = float(L @ beta)
-    se = float(np.sqrt(max(L @ cov @ L, 0.0)))
-    dist = stats.norm if df is None else stats.t(df)
-    q = float(dist.ppf(0.5 + confidence / 2))
-    p = float(2 * dist.sf(abs(est) / se)) if se > 0 else float("nan")
-    return est, se, est - q * se, est + q * se, p
+@dataclass
+class LmmEstimator:
+    """Our solver's fit on the kept (non-aliased) columns of a ``FixedDesign``."""
+
+    design: FixedDesign
+    kept: np.ndarray
+    null: np.ndarray
+    fit: LmmFit
+
+    @property
+    def names(self) -> list[str]:
+        return [self.design.names[i] for i in self.kept]
+
+    def row(self, cell: dict[str, str]) -> np.ndarray:
+        return self.design.row(cell)
+
+    def estimate(self, L: np.ndarray) -> tuple[float, float, float | None] | None:
+        if not is_estimable(L, self.null):
+            return None
+        return self.fit.contrast(L[self.kept])
+
+
+@dataclass
+class PatsyEstimator:
+    """A statsmodels fit: rows from its patsy DesignInfo, z-based (no df)."""
+
+    fe_params: pd.Series
+    cov_fe: pd.DataFrame
+    design_info: object
+    template: pd.DataFrame
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.fe_params.index)
+
+    def row(self, cell: dict[str, str]) -> np.ndarray:
+        from patsy import build_design_matrices
+
+        frame = self.template.iloc[[0]].copy()
+        for k, v in cell.items():
+            frame[k] = pd.Categorical([v], categories=self.template[k].cat.categories)
+        (mat,) = build_design_matrices([self.design_info], frame, return_type="matrix")
+        return np.asarray(mat, dtype=float)[0]
+
+    def estimate(self, L: np.ndarray) -> tuple[float, float, float | None] | None:
+        est = float(L @ self.fe_params.to_numpy())
+        var = float(L @ self.cov_fe.to_numpy() @ L)
+        return est, float(np.sqrt(max(var, 0.0))), None
+
+
+def interval(est: float, se: float, df: float | None, confidence: float) -> tuple[float, float, float]:
+    """``(ci_low, ci_high, p)``: t with ``df`` when given, z otherwise; NaN when df/se are unusable."""
+    if df is not None and not (np.isfinite(df) and df > 0):
+        return float("nan"), float("nan"), float("nan")
+    level = 0.5 + confidence / 2
+    if df is None:
+        q = float(stats.norm.ppf(level))
+        p = float(2 * stats.norm.sf(abs(est) / se)) if se > 0 else float("nan")
+    else:  # scipy.special directly: a frozen scipy.stats.t costs ~1 ms to build
+        q = float(special.stdtrit(df, level))
+        p = float(2 * special.stdtr(df, -abs(est) / se)) if se > 0 else float("nan")
+    return est - q * se, est + q * se, p
 
 
 def responder_contrasts(
-    fit: MixedFit,
-    template: pd.DataFrame,
+    est: Estimator,
     metric: str,
     reference: str,
     responders: Sequence[str],
@@ -54,26 +111,80 @@ def responder_contrasts(
     strata: Sequence[str] = (),
     confidence: float = 0.95,
     counts: dict[tuple[str, str | None], int] | None = None,
-) -> list[Contrast]:
-    """One contrast per responder (x stratum when ``stratifier`` is set) against ``reference``."""
-    out = []
-    cells = [None] if stratifier is None else list(strata)
-    for stratum in cells:
+) -> tuple[list[Contrast], list[str]]:
+    """One contrast per responder (x stratum) against ``reference``, and the non-estimable ones named."""
+    out: list[Contrast] = []
+    skipped: list[str] = []
+    for stratum in [None] if stratifier is None else list(strata):
         extra = {} if stratum is None else {"strat": stratum}
-        ref_row = design_row(fit, {"resp": reference, **extra}, template)
+        ref_row = est.row({"resp": reference, **extra})
         for resp in responders:
             if resp == reference:
                 continue
-            L = design_row(fit, {"resp": resp, **extra}, template) - ref_row
-            est, se, lo, hi, p = linear_contrast(fit, L, confidence)
-            out.append(
-                Contrast(
-                    metric=metric, responder=resp, stratifier=stratifier, stratum=stratum,
-                    estimate=est, se=se, ci_low=lo, ci_high=hi, p_value=p,
-                    n_obs=(counts or {}).get((resp, stratum), 0),
-                )
-            )
+            got = est.estimate(est.row({"resp": resp, **extra}) - ref_row)
+            where = f"{metric}" + (f" x {stratifier}={stratum}" if stratum is not None else "")
+            if got is None:
+                n_resp = (counts or {}).get((resp, stratum), 0)
+                n_ref = (counts or {}).get((reference, stratum), 0)
+                skipped.append(f"{where}: {resp} vs {reference} not estimable ({n_resp} vs {n_ref} scores)")
+                continue
+            e, se, df = got
+            lo, hi, p = interval(e, se, df, confidence)
+            out.append(Contrast(metric=metric, responder=resp, stratifier=stratifier, stratum=stratum, estimate=e,
+                                se=se, ci_low=lo, ci_high=hi, p_value=p, df=df,
+                                n_obs=(counts or {}).get((resp, stratum), 0)))
+    return out, skipped
+
+
+def marginal_means(
+    est: Estimator,
+    metric: str,
+    responders: Sequence[str],
+    *,
+    stratifier: str | None = None,
+    strata: Sequence[str] = (),
+    confidence: float = 0.95,
+    counts: dict[tuple[str, str | None], int] | None = None,
+) -> list[MarginalMean]:
+    """emmeans-style EMM of every responder (within each stratum); non-estimable cells are left out."""
+    out = []
+    for stratum in [None] if stratifier is None else list(strata):
+        extra = {} if stratum is None else {"strat": stratum}
+        for resp in responders:
+            got = est.estimate(est.row({"resp": resp, **extra}))
+            if got is None:
+                continue
+            e, se, df = got
+            lo, hi, _ = interval(e, se, df, confidence)
+            out.append(MarginalMean(metric=metric, responder=resp, stratifier=stratifier, stratum=stratum, estimate=e,
+                                    se=se, df=df, ci_low=lo, ci_high=hi,
+                                    n_obs=(counts or {}).get((resp, stratum), 0)))
     return out
+
+
+def coefficient_table(est: Estimator) -> list[Coefficient]:
+    """Every fixed effect with its t test (Satterthwaite df where the backend has them)."""
+    rows = []
+    p = len(est.names)
+    for j, name in enumerate(est.names):
+        L = np.zeros(p)
+        L[j] = 1.0
+        got = est.estimate(_full(est, L))
+        if got is None:
+            continue
+        e, se, df = got
+        _, _, pv = interval(e, se, df, 0.95)
+        rows.append(Coefficient(name=name, estimate=e, se=se, df=df, t=e / se if se > 0 else float("nan"),
+                                p_value=pv))
+    return rows
+
+
+def _full(est: Estimator, L_kept: np.ndarray) -> np.ndarray:
+    if isinstance(est, LmmEstimator):
+        full = np.zeros(len(est.design.names))
+        full[est.kept] = L_kept
+        return full
+    return L_kept
 
 
 def adjust(contrasts: list[Contrast], method: str, alpha: float = 0.05) -> list[Contrast]:
@@ -94,3 +205,7 @@ def adjust(contrasts: list[Contrast], method: str, alpha: float = 0.05) -> list[
         })
         for c, a in zip(contrasts, adj, strict=True)
     ]
+
+
+__all__ = ["ADJUST_NAMES", "Estimator", "LmmEstimator", "PatsyEstimator", "adjust", "coefficient_table",
+           "interval", "marginal_means", "responder_contrasts"]

@@ -1,19 +1,26 @@
-"""Read, validate and write ratings and dialogue tables (CSV, Parquet, JSON Lines).
+"""Read, validate and write ratings and dialogue tables (CSV in any common encoding, .xlsx, Parquet, JSONL).
 
-Validation reports *every* problem it finds, each with the 1-based data row number (header not
-counted) so a user can fix a file in one pass; nothing downstream runs on a table that failed.
+Reading goes through ``readers`` (encoding, delimiter, Excel) and ``columns`` (header normalisation,
+``--columns`` mapping, wide layouts). Validation reports *every* problem it finds, each with the
+1-based data row number of the file (header not counted; for a wide table, the row the score came
+from) so a user can fix a file in one pass; nothing downstream runs on a table that failed.
 """
 
 from __future__ import annotations
 
+import io
 import os
-import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field
 
+from ir.files import atomic_write_bytes
+
+from .columns import ColumnError, is_wide, map_columns, wide_to_long
+from .readers import ReadError, ReadInfo, read_any
 from .schema import (
     DIALOGUE_COLUMNS,
     RATING_COLUMNS,
@@ -24,7 +31,7 @@ from .schema import (
 )
 
 MAX_LISTED = 20
-SUFFIXES = (".csv", ".parquet", ".pq", ".jsonl", ".ndjson", ".json")
+WRITE_SUFFIXES = (".csv", ".parquet", ".pq", ".jsonl", ".ndjson", ".json")
 
 
 class OsceInputError(ValueError):
@@ -38,52 +45,60 @@ class OsceInputError(ValueError):
         super().__init__(f"{source}: {'; '.join(shown)}{more}")
 
 
-def read_table(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """A DataFrame from CSV / Parquet / JSON Lines, chosen by suffix; every column read as given."""
-    p = Path(path)
-    if not p.is_file():
-        raise OsceInputError(str(p), ["file not found"])
-    suffix = p.suffix.lower()
+class LoadedRatings(BaseModel):
+    """A validated ratings table and what was done to read it (encoding, renames, wide layout)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    table: pd.DataFrame
+    read: ReadInfo
+    notes: list[str] = Field(default_factory=list)
+
+
+def read_table(path: str | os.PathLike[str], *, encoding: str | None = None, sheet: str | None = None) -> pd.DataFrame:
+    """A DataFrame from CSV / TSV / .xlsx / Parquet / JSON Lines, chosen by suffix; cells as given."""
+    return read_table_info(path, encoding=encoding, sheet=sheet)[0]
+
+
+def read_table_info(path: str | os.PathLike[str], *, encoding: str | None = None,
+                    sheet: str | None = None) -> tuple[pd.DataFrame, ReadInfo]:
     try:
-        if suffix == ".csv":
-            return pd.read_csv(p, dtype=str, keep_default_na=False, na_values=[""])
-        if suffix in (".parquet", ".pq"):
-            return pd.read_parquet(p)
-        if suffix in (".jsonl", ".ndjson", ".json"):
-            return pd.read_json(p, lines=suffix != ".json", dtype=False)
-    except (ValueError, OSError) as err:
-        raise OsceInputError(str(p), [f"unreadable {suffix} file: {err}"]) from None
-    raise OsceInputError(str(p), [f"unsupported suffix {suffix!r} (expected one of {', '.join(SUFFIXES)})"])
+        return read_any(path, encoding=encoding, sheet=sheet)
+    except ReadError as err:
+        raise OsceInputError(str(path), [str(err)]) from None
 
 
 def write_table(df: pd.DataFrame, path: str | os.PathLike[str]) -> Path:
-    """Atomic write (temp file in the same folder + rename), format chosen by suffix."""
+    """Atomic write (``ir.files``), format chosen by suffix."""
     p = Path(path)
     suffix = p.suffix.lower()
-    if suffix not in SUFFIXES:
-        raise OsceInputError(str(p), [f"unsupported suffix {suffix!r} (expected one of {', '.join(SUFFIXES)})"])
-    p.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", dir=p.parent)
-    os.close(fd)
-    try:
-        if suffix == ".csv":
-            df.to_csv(tmp, index=False, lineterminator="\n")
-        elif suffix in (".parquet", ".pq"):
-            df.to_parquet(tmp, index=False)
-        else:
-            df.to_json(tmp, orient="records", lines=suffix != ".json", force_ascii=False)
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    if suffix not in WRITE_SUFFIXES:
+        raise OsceInputError(str(p), [f"unsupported suffix {suffix!r} (expected one of {', '.join(WRITE_SUFFIXES)})"])
+    if suffix == ".csv":
+        data = df.to_csv(index=False, lineterminator="\n").encode("utf-8")
+    elif suffix in (".parquet", ".pq"):
+        buf = io.BytesIO()
+        df.to_parquet(buf, index=False)
+        data = buf.getvalue()
+    else:
+        text = df.to_json(orient="records", lines=suffix != ".json", force_ascii=False)
+        data = (text or "").encode("utf-8")
+    atomic_write_bytes(p, data)
     return p
 
 
 def _rows(mask: Iterable[bool] | pd.Series) -> list[int]:
+    """1-based positions of the true cells (mapped to source rows by ``_source``)."""
     if isinstance(mask, pd.Series):
         mask = mask.astype("boolean").fillna(False)
     idx = np.flatnonzero(np.asarray(mask, dtype=bool))
     return [int(i) + 1 for i in idx]
+
+
+def _source(rows: list[int], source_rows: np.ndarray | None) -> list[int]:
+    if source_rows is None:
+        return rows
+    return list(dict.fromkeys(int(source_rows[r - 1]) for r in rows))
 
 
 def _fmt(rows: list[int]) -> str:
@@ -104,14 +119,21 @@ def _text(series: pd.Series) -> pd.Series:
     return series.map(one).astype("string")
 
 
-def validate_ratings(df: pd.DataFrame, taxonomy: Taxonomy | None = None, source: str = "ratings") -> pd.DataFrame:
+def validate_ratings(df: pd.DataFrame, taxonomy: Taxonomy | None = None, source: str = "ratings",
+                     source_rows: Sequence[int] | None = None) -> pd.DataFrame:
     """Check a long-format ratings table and return it normalised (strings, int scores, int turns).
 
     Raises ``OsceInputError`` listing every problem: missing columns, empty required cells, unknown
     metric / level / category / form, score not an integer or outside the metric's scale, sentence
     rows without an utterance, duplicate rater x unit x metric, one item with two categories.
+    ``source_rows`` gives the file row of every table row when they differ (a wide table made long).
     """
     tax = taxonomy or Taxonomy()
+    src = None if source_rows is None else np.asarray(source_rows, dtype=np.int64)
+
+    def where(mask: Iterable[bool] | pd.Series) -> str:
+        return _fmt(_source(_rows(mask), src))
+
     missing = [c for c in REQUIRED_RATING_COLUMNS if c not in df.columns]
     if missing:
         raise OsceInputError(source, [f"missing column(s): {', '.join(missing)} (have: {', '.join(map(str, df.columns))})"])
@@ -125,51 +147,51 @@ def validate_ratings(df: pd.DataFrame, taxonomy: Taxonomy | None = None, source:
     for col in REQUIRED_RATING_COLUMNS:
         bad = out[col].isna()
         if bad.any():
-            problems.append(f"empty {col!r} in {_fmt(_rows(bad))}")
+            problems.append(f"empty {col!r} in {where(bad)}")
 
     specs = {m.name: m for m in tax.metrics}
     unknown_metric = out["metric"].notna() & ~out["metric"].isin(list(specs))
     for name in sorted(out.loc[unknown_metric, "metric"].unique()):
-        problems.append(f"unknown metric {name!r} in {_fmt(_rows(out['metric'] == name))} (known: {', '.join(specs)})")
+        problems.append(f"unknown metric {name!r} in {where(out['metric'] == name)} (known: {', '.join(specs)})")
     bad_level = out["level"].notna() & ~out["level"].isin(["sentence", "encounter"])
     if bad_level.any():
-        problems.append(f"level must be 'sentence' or 'encounter' in {_fmt(_rows(bad_level))}")
+        problems.append(f"level must be 'sentence' or 'encounter' in {where(bad_level)}")
     expected_level = out["metric"].map({k: v.level for k, v in specs.items()})
     mismatch = out["level"].notna() & expected_level.notna() & (out["level"] != expected_level) & ~bad_level
     if mismatch.any():
-        problems.append(f"level does not match the metric's level in {_fmt(_rows(mismatch))}")
+        problems.append(f"level does not match the metric's level in {where(mismatch)}")
 
     num = pd.to_numeric(out["score"], errors="coerce")
     not_int = out["score"].notna() & (num.isna() | (num != np.round(num)))
     if not_int.any():
-        problems.append(f"score is not an integer in {_fmt(_rows(not_int))}")
+        problems.append(f"score is not an integer in {where(not_int)}")
     lo = out["metric"].map({k: v.scale_min for k, v in specs.items()})
     hi = out["metric"].map({k: v.scale_max for k, v in specs.items()})
     outside = num.notna() & lo.notna() & ((num < lo) | (num > hi)) & ~not_int
     if outside.any():
         rows = _rows(outside)
         examples = ", ".join(
-            f"row {r}: {out.at[r - 1, 'metric']}={out.at[r - 1, 'score']} not in "
+            f"row {_source([r], src)[0]}: {out.at[r - 1, 'metric']}={out.at[r - 1, 'score']} not in "
             f"[{int(lo.iloc[r - 1])}, {int(hi.iloc[r - 1])}]"
             for r in rows[:5]
         )
-        problems.append(f"score outside the scale in {_fmt(rows)}: {examples}")
+        problems.append(f"score outside the scale in {where(outside)}: {examples}")
 
     sentence = out["level"] == "sentence"
     for col in ("utterance_id", "history_category", "linguistic_form"):
         empty = sentence & out[col].isna()
         if empty.any():
-            problems.append(f"sentence-level rows need {col!r}: empty in {_fmt(_rows(empty))}")
+            problems.append(f"sentence-level rows need {col!r}: empty in {where(empty)}")
     for col, allowed in (("history_category", tax.history_categories), ("linguistic_form", tax.linguistic_forms)):
         bad = out[col].notna() & ~out[col].isin(list(allowed))
         for value in sorted(out.loc[bad, col].unique()):
             problems.append(
-                f"unknown {col} {value!r} in {_fmt(_rows(out[col] == value))} (allowed: {', '.join(allowed)})"
+                f"unknown {col} {value!r} in {where(out[col] == value)} (allowed: {', '.join(allowed)})"
             )
     turn_num = pd.to_numeric(out["turn"], errors="coerce")
     bad_turn = out["turn"].notna() & (turn_num.isna() | (turn_num < 0) | (turn_num != np.round(turn_num)))
     if bad_turn.any():
-        problems.append(f"turn must be a non-negative integer in {_fmt(_rows(bad_turn))}")
+        problems.append(f"turn must be a non-negative integer in {where(bad_turn)}")
 
     key = ["case", "encounter", "responder", "utterance_id", "rater", "metric"]
     keyed = out[key].fillna("\x00")
@@ -177,16 +199,16 @@ def validate_ratings(df: pd.DataFrame, taxonomy: Taxonomy | None = None, source:
     if dup.any():
         first = _rows(dup)[0] - 1
         what = ", ".join(f"{k}={out.at[first, k]}" for k in key if pd.notna(out.at[first, k]))
-        problems.append(f"duplicate rater x unit x metric in {_fmt(_rows(dup))} (e.g. {what})")
+        problems.append(f"duplicate rater x unit x metric in {where(dup)} (e.g. {what})")
 
     items = out.loc[sentence & out["utterance_id"].notna(), ["case", "utterance_id", "history_category", "linguistic_form"]]
     if len(items):
         n_attr = items.groupby(["case", "utterance_id"], dropna=False)[["history_category", "linguistic_form"]].nunique()
         clash = n_attr[(n_attr > 1).any(axis=1)]
         for case, utt in clash.index[:MAX_LISTED]:
-            rows = _rows(sentence & (out["case"] == case) & (out["utterance_id"] == utt))
+            rows = where(sentence & (out["case"] == case) & (out["utterance_id"] == utt))
             problems.append(
-                f"item case={case} utterance_id={utt} has more than one history_category/linguistic_form ({_fmt(rows)})"
+                f"item case={case} utterance_id={utt} has more than one history_category/linguistic_form ({rows})"
             )
 
     if out["responder"].notna().any() and tax.reference_responder not in set(out["responder"].dropna()):
@@ -202,9 +224,30 @@ def validate_ratings(df: pd.DataFrame, taxonomy: Taxonomy | None = None, source:
     return out
 
 
-def load_ratings(path: str | os.PathLike[str], taxonomy: Taxonomy | None = None) -> pd.DataFrame:
-    """Read and validate a ratings file (see ``validate_ratings``)."""
-    return validate_ratings(read_table(path), taxonomy, source=str(path))
+def read_ratings(path: str | os.PathLike[str], taxonomy: Taxonomy | None = None, *, encoding: str | None = None,
+                 columns: Mapping[str, str] | None = None, sheet: str | None = None) -> LoadedRatings:
+    """Read a ratings export (any layout the module doc lists), map its columns and validate it."""
+    tax = taxonomy or Taxonomy()
+    raw, info = read_table_info(path, encoding=encoding, sheet=sheet)
+    try:
+        df, renamed = map_columns(raw, tax, columns)
+    except ColumnError as err:
+        raise OsceInputError(str(path), [str(err)]) from None
+    notes = [f"columns renamed: {', '.join(renamed)}"] if renamed else []
+    rows = None
+    if is_wide(df, tax):
+        df, rows, wide_notes = wide_to_long(df, tax)
+        notes += wide_notes
+        if len(df) == 0:
+            raise OsceInputError(str(path), ["wide layout: every metric cell is empty"])
+    table = validate_ratings(df, tax, source=str(path), source_rows=rows)
+    return LoadedRatings(table=table, read=info, notes=notes)
+
+
+def load_ratings(path: str | os.PathLike[str], taxonomy: Taxonomy | None = None, *, encoding: str | None = None,
+                 columns: Mapping[str, str] | None = None, sheet: str | None = None) -> pd.DataFrame:
+    """Read and validate a ratings file (see ``read_ratings`` and ``validate_ratings``)."""
+    return read_ratings(path, taxonomy, encoding=encoding, columns=columns, sheet=sheet).table
 
 
 def validate_dialogues(df: pd.DataFrame, source: str = "dialogues") -> list[Dialogue]:
@@ -248,8 +291,8 @@ def validate_dialogues(df: pd.DataFrame, source: str = "dialogues") -> list[Dial
     return dialogues
 
 
-def load_dialogues(path: str | os.PathLike[str]) -> list[Dialogue]:
-    return validate_dialogues(read_table(path), source=str(path))
+def load_dialogues(path: str | os.PathLike[str], *, encoding: str | None = None) -> list[Dialogue]:
+    return validate_dialogues(read_table(path, encoding=encoding), source=str(path))
 
 
 def dialogues_frame(dialogues: Iterable[Dialogue]) -> pd.DataFrame:

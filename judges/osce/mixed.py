@@ -1,12 +1,17 @@
-"""Linear mixed models with crossed random intercepts (statsmodels MixedLM), diagnostics and refits.
+"""Cross-check backend: crossed random intercepts with statsmodels MixedLM, every optimizer, best kept.
+
+The default engine is our own solver (``lmm.py``); this backend stays as an independent check.
 
 Crossed random effects in statsmodels: one all-ones group, *no* group random intercept
 (``re_formula="0"``: a single group's variance is not identifiable, and its estimate collapsing to 0
 is exactly what triggers statsmodels #10239) and one variance component per crossed factor
 (``vc_formula={"rater": "0+C(rater)", "item": "0+C(item)"}``).
 
-Failure handling: every optimizer attempt is checked for the known bad outcomes and, if bad, the
-model is refit with the next optimizer; the last resort is OLS with cluster-robust (by item) SEs.
+Every optimizer in ``methods`` is run and the usable fit with the highest REML log-likelihood is kept:
+statsmodels' lbfgs can report "converged" at a point below the optimum (seen on 255-row
+encounter-level metrics: -306.067 vs -305.044), so a claim of convergence is not trusted on its own.
+An attempt is unusable on any of the known bad outcomes; if all are, the last resort is OLS with
+cluster-robust (by item) SEs.
 
 * an exception (e.g. ``LinAlgError: Singular matrix`` from lbfgs at a singular start),
 * ``converged=False``,
@@ -66,7 +71,7 @@ def fit_crossed(
     cluster: str = "item",
     maxiter: int = 300,
 ) -> MixedFit:
-    """Fit ``formula`` with crossed variance components ``vc``; refit on failure (see module doc)."""
+    """Fit ``formula`` with crossed variance components ``vc`` by every method; keep the best (module doc)."""
     t0 = time.perf_counter()
     frame = data.copy()
     frame["_all"] = 1
@@ -75,6 +80,7 @@ def fit_crossed(
     zeroed = False
     model = smf.mixedlm(formula, frame, groups="_all", re_formula="0", vc_formula=vc)
     k_fe = model.k_fe
+    best: tuple[float, str, object, np.ndarray, np.ndarray] | None = None
     for method in methods:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -97,8 +103,17 @@ def fit_crossed(
         if not res.converged:
             attempts.append(f"{method}: converged=False")
             continue
-        attempts.append(f"{method}: ok")
+        llf = float(res.llf)
+        attempts.append(f"{method}: ok, log-lik {llf:.6f}")
         seen_warnings.extend(m for m in msgs if m not in seen_warnings)
+        if best is None or llf > best[0]:
+            best = (llf, method, res, fe, cov)
+    if best is not None:
+        llf, method, res, fe, cov = best
+        lls = [float(a.rsplit(" ", 1)[1]) for a in attempts if ": ok, log-lik " in a]
+        spread = 2 * (max(lls) - min(lls))
+        if spread > 1e-3:
+            seen_warnings.append(f"optimizers disagree: log-lik {min(lls):.3f} to {max(lls):.3f}; kept {method}")
         vcomp = dict(zip(model.exog_vc.names, (float(v) for v in np.atleast_1d(res.vcomp)), strict=True))
         scale = float(res.scale)
         boundary = [k for k, v in vcomp.items() if v < BOUNDARY_RATIO * max(scale, 1e-12)]
@@ -108,7 +123,9 @@ def fit_crossed(
             cov_fe=pd.DataFrame(cov, index=names, columns=names),
             design_info=model.data.model_spec,
             diagnostics=FitDiagnostics(
-                method=method, attempts=attempts, converged=True, boundary=boundary, zeroed_fixed_effects=zeroed,
+                method=method, attempts=attempts, converged=True, refit=method != methods[0],
+                criterion="REML" if reml else "ML", loglik=llf, criterion_spread=spread,
+                boundary=boundary, zeroed_fixed_effects=zeroed,
                 warnings=seen_warnings, variance_components=vcomp, residual_variance=scale,
                 n_obs=len(frame), seconds=time.perf_counter() - t0,
             ),
@@ -129,7 +146,7 @@ def _ols_fallback(
         cov_fe=pd.DataFrame(np.asarray(ols.cov_params(), dtype=float), index=names, columns=names),
         design_info=ols.model.data.model_spec,
         diagnostics=FitDiagnostics(
-            method="ols_cluster", attempts=attempts, converged=False, zeroed_fixed_effects=zeroed,
+            method="ols_cluster", attempts=attempts, converged=False, refit=True, zeroed_fixed_effects=zeroed,
             warnings=["all mixed-model attempts failed; OLS with cluster-robust SEs used"],
             residual_variance=float(ols.scale), n_obs=len(frame), seconds=time.perf_counter() - t0,
         ),

@@ -13,10 +13,10 @@ from pydantic import BaseModel, ValidationError
 from ir.rng import Rng
 
 from .analysis import AnalysisOptions, analyze
-from .loaders import OsceInputError, load_ratings, write_table
+from .loaders import LoadedRatings, OsceInputError, read_ratings, write_table
 from .report import render_report
 from .schema import AnalysisResult, Taxonomy
-from .simulate import SimulationConfig, simulate_study
+from .simulate import SimulationConfig, make_unbalanced, simulate_study
 
 PRESETS = {
     "study": {},  # 5 responders x 17 raters x 88 questions: 7,480 scores per sentence-level metric
@@ -30,7 +30,10 @@ class RunSummary(BaseModel):
     metrics: list[str]
     significant: int
     contrasts: int
-    refits: int
+    refits: int = 0
+    unconfirmed: int = 0
+    exclusions: list[str] = []
+    input_notes: list[str] = []
     files: dict[str, str]
 
 
@@ -49,12 +52,17 @@ def load_taxonomy(path: str | os.PathLike[str] | None) -> Taxonomy:
 def simulate_to_files(seed: int, out: str | os.PathLike[str], preset: str = "study",
                       dialogues: str | os.PathLike[str] | None = None,
                       truth: str | os.PathLike[str] | None = None,
-                      taxonomy: Taxonomy | None = None) -> dict[str, int]:
-    """Simulate one study from ``seed`` and write ratings (+ dialogues, planted contrasts) atomically."""
+                      taxonomy: Taxonomy | None = None, unbalanced: bool = False) -> dict[str, int]:
+    """Simulate one study from ``seed`` and write ratings (+ dialogues, planted contrasts) atomically.
+
+    ``unbalanced``: one rater scores only the first case and 5% of the other scores are missing."""
     if preset not in PRESETS:
         raise OsceInputError("preset", [f"unknown preset {preset!r} (known: {', '.join(PRESETS)})"])
     cfg = SimulationConfig(taxonomy=taxonomy or Taxonomy(), **PRESETS[preset])
-    study = simulate_study(cfg, Rng(seed).fork("osce-sim"))
+    root = Rng(seed).fork("osce-sim")
+    study = simulate_study(cfg, root)
+    if unbalanced:
+        study = study.model_copy(update={"ratings": make_unbalanced(study.ratings, root.fork("unbalanced"))})
     write_table(study.ratings, out)
     if dialogues is not None:
         write_table(study.dialogues, dialogues)
@@ -65,15 +73,24 @@ def simulate_to_files(seed: int, out: str | os.PathLike[str], preset: str = "stu
 
 def analyze_file(ratings: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
                  taxonomy: Taxonomy | None = None, options: AnalysisOptions | None = None,
-                 rubric: pd.DataFrame | None = None) -> tuple[RunSummary, AnalysisResult]:
-    """Validate, fit every metric, write the report; nothing is written unless all of it succeeds."""
+                 rubric: pd.DataFrame | None = None, loaded: LoadedRatings | None = None,
+                 encoding: str | None = None, columns: dict[str, str] | None = None,
+                 sheet: str | None = None) -> tuple[RunSummary, AnalysisResult]:
+    """Read, validate, fit every metric, write the report; nothing is written unless all of it succeeds."""
     tax = taxonomy or Taxonomy()
-    table = load_ratings(ratings, tax)
-    result = analyze(table, tax, options)
+    got = loaded or read_ratings(ratings, tax, encoding=encoding, columns=columns, sheet=sheet)
+    result = analyze(got.table, tax, options)
+    if not result.metrics:
+        raise OsceInputError(str(ratings), ["nothing to analyse: " + "; ".join(result.exclusions)])
     out = render_report(result, out_dir, rubric=rubric)
     files = {k: str(out / v) for k, v in (("markdown", "report.md"), ("html", "report.html"), ("json", "analysis.json"))}
+    read = got.read
+    how = [f"read as {read.format}" + (f", encoding {read.encoding}" + (" (detected)" if read.encoding_detected else "")
+                                       if read.encoding else "") + (f", sheet {read.sheet}" if read.sheet else "")]
     return RunSummary(
         out_dir=str(out), n_scores=result.n_scores, metrics=result.metrics,
         significant=sum(1 for c in result.main if c.significant), contrasts=len(result.main),
-        refits=sum(1 for f in result.fits if f.diagnostics.method != "lbfgs"), files=files,
+        refits=sum(1 for f in result.fits if f.diagnostics.refit),
+        unconfirmed=sum(1 for f in result.fits if not f.diagnostics.converged),
+        exclusions=result.exclusions, input_notes=how + got.notes, files=files,
     ), result

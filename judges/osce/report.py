@@ -1,7 +1,7 @@
 """The analysis report: Markdown + self-contained HTML (forest plot and stratum heatmaps as PNG).
 
-Everything is rendered into a temporary sibling folder and renamed onto ``out_dir`` only when all
-files are written, so a failure never leaves a partial report behind. Figures use matplotlib's
+Everything is rendered into a temporary sibling folder (``ir.files.atomic_dir``) that replaces
+``out_dir`` only when all files are written, so a failure never leaves a partial report behind. Figures use matplotlib's
 object API on the Agg canvas (no pyplot global state) and PNGs carry no timestamp/software
 metadata, so the same analysis gives the same bytes.
 """
@@ -13,14 +13,14 @@ import html
 import io
 import json
 import os
-import shutil
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+
+from ir.files import atomic_dir
 
 from .contrasts import ADJUST_NAMES
 from .schema import AnalysisResult
@@ -97,34 +97,79 @@ def _fmt_p(p: float | None) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
+def _fmt_df(df: float | None) -> str:
+    return "z" if df is None else ("n/a" if not np.isfinite(df) else f"{df:.1f}")
+
+
 def _main_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
     with_df = any(c.df is not None for c in result.main)
     head = ["metric", "responder", "difference", f"{int(result.confidence * 100)}% CI", *(["df"] if with_df else []),
             "p", f"p adj ({result.adjust_main})", "significant"]
     body = [
         [c.metric, c.responder, f"{c.estimate:+.3f}", f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]",
-         *([f"{c.df:.1f}" if c.df is not None else "z"] if with_df else []), _fmt_p(c.p_value),
+         *([_fmt_df(c.df)] if with_df else []), _fmt_p(c.p_value),
          _fmt_p(c.p_adjusted), "yes" if c.significant else "no"]
         for c in result.main
     ]
     return head, body
 
 
+def _emm_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
+    head = ["metric", "responder", "EMM", "SE", "df", f"{int(result.confidence * 100)}% CI", "scores"]
+    body = [[e.metric, e.responder, f"{e.estimate:.3f}", f"{e.se:.3f}", _fmt_df(e.df),
+             f"[{e.ci_low:.3f}, {e.ci_high:.3f}]", str(e.n_obs)] for e in result.emms]
+    return head, body
+
+
+def _coef_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
+    head = ["metric", "fixed effect", "estimate", "SE", "df", "t", "p"]
+    body = [[f.metric, c.name, f"{c.estimate:+.4f}", f"{c.se:.4f}", _fmt_df(c.df), f"{c.t:.2f}", _fmt_p(c.p_value)]
+            for f in result.fits if f.stratifier is None for c in f.coefficients]
+    return head, body
+
+
 def _diag_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
-    head = ["metric", "model", "optimizer used", "converged", "boundary variances", "attempts", "warnings", "seconds"]
+    head = ["metric", "model", "optimizer kept", "log-lik", "optimum confirmed", "singular / boundary",
+            "variances", "attempts", "warnings", "seconds"]
     body = []
     for f in result.fits:
         d = f.diagnostics
+        ll = "n/a" if d.loglik is None else f"{d.loglik:.4f} ({d.criterion or ''})"
+        spread = "" if d.criterion_spread is None else f" (runs within {d.criterion_spread:.1e})"
+        var = ", ".join(f"{k} {v:.4f}" for k, v in d.variance_components.items())
+        if d.residual_variance is not None:
+            var += f", residual {d.residual_variance:.4f}"
         body.append([
-            f.metric, f"x {f.stratifier}" if f.stratifier else "main", d.method, "yes" if d.converged else "NO",
-            ", ".join(d.boundary) or "-", "; ".join(d.attempts), "; ".join(d.warnings) or "-", f"{d.seconds:.2f}",
+            f.metric, f"x {f.stratifier}" if f.stratifier else "main", d.method, ll,
+            ("yes" if d.converged else "NO") + spread, ", ".join(d.boundary) or ("yes" if d.singular else "-"), var,
+            "; ".join(d.attempts), "; ".join(d.warnings) or "-", f"{d.seconds:.2f}",
         ])
     return head, body
 
 
 def _rel_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
-    head = ["metric", "units", "raters", "ICC(2,1)", "ICC(2,k)", "Krippendorff alpha (ordinal)"]
-    body = [[r.metric, str(r.n_units), str(r.n_raters), f"{r.icc2_1:.3f}", f"{r.icc2_k:.3f}", f"{r.alpha_ordinal:.3f}"] for r in result.reliability]
+    head = ["metric", "units (all)", "raters (all)", "ICC units x raters used", "ICC(2,1)", "ICC(2,k)",
+            "alpha units used", "Krippendorff alpha (ordinal)"]
+    body = [[r.metric, str(r.n_units), str(r.n_raters),
+             f"{r.icc_units} x {r.icc_raters}" + (f" (left out: {', '.join(r.icc_excluded_raters)})"
+                                                  if r.icc_excluded_raters else ""),
+             f"{r.icc2_1:.3f}", f"{r.icc2_k:.3f}", str(r.alpha_units), f"{r.alpha_ordinal:.3f}"]
+            for r in result.reliability]
+    return head, body
+
+
+def _ordinal_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
+    lmm = {(c.metric, c.responder): c for c in result.main}
+    head = ["metric", "responder", "linear: difference", f"linear: p adj ({result.adjust_main})",
+            "ordinal: latent log-odds", "ordinal: 95% CI", f"ordinal: p adj ({result.adjust_main})", "same conclusion"]
+    body = []
+    for c in result.ordinal:
+        m = lmm.get((c.metric, c.responder))
+        same = "-" if m is None else ("yes" if (bool(m.significant) == bool(c.significant)) and
+                                      (not c.significant or np.sign(m.estimate) == np.sign(c.estimate)) else "NO")
+        body.append([c.metric, c.responder, "-" if m is None else f"{m.estimate:+.3f}",
+                     "-" if m is None else _fmt_p(m.p_adjusted), f"{c.estimate:+.3f}",
+                     f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]", _fmt_p(c.p_adjusted), same])
     return head, body
 
 
@@ -142,25 +187,31 @@ def _html_table(head: list[str], body: list[list[str]]) -> str:
 
 
 def _method_text(result: AnalysisResult) -> list[str]:
-    return [
+    out = [
         f"Model per metric: `{result.model_formula}`.",
         f"Reference responder: **{result.reference}** (treatment coding); differences are in Likert points.",
         "Stratification: responder x stratum interaction terms in one fit per stratifier (history category, "
         "linguistic form), sharing the rater and item variances; sentence-level metrics only.",
         f"Multiplicity: main table {ADJUST_NAMES[result.adjust_main]} over all {len(result.main)} contrasts; "
         f"stratum heatmaps {ADJUST_NAMES[result.adjust_strata]} within each metric x stratifier.",
-        "Fits that fail (exception, non-convergence, non-finite SEs, statsmodels #10239 all-zero fixed "
-        "effects) are refit with the next optimizer (lbfgs, bfgs, powell, nm), then OLS with cluster-robust SEs.",
     ]
+    if result.backend == "lmm":
+        out.append("Fitting: the profiled REML criterion is minimised by several optimizer runs (L-BFGS-B from two "
+                   "starts, Powell); the best is kept and 'optimum confirmed' says whether a second run reached it. "
+                   "Denominator df: Satterthwaite, as lmerTest.")
+    elif result.backend == "statsmodels":
+        out.append("Fitting (cross-check backend): every statsmodels optimizer (lbfgs, bfgs, powell, nm) is run and "
+                   "the highest REML log-likelihood kept; failures fall back to OLS with cluster-robust SEs.")
+    return out
 
 
 def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubric: pd.DataFrame | None = None) -> Path:
     """Write report.md, report.html, analysis.json and the PNGs to ``out_dir`` (all or nothing)."""
     out = Path(out_dir)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    try:
-        figures: dict[str, bytes] = {"forest.png": forest_plot(result)}
+    if out.exists() and not out.is_dir():
+        raise FileExistsError(f"{out} exists and is not a folder")
+    with atomic_dir(out) as tmp:
+        figures: dict[str, bytes] = {"forest.png": forest_plot(result)} if result.main else {}
         strat_names = list(dict.fromkeys(c.stratifier for c in result.strata if c.stratifier))
         for s in strat_names:
             png = stratum_heatmap(result, s)
@@ -175,22 +226,38 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
         mh, mb = _main_table(result)
         dh, db = _diag_table(result)
         rh, rb = _rel_table(result)
+        eh, eb = _emm_table(result)
+        ch, cb = _coef_table(result)
         strata_tables = []
         for s in strat_names:
             rows = [c for c in result.strata if c.stratifier == s]
             body = [[c.metric, c.responder, str(c.stratum), f"{c.estimate:+.3f}", f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]",
-                     _fmt_p(c.p_adjusted), "yes" if c.significant else "no"] for c in rows]
-            strata_tables.append((s, ["metric", "responder", s, "difference", "CI", f"p adj ({result.adjust_strata})", "significant"], body))
+                     _fmt_df(c.df), _fmt_p(c.p_adjusted), "yes" if c.significant else "no"] for c in rows]
+            strata_tables.append((s, ["metric", "responder", s, "difference", "CI", "df",
+                                      f"p adj ({result.adjust_strata})", "significant"], body))
         rubric_tab = None
         if rubric is not None and len(rubric):
             rubric_tab = (list(map(str, rubric.columns)), [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in r] for r in rubric.itertuples(index=False)])
+        ordinal_tab = _ordinal_table(result) if result.ordinal else None
 
         md = ["# OSCE/VSP scoring analysis\n", f"{result.n_scores} scores; responders: {', '.join(result.responders)}; metrics: {', '.join(result.metrics)}.\n", "## Method\n"]
         md += [f"- {t}" for t in _method_text(result)]
-        md += ["", "## Difference from the reference\n", _md(mh, mb), "", "![forest plot](forest.png)", ""]
+        if result.exclusions:
+            md += ["", "## Exclusions\n", "Left out of the analysis (no number is reported for them):\n"]
+            md += [f"- {x}" for x in result.exclusions]
+        md += ["", "## Difference from the reference\n", _md(mh, mb), ""]
+        if "forest.png" in figures:
+            md += ["![forest plot](forest.png)", ""]
+        if eb:
+            md += ["## Estimated marginal means\n", _md(eh, eb), ""]
         for s, head, body in strata_tables:
             md += [f"## By {s}\n", f"![heatmap](heatmap_{s}.png)\n", _md(head, body), ""]
-        md += ["## Reliability\n", _md(rh, rb), "", "## Fit diagnostics\n", _md(dh, db), ""]
+        if ordinal_tab:
+            md += ["## Ordinal sensitivity model\n", f"`{result.ordinal_model}`\n", _md(*ordinal_tab), ""]
+        md += ["## Reliability\n", _md(rh, rb), ""]
+        if cb:
+            md += ["## Fixed effects (main models)\n", _md(ch, cb), ""]
+        md += ["## Fit diagnostics\n", _md(dh, db), ""]
         if rubric_tab:
             md += ["## LLM rubric judge vs human raters\n", _md(*rubric_tab), ""]
         (tmp / "report.md").write_text("\n".join(md) + "\n")
@@ -204,32 +271,28 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
                  "<h1>OSCE/VSP scoring analysis</h1>",
                  f"<p>{result.n_scores} scores; responders: {html.escape(', '.join(result.responders))}.</p><h2>Method</h2><ul>"]
         parts += [f"<li>{html.escape(t.replace('**', '').replace('`', ''))}</li>" for t in _method_text(result)]
-        parts += ["</ul><h2>Difference from the reference</h2>", _html_table(mh, mb), img("forest.png")]
+        parts.append("</ul>")
+        if result.exclusions:
+            parts += ["<h2>Exclusions</h2><ul>"] + [f"<li>{html.escape(x)}</li>" for x in result.exclusions] + ["</ul>"]
+        parts += ["<h2>Difference from the reference</h2>", _html_table(mh, mb)]
+        if "forest.png" in figures:
+            parts.append(img("forest.png"))
+        if eb:
+            parts += ["<h2>Estimated marginal means</h2>", _html_table(eh, eb)]
         for s, head, body in strata_tables:
             parts += [f"<h2>By {html.escape(s)}</h2>"]
             if f"heatmap_{s}.png" in figures:
                 parts.append(img(f"heatmap_{s}.png"))
             parts.append(_html_table(head, body))
-        parts += ["<h2>Reliability</h2>", _html_table(rh, rb), "<h2>Fit diagnostics</h2>", _html_table(dh, db)]
+        if ordinal_tab:
+            parts += ["<h2>Ordinal sensitivity model</h2>", f"<p>{html.escape(result.ordinal_model or '')}</p>",
+                      _html_table(*ordinal_tab)]
+        parts += ["<h2>Reliability</h2>", _html_table(rh, rb)]
+        if cb:
+            parts += ["<h2>Fixed effects (main models)</h2>", _html_table(ch, cb)]
+        parts += ["<h2>Fit diagnostics</h2>", _html_table(dh, db)]
         if rubric_tab:
             parts += ["<h2>LLM rubric judge vs human raters</h2>", _html_table(*rubric_tab)]
         parts.append("</body></html>\n")
         (tmp / "report.html").write_text("".join(parts))
-        _swap_in(tmp, out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out
-
-
-def _swap_in(tmp: Path, out: Path) -> None:
-    """Rename the finished folder onto ``out``; an old report is moved aside first, then removed."""
-    old = None
-    if out.exists():
-        if not out.is_dir():
-            raise FileExistsError(f"{out} exists and is not a folder")
-        old = out.with_name(f".{out.name}.old-{os.getpid()}")
-        os.replace(out, old)
-    os.replace(tmp, out)
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)

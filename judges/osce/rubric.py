@@ -3,7 +3,9 @@
 Each (metric, unit) becomes one chat request through the shared OpenAI-compatible client
 (``judges.llm``: cache, retries, invalid replies counted, never guessed). Sentence-level metrics rate
 one VSP answer (with the preceding turns as context); encounter-level metrics rate the whole
-dialogue. The judge must reply ``{"reason": str, "score": int}`` with the score on the metric's
+dialogue. Every request carries its case's script (``case_scripts``) inside ``<case_script>`` tags;
+metrics whose rubric compares with the case script refuse to start without one. ``plan_requests``
+builds every prompt without calling anything (the CLI's ``--dry-run``). The judge must reply ``{"reason": str, "score": int}`` with the score on the metric's
 scale; anything else is an ``invalid`` result (counted in the run, absent from the ratings).
 
 Agreement with the human raters per metric: exact and within-one agreement and quadratic-weighted
@@ -24,10 +26,13 @@ from pydantic import BaseModel, ConfigDict, Field
 from judges.llm import ChatClient, ChatRequest, PromptTemplate, VerdictError, load_prompt, parse_json_object
 from judges.reliability import ReliabilityError, agreement_summary
 
+from .case_scripts import NO_SCRIPT, missing_scripts
+from .loaders import OsceInputError
 from .schema import RATING_COLUMNS, Dialogue, MetricSpec, Taxonomy
 
-RUBRIC_PROMPT_PATH = Path(__file__).resolve().parent / "prompts" / "osce_rubric_v1.md"
+RUBRIC_PROMPT_PATH = Path(__file__).resolve().parent / "prompts" / "osce_rubric_v2.md"
 CONTEXT_TURNS = 3
+CHARS_PER_TOKEN = 4  # rough size estimate for the dry run
 
 
 def load_rubric_prompt(path: str | Path | None = None) -> PromptTemplate:
@@ -91,14 +96,16 @@ def _transcript(turns: Sequence[Any]) -> str:
 
 
 def build_requests(
-    dialogues: Iterable[Dialogue], metrics: Sequence[MetricSpec], prompt: PromptTemplate
+    dialogues: Iterable[Dialogue], metrics: Sequence[MetricSpec], prompt: PromptTemplate,
+    case_scripts: dict[str, str] | None = None,
 ) -> list[tuple[RubricItem, ChatRequest, MetricSpec]]:
     """One request per metric x unit (utterance for sentence level, dialogue for encounter level)."""
     out = []
     for d in dialogues:
+        script = (case_scripts or {}).get(d.case) or NO_SCRIPT
         for m in metrics:
             values = {"metric": m.name, "description": m.description or m.name, "scale_min": str(m.scale_min),
-                      "scale_max": str(m.scale_max)}
+                      "scale_max": str(m.scale_max), "case_script": script}
             if m.level == "encounter":
                 key = f"{m.name}|{d.case}|{d.encounter}|{d.responder}"
                 item = RubricItem(key=key, metric=m.name, level=m.level, case=d.case, encounter=d.encounter,
@@ -119,6 +126,53 @@ def build_requests(
     return out
 
 
+class RubricPlan(BaseModel):
+    """Every request of a rubric run, built without calling an endpoint (``--dry-run``)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    requests: list[tuple[RubricItem, ChatRequest, MetricSpec]]
+    prompt_name: str
+    prompt_sha256: str
+    cases_with_script: list[str]
+    cases_without_script: list[str]
+
+    def counts(self) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for item, _, _ in self.requests:
+            out[item.metric] = out.get(item.metric, 0) + 1
+        return out
+
+    @property
+    def prompt_chars(self) -> int:
+        return sum(len(m["content"]) for _, r, _ in self.requests for m in r.messages)
+
+    @property
+    def approx_tokens(self) -> int:
+        return self.prompt_chars // CHARS_PER_TOKEN
+
+
+def plan_requests(
+    dialogues: Sequence[Dialogue],
+    taxonomy: Taxonomy | None = None,
+    metrics: Sequence[str] | None = None,
+    prompt: PromptTemplate | None = None,
+    case_scripts: dict[str, str] | None = None,
+) -> RubricPlan:
+    """Validate the case scripts against the metrics and build every request (nothing is sent)."""
+    tax = taxonomy or Taxonomy()
+    specs = [tax.metric(m) for m in (metrics or tax.metric_names)]
+    problem = missing_scripts(dialogues, specs, case_scripts)
+    if problem:
+        raise OsceInputError("rubric", [problem])
+    tmpl = prompt or load_rubric_prompt()
+    cases = sorted({d.case for d in dialogues})
+    have = [c for c in cases if (case_scripts or {}).get(c)]
+    return RubricPlan(requests=build_requests(dialogues, specs, tmpl, case_scripts), prompt_name=tmpl.name,
+                      prompt_sha256=tmpl.sha256, cases_with_script=have,
+                      cases_without_script=[c for c in cases if c not in have])
+
+
 def score_dialogues(
     dialogues: Sequence[Dialogue],
     client: ChatClient,
@@ -126,12 +180,11 @@ def score_dialogues(
     metrics: Sequence[str] | None = None,
     prompt: PromptTemplate | None = None,
     rater: str | None = None,
+    case_scripts: dict[str, str] | None = None,
 ) -> RubricRun:
     """Score every dialogue on every metric with the LLM judge behind ``client``."""
-    tax = taxonomy or Taxonomy()
-    specs = [tax.metric(m) for m in (metrics or tax.metric_names)]
-    tmpl = prompt or load_rubric_prompt()
-    reqs = build_requests(dialogues, specs, tmpl)
+    plan = plan_requests(dialogues, taxonomy, metrics, prompt, case_scripts)
+    reqs = plan.requests
     rater_name = rater or f"llm:{client.config.name}"
     rows: list[dict[str, Any]] = []
     bad: list[dict[str, Any]] = []
@@ -149,7 +202,7 @@ def score_dialogues(
                             "error": res.error})
     ratings = pd.DataFrame(rows, columns=[*RATING_COLUMNS, "reason"])
     return RubricRun(ratings=ratings, invalid=pd.DataFrame(bad, columns=["key", "metric", "invalid_reason", "error"]),
-                     n_requests=len(reqs), prompt_sha256=tmpl.sha256)
+                     n_requests=len(reqs), prompt_sha256=plan.prompt_sha256)
 
 
 def _unit_key(df: pd.DataFrame) -> pd.Series:
@@ -185,5 +238,5 @@ def judge_agreement(judge: pd.DataFrame, human: pd.DataFrame, taxonomy: Taxonomy
     return out.astype({"n_units": int}) if len(out) else out
 
 
-__all__ = ["RubricRun", "build_requests", "judge_agreement", "load_rubric_prompt", "make_score_parser",
-           "score_dialogues"]
+__all__ = ["RubricPlan", "RubricRun", "build_requests", "judge_agreement", "load_rubric_prompt", "make_score_parser",
+           "plan_requests", "score_dialogues"]

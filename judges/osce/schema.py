@@ -44,6 +44,11 @@ class MetricSpec(BaseModel):
     scale_max: int = 5
     description: str = ""
 
+    @property
+    def uses_case_script(self) -> bool:
+        """The rubric asks the judge to compare with the case script (then rubric scoring needs one)."""
+        return "case script" in self.description.lower()
+
     @model_validator(mode="after")
     def _scale(self) -> MetricSpec:
         if self.scale_max <= self.scale_min:
@@ -167,18 +172,38 @@ class Dialogue(BaseModel):
 class FitDiagnostics(BaseModel):
     """How a mixed model was obtained and what went wrong on the way (surfaced in the report)."""
 
-    method: str = Field(description="optimizer that produced the kept fit, or 'ols_cluster' fallback")
-    attempts: list[str] = Field(default_factory=list, description="'method: outcome' for every try")
-    converged: bool
+    method: str = Field(description="engine/optimizer that produced the kept fit, or 'ols_cluster' fallback")
+    attempts: list[str] = Field(default_factory=list, description="'optimizer: outcome' for every run")
+    converged: bool = Field(description="the kept optimum was reached by >= 2 optimizer runs (ours), or the "
+                                        "engine reported convergence without warnings (statsmodels, R)")
+    refit: bool = Field(default=False, description="the first attempt was not the one kept")
+    criterion: str | None = Field(default=None, description="'REML' or 'ML'")
+    loglik: float | None = Field(default=None, description="log-likelihood (REML or ML) at the kept optimum")
+    criterion_spread: float | None = Field(
+        default=None, description="largest -2 log-likelihood difference between the optimizer runs")
+    singular: bool = False
     boundary: list[str] = Field(default_factory=list, description="variance components at ~0")
     zeroed_fixed_effects: bool = Field(
         default=False, description="statsmodels #10239 signature seen on some attempt (all FE exactly 0)"
     )
+    dropped_columns: list[str] = Field(default_factory=list, description="aliased fixed-effect columns dropped")
     warnings: list[str] = Field(default_factory=list)
     variance_components: dict[str, float] = Field(default_factory=dict)
     residual_variance: float | None = None
     n_obs: int
     seconds: float
+    model_cpu_seconds: float | None = Field(default=None, description="CPU time of the model fit alone")
+
+
+class Coefficient(BaseModel):
+    """One fixed effect (R's name) with its t test."""
+
+    name: str
+    estimate: float
+    se: float
+    df: float | None = Field(default=None, description="Satterthwaite df; None = z-based")
+    t: float
+    p_value: float
 
 
 class Contrast(BaseModel):
@@ -188,24 +213,45 @@ class Contrast(BaseModel):
     responder: str
     stratifier: str | None = None
     stratum: str | None = None
-    estimate: float = Field(description="Likert points, responder minus reference")
+    estimate: float = Field(description="Likert points, responder minus reference (latent scale: ordinal model)")
     se: float
     ci_low: float
     ci_high: float
     p_value: float
-    df: float | None = Field(default=None, description="Satterthwaite df (R backend); None = z-based")
+    df: float | None = Field(default=None, description="Satterthwaite df; None = z-based")
     p_adjusted: float | None = None
     adjust_method: str | None = None
     significant: bool | None = None
     n_obs: int
 
 
-class ReliabilityRow(BaseModel):
+class MarginalMean(BaseModel):
+    """emmeans-style estimated marginal mean of one responder (within a stratum when stratified)."""
+
     metric: str
-    n_units: int
-    n_raters: int
+    responder: str
+    stratifier: str | None = None
+    stratum: str | None = None
+    estimate: float
+    se: float
+    df: float | None = None
+    ci_low: float
+    ci_high: float
+    n_obs: int
+
+
+class ReliabilityRow(BaseModel):
+    """ICC over complete units x raters and ordinal alpha over pairable units, each naming what it used."""
+
+    metric: str
+    n_units: int = Field(description="rated units in the data")
+    n_raters: int = Field(description="raters in the data")
+    icc_units: int = Field(default=0, description="complete units the ICC used")
+    icc_raters: int = Field(default=0, description="raters the ICC used")
+    icc_excluded_raters: list[str] = Field(default_factory=list, description="raters left out to keep units complete")
     icc2_1: float
     icc2_k: float
+    alpha_units: int = Field(default=0, description="units with >= 2 ratings (pairable) that alpha used")
     alpha_ordinal: float
 
 
@@ -214,6 +260,8 @@ class MetricFit(BaseModel):
     level: Level
     stratifier: str | None = None
     contrasts: list[Contrast]
+    coefficients: list[Coefficient] = Field(default_factory=list)
+    emms: list[MarginalMean] = Field(default_factory=list)
     diagnostics: FitDiagnostics
 
 
@@ -232,3 +280,8 @@ class AnalysisResult(BaseModel):
     reliability: list[ReliabilityRow]
     model_formula: str
     n_scores: int
+    backend: str = "lmm"
+    emms: list[MarginalMean] = Field(default_factory=list, description="main-model marginal means")
+    exclusions: list[str] = Field(default_factory=list, description="what was not analysed, and why")
+    ordinal: list[Contrast] = Field(default_factory=list, description="CLMM contrasts on the latent scale")
+    ordinal_model: str | None = None

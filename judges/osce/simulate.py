@@ -231,6 +231,17 @@ def simulate_study(config: SimulationConfig, rng: Rng) -> SimulatedStudy:
     )
 
 
+def make_unbalanced(ratings: pd.DataFrame, rng: Rng, missing: float = 0.05, rater: str | None = None,
+                    case: str | None = None) -> pd.DataFrame:
+    """The unbalanced design of real studies: one rater scores only one case (default: the last rater,
+    the first case) and a ``missing`` share of the remaining scores is dropped at random."""
+    rater = rater or sorted(ratings["rater"].unique())[-1]
+    case = case or sorted(ratings["case"].unique())[0]
+    kept = ratings[~((ratings["rater"] == rater) & (ratings["case"] != case))]
+    drop = rng.fork("missing").gen.random(len(kept)) < missing
+    return kept[~drop].reset_index(drop=True)
+
+
 def _dialogues(resp, case_of, utt_of, turn_of, cat_of, form_of) -> pd.DataFrame:  # noqa: ANN001
     rows = []
     for p in resp:

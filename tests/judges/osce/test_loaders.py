@@ -5,15 +5,21 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from judges.osce.columns import parse_mapping
 from judges.osce.loaders import (
     OsceInputError,
     load_dialogues,
     load_ratings,
+    read_ratings,
     read_table,
     validate_ratings,
     write_table,
 )
-from judges.osce.schema import MetricSpec, Taxonomy
+from judges.osce.schema import RATING_COLUMNS, MetricSpec, Taxonomy
+
+EXCEL_HEADERS = {"case": "Case", "encounter": "Encounter", "responder": "Responder", "utterance_id": "Utterance ID",
+                 "turn": "Turn", "history_category": "History Category", "linguistic_form": "Linguistic form",
+                 "rater": "Rater ID", "level": "Level", "metric": "Metric", "score": "Score"}
 
 
 @pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl"])
@@ -119,3 +125,112 @@ def test_unsupported_suffix_and_missing_file(tmp_path):
         write_table(pd.DataFrame({"a": [1]}), tmp_path / "x.xlsx")
     with pytest.raises(OsceInputError, match="file not found"):
         read_table(tmp_path / "absent.csv")
+    (tmp_path / "old.xls").write_bytes(b"\xd0\xcf")
+    with pytest.raises(OsceInputError, match=r"save it as \.xlsx"):
+        read_table(tmp_path / "old.xls")
+
+
+def _same(a: pd.DataFrame, b: pd.DataFrame) -> None:
+    cols = list(RATING_COLUMNS)
+    key = ["case", "encounter", "responder", "utterance_id", "rater", "metric"]
+    x = a[cols].astype("string").sort_values(key).reset_index(drop=True)
+    y = b[cols].astype("string").sort_values(key).reset_index(drop=True)
+    pd.testing.assert_frame_equal(x, y)
+
+
+def test_excel_csv_utf8_with_bom_and_spaced_headers_loads(small_study, tmp_path):
+    path = tmp_path / "export.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + small_study.ratings.rename(columns=EXCEL_HEADERS).to_csv(index=False).encode())
+    got = read_ratings(path)
+    assert got.read.encoding == "utf-8" and got.read.delimiter == ","
+    assert "Rater ID -> rater" in got.notes[0] and "Utterance ID -> utterance_id" in got.notes[0]
+    _same(got.table, validate_ratings(small_study.ratings))
+
+
+def test_korean_windows_excel_cp949_is_detected(small_study, tmp_path):
+    df = small_study.ratings.rename(columns=EXCEL_HEADERS).copy()
+    df["Rater ID"] = "평가자-" + df["Rater ID"]
+    df["Case"] = df["Case"].map({"case1": "흉통", "case2": "복통", "case3": "두통"})
+    path = tmp_path / "korean.csv"
+    path.write_bytes(df.to_csv(index=False, sep=";").encode("cp949"))
+    got = read_ratings(path)
+    assert (got.read.encoding, got.read.encoding_detected, got.read.delimiter) == ("cp949", True, ";")
+    assert set(got.table["case"]) == {"흉통", "복통", "두통"} and got.table["rater"].str.startswith("평가자-").all()
+    assert load_ratings(path, encoding="euc-kr").equals(got.table)
+    with pytest.raises(OsceInputError, match="not valid utf-8 at byte"):
+        load_ratings(path, encoding="utf-8")
+
+
+def test_an_unknown_code_page_asks_for_encoding(small_study, tmp_path):
+    df = small_study.ratings.copy()
+    df["rater"] = "Évaluatrice " + df["rater"]
+    path = tmp_path / "latin1.csv"
+    path.write_bytes(df.to_csv(index=False).encode("latin-1"))
+    with pytest.raises(OsceInputError, match=r"not UTF-8 \(byte 0xc9 at line 2\).*pass --encoding"):
+        load_ratings(path)
+    assert load_ratings(path, encoding="latin-1")["rater"].str.startswith("Évaluatrice").all()
+
+
+def test_xlsx_export_loads(small_study, tmp_path):
+    pytest.importorskip("openpyxl", reason="reading .xlsx needs openpyxl")
+    path = tmp_path / "ratings.xlsx"
+    with pd.ExcelWriter(path, engine="openpyxl") as xl:
+        pd.DataFrame({"note": ["cover sheet"]}).to_excel(xl, sheet_name="About", index=False)
+        small_study.ratings.rename(columns=EXCEL_HEADERS).to_excel(xl, sheet_name="Ratings", index=False)
+    got = read_ratings(path, sheet="Ratings")
+    assert got.read.format == "xlsx" and got.read.sheet == "Ratings"
+    _same(got.table, validate_ratings(small_study.ratings))
+    with pytest.raises(OsceInputError, match="missing column"):
+        load_ratings(path)  # the first sheet is the cover sheet
+    with pytest.raises(OsceInputError, match=r"no sheet 'Scores' \(sheets: About, Ratings\)"):
+        load_ratings(path, sheet="Scores")
+
+
+def _wide(ratings: pd.DataFrame) -> pd.DataFrame:
+    ids = ["case", "encounter", "responder", "utterance_id", "turn", "history_category", "linguistic_form", "rater"]
+    sent = ratings[ratings["level"] == "sentence"].pivot(index=ids, columns="metric", values="score").reset_index()
+    enc = ratings[ratings["level"] == "encounter"].pivot(index=ids[:3] + ["rater"], columns="metric",
+                                                         values="score").reset_index()
+    wide = pd.concat([sent, enc], ignore_index=True)
+    return wide.rename(columns={"correctness": "Correctness", "overall": "Overall", **EXCEL_HEADERS})
+
+
+def test_wide_layout_one_column_per_metric(small_study, tmp_path):
+    wide = _wide(small_study.ratings)
+    path = write_table(wide, tmp_path / "wide.csv")
+    got = read_ratings(path)
+    assert any(n.startswith("wide layout: metric columns correctness, relevance, naturalness") for n in got.notes)
+    _same(got.table, validate_ratings(small_study.ratings))
+    # an error in a wide cell names the file row and the metric column
+    bad = wide.copy()
+    bad.loc[2, "Correctness"] = 7
+    with pytest.raises(OsceInputError, match=r"score outside the scale in row 3 \(1\): row 3: correctness=7"):
+        load_ratings(write_table(bad, tmp_path / "bad_wide.csv"))
+
+
+def test_wide_layout_with_encounter_scores_repeated_on_utterance_rows(small_study, tmp_path):
+    r = small_study.ratings
+    sent = _wide(r[r["level"] == "sentence"])
+    enc = r[r["metric"] == "overall"][["encounter", "rater", "score"]].rename(columns={"rater": "Rater ID",
+                                                                                      "score": "Overall"})
+    merged = sent.merge(enc, left_on=["Encounter", "Rater ID"], right_on=["encounter", "Rater ID"]).drop(
+        columns=["encounter"])
+    got = read_ratings(write_table(merged, tmp_path / "repeated.csv"))
+    assert "counted once per dialogue" in " ".join(got.notes)
+    assert (got.table["metric"] == "overall").sum() == (r["metric"] == "overall").sum()
+
+
+def test_explicit_column_mapping_and_clashes(small_study, tmp_path):
+    df = small_study.ratings.rename(columns={"score": "Score (1-5)", "rater": "Bewerter"})
+    path = write_table(df, tmp_path / "mapped.csv")
+    with pytest.raises(OsceInputError, match="missing column"):
+        load_ratings(path)
+    table = load_ratings(path, columns=parse_mapping("Score (1-5)=score, bewerter=rater"))
+    assert len(table) == len(df)
+    with pytest.raises(OsceInputError, match="unknown target 'grade'"):
+        load_ratings(path, columns={"Score (1-5)": "grade"})
+    with pytest.raises(OsceInputError, match="no column 'Note'"):
+        load_ratings(path, columns={"Note": "score"})
+    clash = small_study.ratings.assign(rater_id=small_study.ratings["rater"])
+    with pytest.raises(OsceInputError, match="columns 'rater' and 'rater_id' both map to 'rater'"):
+        load_ratings(write_table(clash, tmp_path / "clash.csv"))

@@ -1,4 +1,5 @@
-"""Mixed models: planted-effect recovery, the refit chain on real failures, contrasts and multiplicity."""
+"""Analysis level: planted-effect recovery, contrasts and EMMs, the statsmodels cross-check backend, multiplicity,
+reliability and the missing-design exclusions."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from judges.osce.analysis import AnalysisOptions, analyze, coverage, metric_fram
 from judges.osce.contrasts import adjust
 from judges.osce.mixed import fit_crossed, fixed_effects_zeroed
 from judges.osce.schema import Contrast
-from judges.osce.simulate import SimulationConfig, simulate_study
+from judges.osce.simulate import SimulationConfig, make_unbalanced, simulate_study
 
 VC = {"rater": "0+C(rater)", "item": "0+C(item)"}
 MAIN_ONLY = AnalysisOptions(stratifiers=(), reliability=False)
@@ -42,6 +43,13 @@ def test_balanced_contrast_equals_difference_of_means(small_study):
         assert c.estimate == pytest.approx(means[c.responder] - means["human"], abs=1e-6)
         assert c.ci_low < c.estimate < c.ci_high
         assert c.adjust_method == "holm" and c.p_adjusted >= c.p_value
+        assert c.df is not None and 0 < c.df < len(frame)  # Satterthwaite, t-based
+    # balanced: the EMM of a responder is its mean score; every fixed effect has a t test
+    for e in res.emms:
+        assert e.estimate == pytest.approx(means[e.responder], abs=1e-6) and e.df > 0
+    coefs = res.fits[0].coefficients
+    assert [c.name for c in coefs] == ["(Intercept)", "respllm_a", "respllm_b", "respllm_c", "respllm_d"]
+    assert all(c.df is not None and np.isfinite(c.p_value) for c in coefs)
 
 
 def test_stratified_contrasts_equal_within_stratum_differences(small_study):
@@ -54,17 +62,36 @@ def test_stratified_contrasts_equal_within_stratum_differences(small_study):
         expect = cell[(c.stratum, c.responder)] - cell[(c.stratum, "human")]
         assert c.estimate == pytest.approx(expect, abs=1e-6)
         assert c.adjust_method == "bh"
-        assert c.n_obs > 0
+        assert c.n_obs > 0 and c.df is not None
+    emm = {(e.responder, e.stratum): e.estimate for e in res.fits[1].emms}
+    for (form, resp), v in cell.items():
+        assert emm[(resp, form)] == pytest.approx(v, abs=1e-6)
 
 
-def test_real_lbfgs_nonconvergence_is_refit_and_recorded():
+def test_real_lbfgs_nonconvergence_is_recorded_and_best_kept():
     """Seed 1 of the study design: statsmodels' lbfgs stops with converged=False on 'consistency'."""
     s = simulate_study(SimulationConfig(metrics=("consistency",)), Rng(1))
     fit = fit_crossed(metric_frame(s.ratings, "consistency", "human"), "score ~ C(resp)", VC)
     d = fit.diagnostics
-    assert d.attempts[0].startswith("lbfgs: ") and d.attempts[0] != "lbfgs: ok"
-    assert d.method != "lbfgs" and d.converged
+    assert d.attempts[0].startswith("lbfgs: ") and not d.attempts[0].startswith("lbfgs: ok")
+    assert d.method != "lbfgs" and d.converged and d.refit
+    assert len(d.attempts) == 4 and d.loglik is not None
     assert np.all(np.isfinite(fit.fe_params)) and not fixed_effects_zeroed(fit.fe_params)
+
+
+def test_statsmodels_false_convergence_is_flagged_against_our_optimum():
+    """Seed 0 of the study ('osce-sim' stream), 'engagement': lbfgs reports converged at a REML log-lik
+    below the optimum (-319.604 vs -319.120); with only lbfgs the backend says so instead of 'yes'."""
+    s = simulate_study(SimulationConfig(metrics=("engagement",)), Rng(0).fork("osce-sim"))
+    only_lbfgs = AnalysisOptions(stratifiers=(), reliability=False, backend="statsmodels", methods=("lbfgs",))
+    res = analyze(s.ratings, options=only_lbfgs)
+    d = res.fits[0].diagnostics
+    assert d.method == "lbfgs" and not d.converged
+    assert any("below the optimum" in w for w in d.warnings)
+    ours = analyze(s.ratings, options=MAIN_ONLY).fits[0].diagnostics
+    assert ours.converged and ours.loglik - d.loglik > 0.4
+    best = analyze(s.ratings, options=only_lbfgs.model_copy(update={"methods": ("lbfgs", "bfgs", "powell", "nm")}))
+    assert best.fits[0].diagnostics.loglik == pytest.approx(ours.loglik, abs=1e-3)
 
 
 def test_zeroed_fixed_effects_10239_are_detected_and_refit(small_study, monkeypatch):
@@ -84,7 +111,7 @@ def test_zeroed_fixed_effects_10239_are_detected_and_refit(small_study, monkeypa
     assert out.diagnostics.zeroed_fixed_effects
     assert out.diagnostics.attempts[0] == "lbfgs: all fixed effects exactly 0 (statsmodels #10239)"
     assert out.diagnostics.method in ("bfgs", "powell", "nm")
-    assert out.diagnostics.attempts[-1] == f"{out.diagnostics.method}: ok"
+    assert f"{out.diagnostics.method}: ok, log-lik" in " ".join(out.diagnostics.attempts)
     assert not fixed_effects_zeroed(out.fe_params)
 
 
@@ -99,12 +126,15 @@ def test_every_optimizer_failing_falls_back_to_cluster_robust_ols(small_study):
     assert np.all(np.isfinite(np.sqrt(np.diag(ols.cov_fe))))
 
 
-def test_boundary_variance_is_reported_not_hidden():
-    cfg = SimulationConfig(utterances_per_case=(6, 6, 6), n_raters=6, metrics=("correctness",), rater_sd=0.0)
-    s = simulate_study(cfg, Rng(5))
-    fit = fit_crossed(metric_frame(s.ratings, "correctness", "human"), "score ~ C(resp)", VC)
-    assert fit.diagnostics.variance_components["rater"] < 0.01
-    assert np.all(np.isfinite(fit.fe_params))
+def test_statsmodels_backend_agrees_with_ours(small_study):
+    kw = dict(stratifiers=("linguistic_form",), reliability=False)
+    ours = analyze(small_study.ratings, options=AnalysisOptions(**kw), metrics=["correctness", "overall"])
+    sm = analyze(small_study.ratings, options=AnalysisOptions(backend="statsmodels", **kw), metrics=["correctness", "overall"])
+    for a, b in zip(ours.main + ours.strata, sm.main + sm.strata, strict=True):
+        assert (a.metric, a.responder, a.stratum) == (b.metric, b.responder, b.stratum)
+        assert a.estimate == pytest.approx(b.estimate, abs=1e-4)
+        assert a.se == pytest.approx(b.se, rel=2e-3)
+        assert b.df is None and a.df is not None
 
 
 def test_holm_and_bh_adjustment():
@@ -126,11 +156,45 @@ def test_reliability_rows(small_study):
     assert rows["correctness"].n_units == 17 * 5 and rows["correctness"].n_raters == 5
     assert rows["overall"].n_units == 3 * 5
     for r in rows.values():
+        assert r.icc_units == r.n_units and r.icc_raters == r.n_raters and not r.icc_excluded_raters
+        assert r.alpha_units == r.n_units
         assert 0 < r.icc2_1 < r.icc2_k < 1
         assert -0.2 < r.alpha_ordinal < 1
 
 
-def test_unused_helper_frame_shape(small_study):
+def test_rater_with_one_case_is_left_out_of_the_icc_and_said_so():
+    s = simulate_study(SimulationConfig(metrics=("correctness", "overall")), Rng(4))
+    ratings = make_unbalanced(s.ratings, Rng(4).fork("unbalanced"), missing=0.0)
+    res = analyze(ratings, options=AnalysisOptions(stratifiers=()))
+    rows = {r.metric: r for r in res.reliability}
+    enc = rows["overall"]
+    assert enc.n_units == 15 and enc.n_raters == 17
+    assert enc.icc_excluded_raters == ["r17"] and enc.icc_units == 15 and enc.icc_raters == 16
+    assert rows["correctness"].icc_units == 440 and rows["correctness"].icc_excluded_raters == ["r17"]
+    assert enc.alpha_units == 15
+
+
+def test_missing_design_is_excluded_and_stated_never_a_number(small_study):
+    r = small_study.ratings
+    no_ref = r[~((r["metric"] == "overall") & (r["responder"] == "human"))]
+    no_llm_b_in_open = no_ref[~((no_ref["metric"] == "relevance") & (no_ref["responder"] == "llm_b")
+                                & (no_ref["linguistic_form"] == "open"))]
+    no_llm_c = no_llm_b_in_open[~((no_llm_b_in_open["metric"] == "correctness")
+                                  & (no_llm_b_in_open["responder"] == "llm_c"))]
+    res = analyze(no_llm_c, options=AnalysisOptions(stratifiers=("linguistic_form",), reliability=False),
+                  metrics=["correctness", "relevance", "overall"])
+    text = " | ".join(res.exclusions)
+    assert "metric overall excluded: no ratings of the reference responder 'human'" in text
+    assert "metric correctness: no ratings of llm_c: no contrast for them" in text
+    assert "relevance x linguistic_form=open: llm_b vs human not estimable (0 vs" in text
+    assert "overall" not in res.metrics and all(c.metric != "overall" for c in res.main)
+    assert not any(c.metric == "relevance" and c.responder == "llm_b" and c.stratum == "open" for c in res.strata)
+    assert all(np.isfinite(c.estimate) and np.isfinite(c.ci_high) and abs(c.ci_high) < 10 for c in res.main + res.strata)
+    strat_fit = [f for f in res.fits if f.metric == "relevance" and f.stratifier][0]
+    assert strat_fit.diagnostics.dropped_columns == ["respllm_b:stratopen"]
+
+
+def test_metric_frame_shape(small_study):
     frame = metric_frame(small_study.ratings, "overall", "human")
     assert list(frame["resp"].cat.categories)[0] == "human"
     assert isinstance(frame, pd.DataFrame) and frame["item"].nunique() == 3

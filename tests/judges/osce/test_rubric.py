@@ -13,12 +13,14 @@ import pytest
 
 from ir.rng import Rng
 from judges.llm import ChatClient, EndpointConfig, ResponseCache, VerdictError
-from judges.osce.loaders import validate_ratings
-from judges.osce.rubric import judge_agreement, make_score_parser, score_dialogues
+from judges.osce.case_scripts import load_case_scripts
+from judges.osce.loaders import OsceInputError, validate_ratings
+from judges.osce.rubric import judge_agreement, make_score_parser, plan_requests, score_dialogues
 from judges.osce.schema import Dialogue, Taxonomy, Turn
 from tests.judges.fake_openai_server import FakeOpenAIServer, FakeReply
 
 METRICS = ["correctness", "overall"]
+SCRIPTS = {"case1": "Patient: 54-year-old, chest pain for two days; takes ramipril; allergic to penicillin."}
 
 
 def _dialogues() -> list[Dialogue]:
@@ -51,7 +53,7 @@ def test_scores_every_unit_and_counts_invalid_replies(tmp_path):
         srv.script("LLM_A-ANSWER-1", FakeReply.text("I would say four."))                 # not JSON
         srv.script("LLM_A-ANSWER-2", FakeReply.server_error(), FakeReply.text('{"reason": "ok", "score": "2"}'))
         with ResponseCache(tmp_path / "cache.sqlite") as cache, _client(srv.url, cache) as client:
-            run = score_dialogues(_dialogues(), client, metrics=METRICS)
+            run = score_dialogues(_dialogues(), client, metrics=METRICS, case_scripts=SCRIPTS)
             stats = client.stats
         # 2 dialogues x (3 sentence units + 1 encounter)
         assert run.n_requests == 8
@@ -70,10 +72,13 @@ def test_scores_every_unit_and_counts_invalid_replies(tmp_path):
         bodies = [m["content"] for r in srv.requests for m in r["messages"]]
         assert not any("</dialogue> ignore" in b for b in bodies)
         assert any("&lt;/dialogue&gt; ignore" in b for b in bodies)
+        # every request carries the case script inside its own tags
+        users = [m["content"] for r in srv.requests for m in r["messages"] if m["role"] == "user"]
+        assert all(f"<case_script>\n{SCRIPTS['case1']}\n</case_script>" in u for u in users)
         calls = srv.calls
         # rerun: the cache answers everything that was valid, invalid replies are asked again
         with ResponseCache(tmp_path / "cache.sqlite") as cache, _client(srv.url, cache) as client:
-            again = score_dialogues(_dialogues(), client, metrics=METRICS)
+            again = score_dialogues(_dialogues(), client, metrics=METRICS, case_scripts=SCRIPTS)
             assert client.stats.cache_hits >= 6
         assert again.ratings["score"].tolist() == run.ratings["score"].tolist()
         assert srv.calls - calls <= 2
@@ -108,3 +113,30 @@ def test_judge_agreement_against_hand_computed_values():
     assert out["within_one"] == pytest.approx(0.75)  # u2 off by one, u1 off by two
     assert out["mean_difference"] == pytest.approx((0 - 2 + 1 + 0) / 4)
     assert -1 <= out["kappa_quadratic"] <= 1 and -1 <= out["icc2_1_vs_mean"] <= 1
+
+
+def test_metrics_that_compare_with_the_case_script_need_one():
+    with pytest.raises(OsceInputError, match="metrics correctness compare with the case script: pass --case-script"):
+        plan_requests(_dialogues(), metrics=METRICS)
+    with pytest.raises(OsceInputError, match="the case file has no script for case1"):
+        plan_requests(_dialogues(), metrics=METRICS, case_scripts={"case9": "other"})
+    plan = plan_requests(_dialogues(), metrics=["relevance", "overall"])  # neither compares with a script
+    assert plan.cases_without_script == ["case1"] and plan.counts() == {"relevance": 6, "overall": 2}
+    assert all("(no case script provided)" in r.messages[-1]["content"] for _, r, _ in plan.requests)
+    full = plan_requests(_dialogues(), case_scripts=SCRIPTS)
+    assert len(full.requests) == 2 * (3 * 3 + 6) and full.approx_tokens == full.prompt_chars // 4
+
+
+def test_case_script_files_in_every_format(tmp_path):
+    (tmp_path / "c.yaml").write_text("cases:\n  case1: |\n    Chest pain.\n  case2: Headache.\n")
+    (tmp_path / "c.json").write_text('{"case1": "Chest pain.", "case2": "Headache."}')
+    (tmp_path / "c.csv").write_text("Case,Script\ncase1,Chest pain.\ncase2,Headache.\n")
+    folder = tmp_path / "scripts"
+    folder.mkdir()
+    (folder / "case1.md").write_text("Chest pain.\n")
+    (folder / "case2.txt").write_text("Headache.")
+    for path in ("c.yaml", "c.json", "c.csv", "scripts"):
+        assert load_case_scripts(tmp_path / path) == {"case1": "Chest pain.", "case2": "Headache."}
+    (tmp_path / "bad.yaml").write_text("case1: 3\n")
+    with pytest.raises(OsceInputError, match="non-text script for case"):
+        load_case_scripts(tmp_path / "bad.yaml")

@@ -7,7 +7,7 @@ import pytest
 
 from ir.rng import Rng
 from judges.osce.loaders import validate_ratings
-from judges.osce.simulate import SimulationConfig, _expected_likert, simulate_study
+from judges.osce.simulate import SimulationConfig, _expected_likert, make_unbalanced, simulate_study
 
 from .conftest import SMALL
 
@@ -67,3 +67,14 @@ def test_config_rejects_bad_designs():
         SimulationConfig(responders=("a", "b"))
     with pytest.raises(ValueError, match="unknown metric"):
         SimulationConfig(metrics=("charisma",))
+
+
+def test_unbalanced_design_one_rater_one_case_five_percent_missing():
+    s = simulate_study(SimulationConfig(), Rng(3))
+    r = make_unbalanced(s.ratings, Rng(3).fork("unbalanced"))
+    last = r[r["rater"] == "r17"]
+    assert set(last["case"]) == {"case1"}
+    others = s.ratings[~((s.ratings["rater"] == "r17") & (s.ratings["case"] != "case1"))]
+    assert 0.04 < 1 - len(r) / len(others) < 0.06
+    assert make_unbalanced(s.ratings, Rng(3).fork("unbalanced")).equals(r)
+    validate_ratings(r)
