@@ -9,6 +9,13 @@ Side by side in one process on the same documents:
 Ratios are printed against the baseline at the same dpi and against render-only.
 
     .venv/bin/python benchmarks/bench_render.py [--docs 6] [--repeat 3] [--source planner|fixture]
+
+With ``--layout``, instead: layout quality (``renderers.layout_checks``) of planned documents, layouts
+chosen as the corpus does (CLIP retrieval; ``--chooser seeded`` for the seeded pick): overlaps, clipped
+text, mid-token wraps and half-empty pages, per profile, with the text-layer check and the check's cost.
+
+    .venv/bin/python benchmarks/bench_render.py --layout [--demo-docs 20 --demo-seed 7]
+        [--reference-docs 10 --reference-seed 11] [--chooser clip|seeded]
 """
 
 from __future__ import annotations
@@ -75,12 +82,64 @@ def timed(fn, repeat: int) -> float:
     return statistics.median(runs)
 
 
+def layout_quality(args) -> int:
+    """Counts of each layout problem kind on planned documents of the demo and reference profiles."""
+    from ir.planner import plan_document
+    from ir.spec import demo_spec, reference_spec
+    from renderers import verify_text_layer
+    from renderers.layout_checks import LAYOUT_PROBLEM_KINDS, check_layout, count_by_kind
+
+    if args.chooser == "clip":
+        from renderers.retrieval import default_layout_chooser
+
+        choose = default_layout_chooser()
+    else:
+        choose = with_layouts
+    print(f"{'profile':10s} {'seed':>5s} {'docs':>5s} {'pages':>6s} " + " ".join(f"{k:>14s}" for k in
+          LAYOUT_PROBLEM_KINDS) + f" {'half-empty %':>12s} {'text layer':>11s} {'check ms/page':>13s}")
+    for name, spec_fn, n, seed in (("demo", demo_spec, args.demo_docs, args.demo_seed),
+                                   ("reference", reference_spec, args.reference_docs, args.reference_seed)):
+        if n <= 0:
+            continue
+        spec = spec_fn(seed=seed, n_docs=n)
+        totals = dict.fromkeys(LAYOUT_PROBLEM_KINDS, 0)
+        pages = bad_spans = spans = 0
+        t_check = 0.0
+        for i in range(n):
+            doc = choose(plan_document(spec, i))
+            res = render_document(doc)
+            t = time.process_time()
+            problems = check_layout(res.pdf, res.render_map, doc)
+            t_check += time.process_time() - t
+            for k, v in count_by_kind(problems).items():
+                totals[k] += v
+            if args.verbose:
+                for p in problems:
+                    print(f"  {doc.doc_id} {p}")
+            pages += len(res.render_map.pages)
+            spans += len(res.render_map.spans)
+            bad_spans += len(verify_text_layer(res.pdf, res.render_map))
+        print(f"{name:10s} {seed:5d} {n:5d} {pages:6d} " + " ".join(f"{totals[k]:14d}" for k in LAYOUT_PROBLEM_KINDS)
+              + f" {100 * totals['half_empty'] / max(pages, 1):12.1f} {spans - bad_spans:5d}/{spans:<5d}"
+              f" {1000 * t_check / max(pages, 1):13.1f}")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--docs", type=int, default=6)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--source", choices=["planner", "fixture"], default="planner")
+    ap.add_argument("--layout", action="store_true", help="measure layout quality instead of speed")
+    ap.add_argument("--demo-docs", type=int, default=20)
+    ap.add_argument("--demo-seed", type=int, default=7)
+    ap.add_argument("--reference-docs", type=int, default=10)
+    ap.add_argument("--reference-seed", type=int, default=11)
+    ap.add_argument("--chooser", choices=["clip", "seeded"], default="clip")
+    ap.add_argument("--verbose", action="store_true", help="with --layout: list every problem")
     args = ap.parse_args()
+    if args.layout:
+        return layout_quality(args)
     try:
         docs = load_docs(args.source, args.docs)
     except ImportError:

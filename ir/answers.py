@@ -10,6 +10,7 @@ import datetime as dt
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from .qa_models import BooleanAnswer, DateAnswer, NumberAnswer, StringAnswer, TypedAnswer
+from .semantics import PERCENTAGE_POINTS, unit_for_count
 from .values import (
     SCALE_FACTOR,
     BooleanValue,
@@ -71,14 +72,26 @@ def answer_for_value(value) -> TypedAnswer:
 
 
 def _grouped(d: Decimal, places: int | None = None) -> str:
+    """Thousands-grouped text of a number, with all its decimals unless ``places`` is given (the canonical
+    form never rounds: an exchange rate of 0.8123 reads 0.8123)."""
     if places is None:
-        places = 0 if d == d.to_integral_value() else min(2, max(0, -d.normalize().as_tuple().exponent))
+        places = 0 if d == d.to_integral_value() else max(0, -d.normalize().as_tuple().exponent)
     q = Decimal(1).scaleb(-places) if places else Decimal(1)
     return f"{d.quantize(q, rounding=ROUND_HALF_EVEN):,.{places}f}"
 
 
+def agreeing_unit(unit: str, d: Decimal) -> str:
+    """A word unit agreeing in number with its value ("1 incident", "1 day", "2 incidents"); symbols
+    ("%", "kWh", "ms") stay as they are."""
+    if len(unit) < 3 or not unit.replace(" ", "").isalpha() or unit.isupper():
+        return unit
+    return unit_for_count(unit, float(d))
+
+
 def number_forms(d: Decimal, unit: str = "", currency: str = "") -> list[str]:
-    """Accepted surface forms of a number: grouped, plain, compact (``4.2M``), with unit/currency."""
+    """Accepted surface forms of a number: grouped, plain, compact (``4.2M``), with unit/currency; a word
+    unit agrees in number ("1 day"), a difference of percentages reads "3.2 percentage points"."""
+    unit = agreeing_unit(unit, d)
     forms = [_grouped(d), dec_str(d)]
     if abs(d) >= 1000 and d == d.to_integral_value():
         forms.append(_grouped(d, 2))
@@ -94,6 +107,8 @@ def number_forms(d: Decimal, unit: str = "", currency: str = "") -> list[str]:
             out += [f"{f} {currency}", f"{currency} {f}"] + ([f"{sym}{f}"] if sym else [])
         elif unit == "%":
             out += [f"{f}%", f"{f} percent"]
+        elif unit in (PERCENTAGE_POINTS, "percentage point"):
+            out += [f"{f} {unit}", f"{f} pp", f"{f} points", f]
         elif unit:
             out += [f"{f} {unit}", f]
         else:

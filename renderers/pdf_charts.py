@@ -17,9 +17,10 @@ from reportlab.pdfbase.pdfmetrics import getAscentDescent, stringWidth
 
 from ir.blocks import FigureBlock, Span, TableBlock
 
-from .pdf_blocks import TableFlow
+from .pdf_blocks import MIN_TEXT_SIZE, TableFlow
 from .pdf_ctx import DrawCtx
 from .pdf_flow import Flow, Piece
+from .pdf_text import wrap_text
 from .pdf_theme import Theme
 
 
@@ -50,18 +51,29 @@ def _fmt_tick(v: float) -> str:
     return f"{v:,.10g}" if a >= 1 or v == 0 else f"{v:.3g}"
 
 
+SLANT = 35.0
+"""Degrees of slanted category labels."""
+
+
 def _overlaps(a: tuple[float, float, float, float], b: tuple[float, float, float, float]) -> bool:
     return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 class FigureFlow(Flow):
     element = "figure"
-    min_width = 150.0
 
     def __init__(self, block: FigureBlock, theme: Theme) -> None:
         self.block_id = block.id
         self.b = block
         self.t = theme
+        self._min_width: float | None = None
+
+    @property
+    def min_width(self) -> float:
+        """A chart needs 150 pt, and room for its data table (when it has to carry one) unbroken."""
+        if self._min_width is None:
+            self._min_width = max(150.0, self._table_flow().min_width)
+        return self._min_width
 
     def _data_table(self) -> TableBlock:
         b = self.b
@@ -73,10 +85,13 @@ class FigureFlow(Flow):
 
     def take(self, width, avail, fresh):
         t, b = self.t, self.b
-        title_size = t.size * 1.0
-        title_h = title_size * 1.7 if b.title else 0.0
-        cap_h = t.size * 0.85 * 1.8 if b.caption else 0.0
-        legend_h = t.size * 1.6 if (len(b.series) > 1 and b.chart != "pie") else 0.0
+        title_size, title_lines = wrap_text(b.title, t.head, t.size * 1.0, width, MIN_TEXT_SIZE) if b.title else (0, [])
+        title_h = t.size * 1.7 + (len(title_lines) - 1) * title_size * 1.25 if b.title else 0.0
+        cap_size, cap_lines = wrap_text(b.caption, t.italic, t.size * 0.85, width, MIN_TEXT_SIZE) if b.caption \
+            else (0, [])
+        cap_h = t.size * 0.85 * 1.8 + (len(cap_lines) - 1) * cap_size * 1.25 if b.caption else 0.0
+        legend = self._legend_rows(width) if (len(b.series) > 1 and b.chart != "pie") else []
+        legend_h = t.size * 1.6 * len(legend)
         want = min(width * 0.42, 170.0) if b.chart == "pie" else min(width * 0.56, 250.0)
         plot_h = want
         plan = self._plan(width, plot_h)
@@ -94,42 +109,56 @@ class FigureFlow(Flow):
 
         def draw(ctx: DrawCtx, x: float, y: float, w: float) -> None:
             yy = y
-            if b.title:
-                ctx.text(b.title, x, yy + title_size * 1.15, t.head, title_size, t.text)
-                yy += title_h
-            if legend_h:
-                self._legend(ctx, x, yy, width)
+            for i, line in enumerate(title_lines):
+                ctx.text(line, x, yy + title_size * 1.15 + i * title_size * 1.25, t.head, title_size, t.text)
+            yy += title_h
+            if legend:
+                self._legend(ctx, x, yy, legend)
                 yy += legend_h
             self._draw_plot(ctx, x, yy, width, plot_h, plan)
             yy += plot_h + 4
             if table:
                 table.draw(ctx, x, yy, width)
                 yy += table.height + 6
-            if b.caption:
-                ctx.text(b.caption, x, yy + t.size * 0.85 * 1.2, t.italic, t.size * 0.85, t.muted)
+            for i, line in enumerate(cap_lines):
+                ctx.text(line, x, yy + cap_size * 1.2 + i * cap_size * 1.25, t.italic, cap_size, t.muted)
 
         return Piece(height, draw), None
 
+    def _table_flow(self) -> TableFlow:
+        return TableFlow(self._data_table(), self.t, size=round(self.t.size * 0.82, 1), style="grid")
+
     def _table_piece(self, width: float) -> Piece:
-        flow = TableFlow(self._data_table(), self.t, size=round(self.t.size * 0.82, 1), style="grid")
-        piece, _ = flow.take(width, 10_000, True)
+        piece, _ = self._table_flow().take(width, 10_000, True)
         assert piece is not None
         return piece
 
-    def _legend(self, ctx: DrawCtx, x: float, y: float, width: float) -> None:
+    def _legend_rows(self, width: float) -> list[list[tuple[int, float, str, float]]]:
+        """Legend entries in rows that fit ``width``: (series index, x offset, name, size) each."""
+        t = self.t
+        rows: list[list[tuple[int, float, str, float]]] = [[]]
+        xx = 0.0
+        for i, s in enumerate(self.b.series):
+            size = min(t.size * 0.82, max(MIN_TEXT_SIZE, (width - 11) / max(stringWidth(s.name, t.body, 1.0), 1e-6)))
+            w = 11 + stringWidth(s.name, t.body, size)
+            if rows[-1] and xx + w > width:
+                rows.append([])
+                xx = 0.0
+            rows[-1].append((i, xx, s.name, size))
+            xx += w + 12
+        return rows
+
+    def _legend(self, ctx: DrawCtx, x: float, y: float, rows) -> None:
         t = self.t
         cols = t.series_colours()
-        xx = x
-        size = t.size * 0.82
-        for i, s in enumerate(self.b.series):
-            ctx.rect(xx, y + 2, xx + 8, y + 10, fill=cols[i % len(cols)])
-            _, x1 = ctx.text(s.name, xx + 11, y + 9, t.body, size, t.text)
-            xx = x1 + 12
-            if xx > x + width - 40:
-                break
+        for r, row in enumerate(rows):
+            yy = y + r * t.size * 1.6
+            for i, dx, name, size in row:
+                ctx.rect(x + dx, yy + 2, x + dx + 8, yy + 10, fill=cols[i % len(cols)])
+                ctx.text(name, x + dx + 11, yy + 9, t.body, size, t.text)
 
     # -- planning: where each value label goes (None => data-table mode) --------------------------------
-    def _plan(self, width: float, plot_h: float):
+    def _plan(self, width: float, plot_h: float, cats_optional: bool = False):
         b = self.b
         if any(len(s.points) != len(b.categories) for s in b.series):
             return None  # points do not match the categories one to one: show the values as a table
@@ -147,11 +176,10 @@ class FigureFlow(Flow):
         tick_w = max(stringWidth(_fmt_tick(v), t.body, size) for v in ticks)
         left = tick_w + 8 + (size * 1.6 if b.unit_label else 0)
         n = len(b.categories)
-        cat_size = size
-        cat_w = max(stringWidth(c, t.body, cat_size) for c in b.categories)
         pw = width - left - 6
-        rotate_cats = cat_w > pw / n - 4
-        bottom = (min(cat_w, 90) * 0.6 + 12) if rotate_cats else size * 2.2
+        cats, bottom = self._category_mode(left, pw / n, size, plot_h)
+        if cats == "none" and not cats_optional:
+            return None  # the categories cannot be labelled under the plot: the data table names them
         ph = plot_h - bottom - 6
         if ph < 50:
             return None
@@ -212,7 +240,26 @@ class FigureFlow(Flow):
                     if not placed:
                         return None
         return {"size": size, "ticks": ticks, "left": left, "ph": ph, "group": group, "labels": labels,
-                "rotate_cats": rotate_cats, "ymap": ymap, "pw": pw}
+                "cats": cats, "ymap": ymap, "pw": pw}
+
+    def _category_mode(self, left: float, group: float, size: float, plot_h: float) -> tuple[str, float]:
+        """How category labels go under the plot without touching each other or leaving the chart:
+        ``flat`` (centred), ``slant`` (35 degrees), ``vertical`` or ``none``; and the height they need."""
+        t = self.t
+        asc, desc = getAscentDescent(t.body, size)
+        th = asc - desc
+        widths = [stringWidth(c, t.body, size) for c in self.b.categories]
+        widest = max(widths)
+        if widest <= group - 4:
+            return "flat", size * 2.2
+        sa, ca = math.sin(math.radians(SLANT)), math.cos(math.radians(SLANT))
+        slant_bottom = widest * sa + th * ca + 12
+        inside = all(left + (i + 0.5) * group + 3 - w * ca - th * sa >= 0 for i, w in enumerate(widths))
+        if group * sa >= th * 1.15 and inside and slant_bottom <= plot_h * 0.42:
+            return "slant", slant_bottom
+        if group >= th * 1.2 and widest + 12 <= plot_h * 0.42:
+            return "vertical", widest + 12
+        return "none", size * 0.8
 
     def _plan_pie(self, width: float, plot_h: float):
         t = self.t
@@ -274,15 +321,19 @@ class FigureFlow(Flow):
         m = len(b.series)
         for ci, cat in enumerate(b.categories):
             cx = left + ci * group + group / 2
-            if plan["rotate_cats"]:
+            if plan["cats"] in ("slant", "vertical"):
                 from reportlab.graphics.shapes import Group
 
                 g = Group(String(0, 0, cat, fontName=t.body, fontSize=size, fillColor=HexColor(t.text),
                                  textAnchor="end"))
-                a = math.radians(35)
-                g.transform = (math.cos(a), math.sin(a), -math.sin(a), math.cos(a), cx + 3, dy(6 + ph) - 6)
+                if plan["cats"] == "slant":
+                    a = math.radians(SLANT)
+                    g.transform = (math.cos(a), math.sin(a), -math.sin(a), math.cos(a), cx + 3, dy(6 + ph) - 6)
+                else:  # reading upwards, ending just under the axis, centred on the category
+                    asc, desc = getAscentDescent(t.body, size)
+                    g.transform = (0, 1, -1, 0, cx + (asc + desc) / 2, dy(6 + ph) - 5)
                 d.add(g)
-            else:
+            elif plan["cats"] == "flat":
                 d.add(String(cx, dy(6 + ph) - size * 1.4, cat, fontName=t.body, fontSize=size,
                              fillColor=HexColor(t.text), textAnchor="middle"))
         if b.chart == "bar":
@@ -323,18 +374,20 @@ class FigureFlow(Flow):
         stub = [s.model_copy(update={"points": [Span(text=".")] * len(s.points)}) for s in saved]
         self.b = b.model_copy(update={"series": stub})
         try:
-            plan = self._plan(width, plot_h)
+            plan = self._plan(width, plot_h, cats_optional=True)
         finally:
             self.b = b
         if plan is None:  # even dots collide: fall back to minimal geometry
             t = self.t
             size = max(6.0, round(t.size * 0.74, 1))
             values = [v for s in b.series for v in s.values]
-            ticks = nice_ticks(min(values + [0.0]), max(values + [0.0]) * 1.1)
-            ph = max(plot_h - 30, 20)
+            lo_v, hi_v = min(values + [0.0]), max(values + [0.0])
+            ticks = nice_ticks(lo_v, hi_v + (hi_v - lo_v) * 0.1)
+            left = max(stringWidth(_fmt_tick(v), t.body, size) for v in ticks) + 8 + (size * 1.6 if b.unit_label else 0)
+            ph = max(plot_h - 20, 20)
             lo, hi = ticks[0], ticks[-1]
-            plan = {"size": size, "ticks": ticks, "left": 40.0, "ph": ph, "pw": width - 46,
-                    "group": (width - 46) / len(b.categories), "labels": [], "rotate_cats": True,
+            plan = {"size": size, "ticks": ticks, "left": left, "ph": ph, "pw": width - left - 6,
+                    "group": (width - left - 6) / len(b.categories), "labels": [], "cats": "none",
                     "ymap": lambda v: 6 + ph * (1 - (v - lo) / (hi - lo))}
         return plan
 

@@ -35,6 +35,11 @@ class Flow:
     def take(self, width: float, avail: float, fresh: bool) -> tuple[Piece | None, Flow | None]:
         raise NotImplementedError
 
+    def retheme(self, theme) -> Flow:
+        """This flow drawn in ``theme`` (a remainder carried to a page of another layout takes its style);
+        flows that never leave a remainder keep theirs."""
+        return self
+
 
 def remaining_spans(lines: list[Line], spans: list[Span]) -> list[Span]:
     """Rebuild spans from the words of ``lines`` (a remainder re-wrapped at another width keeps each

@@ -10,6 +10,7 @@ fragment's exact text.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 
@@ -72,7 +73,7 @@ def words_of(spans: list[Span], font: str, size: float, max_width: float) -> lis
         text = normalise(span.text)
         if not text:
             continue
-        if span.fact_ids and text.strip() and stringWidth(text.strip(), font, size) <= max_width:
+        if span.fact_ids and text.strip() and stringWidth(text.strip(), font, size) <= max_width + 1e-6:
             if text[0] == " ":
                 tokens.append(None)
             tokens.append(Part(text.strip(), i))
@@ -104,7 +105,7 @@ def words_of(spans: list[Span], font: str, size: float, max_width: float) -> lis
 
 def _split_wide(word: Word, font: str, size: float, max_width: float) -> list[Word]:
     """A word wider than the line is cut at character boundaries (long identifiers, URLs)."""
-    if stringWidth(word.text, font, size) <= max_width:
+    if stringWidth(word.text, font, size) <= max_width + 1e-6:
         return [word]
     chunks: list[Word] = []
     cur: list[Part] = []
@@ -153,3 +154,25 @@ def plain_line(text: str, span: int = -1) -> Line:
     """A single line of literal text (no wrapping), e.g. a table cell that fits."""
     words = [Word([Part(t, span)]) for t in normalise(text).split(" ") if t]
     return Line(words)
+
+
+def widest_word(spans: list[Span], font: str, size: float) -> float:
+    """Width of the widest run of characters between spaces (spans join without a space between them)."""
+    text = normalise("".join(s.text for s in spans))
+    return max((stringWidth(w, font, size) for w in text.split(" ") if w), default=0.0)
+
+
+def size_for_words(spans: list[Span], font: str, size: float, width: float, smallest: float) -> float:
+    """``size``, or the smaller size (not under ``smallest``) at which every word fits ``width``: text
+    shrinks rather than breaking inside a word or number."""
+    widest = widest_word(spans, font, size)
+    if widest <= width or widest <= 0:
+        return size
+    return max(smallest, math.floor(size * width / widest * 10) / 10)
+
+
+def wrap_text(text: str, font: str, size: float, width: float, smallest: float) -> tuple[float, list[str]]:
+    """A plain title or caption in lines that fit ``width``: wrapped at spaces, the font shrunk (not under
+    ``smallest``) when one word is wider than the line."""
+    size = size_for_words([Span(text=text)], font, size, width, smallest)
+    return size, [ln.text for ln in wrap_spans([Span(text=text)], font, size, width)]

@@ -9,12 +9,18 @@ from reportlab.pdfbase.pdfmetrics import getAscentDescent, stringWidth
 
 from ir.blocks import AnnotationBlock, FormBlock
 
+from .pdf_blocks import MIN_TEXT_SIZE, LinesFlow, _baseline_offset
 from .pdf_blocks import Item as LineItem
-from .pdf_blocks import LinesFlow, _baseline_offset
 from .pdf_ctx import DrawCtx, mix
 from .pdf_flow import Flow, Piece
-from .pdf_text import wrap_spans
+from .pdf_text import size_for_words, wrap_spans, wrap_text
 from .pdf_theme import Theme
+
+
+def _fit_size(text: str, font: str, size: float, width: float) -> float:
+    """``size``, or the size at which a one-line label fits ``width`` (not under ``MIN_TEXT_SIZE``)."""
+    w = stringWidth(text, font, size)
+    return size if w <= width or w <= 0 else max(MIN_TEXT_SIZE, math.floor(size * width / w * 10) / 10)
 
 
 class FormFlow(Flow):
@@ -29,6 +35,10 @@ class FormFlow(Flow):
         self.t = theme
         self.done = done  # fields, checkboxes and signature lines already drawn (rows depend on the width)
 
+    def retheme(self, theme: Theme) -> FormFlow:
+        th = theme.for_text(self.b.model_dump_json())
+        return self if th == self.t else FormFlow(self.b, th, self.done)
+
     def _units(self, width: float):
         """Rows still to draw at this width: ("fields", [idx]), ("checks", [idx]), ("sign", [idx])."""
         b = self.b
@@ -38,6 +48,10 @@ class FormFlow(Flow):
         for i in range(f0, len(b.fields), ncols):
             units.append(("fields", list(range(i, min(i + ncols, len(b.fields))))))
         k = max(1, int(width // 165))
+        box = self.t.size * 0.95 + 5 + 12  # tick box, gap, and room before the next checkbox
+        widest = max((stringWidth(c.label, self.t.body, self.t.size) for c in b.checkboxes), default=0.0)
+        while k > 1 and box + widest > width / k:
+            k -= 1
         for i in range(c0, len(b.checkboxes), k):
             units.append(("checks", list(range(i, min(i + k, len(b.checkboxes))))))
         if len(b.signature_lines) > s0:
@@ -56,7 +70,8 @@ class FormFlow(Flow):
         title = b.title or "Form"
         if any(self.done):
             title += " (continued)"
-        title_h = size * 2.0
+        title_size, title_lines = wrap_text(title, t.head, size * 1.05, width - 12, MIN_TEXT_SIZE)
+        title_h = size * 2.0 + (len(title_lines) - 1) * title_size * 1.25
         col_w = (width - gap * (ncols - 1)) / ncols
 
         def unit_height(u):
@@ -64,7 +79,9 @@ class FormFlow(Flow):
             if kind == "fields":
                 hs = []
                 for i in idx:
-                    lines = wrap_spans([b.fields[i].value], t.body, size, col_w - 10) or [None]
+                    value = b.fields[i].value
+                    vsize = size_for_words([value], t.body, size, col_w - 10, MIN_TEXT_SIZE)
+                    lines = wrap_spans([value], t.body, vsize, col_w - 10) or [None]
                     hs.append(lsize * 1.5 + len(lines) * lh + 8 + 6)
                 return max(hs)
             if kind == "checks":
@@ -72,7 +89,7 @@ class FormFlow(Flow):
             return 44.0
 
         heights = [unit_height(u) for u in units]
-        used = title_h + 4
+        used = title_h + 4 + 6  # title bar and the space under the form
         n = 0
         while n < len(units) and used + heights[n] <= avail + 1e-6:
             used += heights[n]
@@ -82,7 +99,6 @@ class FormFlow(Flow):
         if n == 0 and units:
             used += heights[0]
             n = 1
-        used += 6
         chosen = units[:n]
         chosen_h = heights[:n]
         done = list(self.done)
@@ -92,7 +108,8 @@ class FormFlow(Flow):
 
         def draw(ctx: DrawCtx, x: float, y: float, w: float) -> None:
             ctx.rect(x, y, x + width, y + title_h - 2, fill=t.primary)
-            ctx.text(title, x + 6, y + title_h * 0.66, t.head, size * 1.05, "#ffffff")
+            for i, line in enumerate(title_lines):
+                ctx.text(line, x + 6, y + size * 2.0 * 0.66 + i * title_size * 1.25, t.head, title_size, "#ffffff")
             yy = y + title_h + 4
             off = _baseline_offset(t.body, size, lh)
             for (kind, idx), uh in zip(chosen, chosen_h, strict=True):
@@ -100,14 +117,16 @@ class FormFlow(Flow):
                     for c, i in enumerate(idx):
                         f = b.fields[i]
                         fx = x + c * (col_w + gap)
-                        ctx.text(f.label, fx, yy + lsize * 1.05, t.bold, lsize, t.muted)
-                        lines = wrap_spans([f.value], t.body, size, col_w - 10)
+                        ctx.text(f.label, fx, yy + lsize * 1.05, t.bold, _fit_size(f.label, t.bold, lsize, col_w),
+                                 t.muted)
+                        vsize = size_for_words([f.value], t.body, size, col_w - 10, MIN_TEXT_SIZE)
+                        lines = wrap_spans([f.value], t.body, vsize, col_w - 10)
                         by = yy + lsize * 1.5
                         bh = max(len(lines), 1) * lh + 8
                         ctx.rect(fx, by, fx + col_w, by + bh, fill=mix(t.light, "#ffffff", 0.5), stroke=t.rule,
                                  width=0.7)
                         for li, line in enumerate(lines):
-                            ctx.line(line, fx + 5, by + 4 + li * lh + off, t.body, size, t.text, [f.value], b.id)
+                            ctx.line(line, fx + 5, by + 4 + li * lh + off, t.body, vsize, t.text, [f.value], b.id)
                 elif kind == "checks":
                     cw = width / kcheck
                     for c, i in enumerate(idx):
@@ -123,7 +142,8 @@ class FormFlow(Flow):
                                          1.4)
                         asc, desc = getAscentDescent(t.body, size)
                         base = top + bs / 2 + (asc + desc) / 2
-                        x0, x1 = ctx.text(cb.label, cx + bs + 5, base, t.body, size, t.text)
+                        x0, x1 = ctx.text(cb.label, cx + bs + 5, base, t.body,
+                                          _fit_size(cb.label, t.body, size, cw - bs - 12), t.text)
                         if cb.fact_ids:
                             # the box records the label (the text layer's witness) and spans the tick box too
                             ctx._record(b.id, cb.fact_ids, cb.label, cx, min(top, base - asc), x1,
@@ -133,7 +153,8 @@ class FormFlow(Flow):
                     for c, i in enumerate(idx):
                         sx = x + c * (sw + 20)
                         ctx.hline(sx, sx + sw, yy + 28, t.text, 0.7)
-                        ctx.text(b.signature_lines[i], sx, yy + 28 + lsize * 1.4, t.body, lsize, t.muted)
+                        label = b.signature_lines[i]
+                        ctx.text(label, sx, yy + 28 + lsize * 1.4, t.body, _fit_size(label, t.body, lsize, sw), t.muted)
                 yy += uh
 
         return Piece(used, draw), rest

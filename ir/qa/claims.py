@@ -30,3 +30,10 @@ class Draft:
     answer: TypedAnswer
     drawn: str | None
     claims: list[Claim]
+
+    @property
+    def fact_key(self) -> tuple[str, ...]:
+        """The facts the question rests on: two drafts of one variant on the same facts are one question."""
+        ids = {f for c in self.claims for f in c.fact_ids}
+        ids |= {op.fact_id for c in self.claims if c.derivation for op in c.derivation.operands}
+        return tuple(sorted(ids))

@@ -1,5 +1,5 @@
-"""One document's QA pairs and assertions: types drawn by weight from the registry, sources drawn from
-each type's candidates, ids given in order."""
+"""One document's QA pairs and assertions: variants drawn by weight from the registry, sources drawn from
+each variant's candidates, ids given in order."""
 
 from __future__ import annotations
 
@@ -10,40 +10,44 @@ from ..rendermap import RenderMap
 from ..rng import Rng
 from .context import QAContext
 from .evidence import build_evidence
-from .registry import QA_TYPE, REGISTRY
+from .registry import VARIANTS
 
 
 def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[Evidence]] | None = None,
               qa_per_page: float = 3.8) -> tuple[list[QAPair], list[Assertion]]:
-    """QA pairs for one document: about ``qa_per_page`` per rendered page, types mixed by weight.
+    """QA pairs for one document: about ``qa_per_page`` per rendered page, variants mixed by weight.
 
-    Question ``attempt`` draws from ``Rng(doc).fork("qa").fork("q", attempt)``: its type, its source,
-    then the generator's own draws under ``.fork("gen")``. Duplicate questions and sources that give
-    none are skipped, up to 8 attempts per wanted question.
+    Question ``attempt`` draws from ``Rng(doc).fork("qa").fork("q", attempt)``: its variant, its source,
+    then the generator's own draws under ``.fork("gen")`` (its wording under ``.fork("gen").fork("phrase", key)``).
+    Sources that give none and duplicates (the same question, or the same variant on the same facts) are
+    skipped, up to 8 attempts per wanted question.
     """
     evidence = evidence if evidence is not None else build_evidence(render_map)
     rng = Rng(doc.seed, doc.seed_path).fork("qa")
     ctx = QAContext(doc, evidence)
-    sources = {e.name: e.sources(ctx) for e in REGISTRY}
+    sources = {v.name: v.sources(ctx) for v in VARIANTS}
     n_pages = max(1, len(render_map.pages))
     target = max(1, round(qa_per_page * n_pages))
-    types = [e for e in REGISTRY if sources[e.name]]
-    if not types:
+    variants = [v for v in VARIANTS if sources[v.name]]
+    if not variants:
         return [], []
-    weights = [e.weight for e in types]
+    weights = [v.weight for v in variants]
     qas: list[QAPair] = []
     asrs: list[Assertion] = []
-    seen: set[str] = set()
+    seen: set[str | tuple] = set()
     attempt = 0
     while len(qas) < target and attempt < target * 8:
         r = rng.fork("q", attempt)
         attempt += 1
-        entry = r.choice(types, p=weights)
-        src = r.choice(sources[entry.name])
-        draft = entry.generate(ctx, src, r.fork("gen"))
-        if draft is None or draft.question in seen:
+        variant = r.choice(variants, p=weights)
+        src = r.choice(sources[variant.name])
+        draft = variant.generate(ctx, src, r.fork("gen"))
+        if draft is None:
             continue
-        seen.add(draft.question)
+        same_facts = (variant.name, draft.fact_key) if draft.fact_key else None
+        if draft.question in seen or same_facts in seen:
+            continue
+        seen |= {draft.question, same_facts} - {None}
         qa_id = f"{doc.doc_id}-q{len(qas):04d}"
         a_ids = []
         pages: set[int] = set()
@@ -62,6 +66,6 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
         qas.append(QAPair(
             id=qa_id, doc_id=doc.doc_id, question=draft.question, answer=draft.answer, answer_text=forms[0],
             accepted_answers=forms, qa_type=draft.qa_type, element_type=draft.element,
-            difficulty=QA_TYPE[draft.qa_type].difficulty, page_nos=sorted(pages), fact_ids=fids,
+            difficulty=variant.difficulty, page_nos=sorted(pages), fact_ids=fids,
             assertion_ids=a_ids))
     return qas, asrs

@@ -1,9 +1,10 @@
-"""Checking a stored assertion: its derivation recomputed from its operands must give its result."""
+"""Checking stored QA: an assertion's derivation recomputed from its operands must give its result, and a
+QA pair's answer must follow from its assertions by its type's answer rule (``registry.ANSWER_RULES``)."""
 
 from __future__ import annotations
 
 from ..answers import derive, operand_value
-from ..qa_models import Assertion
+from ..qa_models import Assertion, QAPair
 
 
 def recompute_assertion(a: Assertion) -> list[str]:
@@ -21,3 +22,19 @@ def recompute_assertion(a: Assertion) -> list[str]:
     if a.value.kind == "number" and a.value.value != der.result:
         problems.append(f"{a.id}: value {a.value.value} differs from its derivation result {der.result}")
     return problems
+
+
+def check_answer(qa: QAPair, own: list[Assertion]) -> list[str]:
+    """Problems with how a QA pair's answer follows from its own assertions (in ``assertion_ids`` order)."""
+    from .registry import ANSWER_RULES
+
+    rule = ANSWER_RULES[qa.qa_type]
+    if not own:
+        return [f"{qa.id}: no assertions"]
+    if rule == "fact" and qa.answer != own[-1].value:
+        return [f"{qa.id}: answer {qa.answer.model_dump_json()} differs from its assertion {own[-1].id}"]
+    if rule == "derivation":
+        der = next((a.derivation for a in own if a.derivation is not None), None)
+        if der is None or qa.answer.kind != "number" or qa.answer.value != der.result:
+            return [f"{qa.id}: answer {qa.answer.model_dump_json()} differs from its derivation"]
+    return []

@@ -53,7 +53,8 @@ def test_every_block_type_renders_with_boxes(full_doc):
         (box,) = rmap.boxes_for(fid)
         assert box.text == facts[fid].text
     assert verify_text_layer(res.pdf, rmap) == []
-    assert [p.plan_page_no for p in rmap.pages][:2] == [1, 2]
+    starts = [p.plan_page_no for p in rmap.pages if p.plan_page_no is not None]
+    assert starts[0] == 1 and starts == sorted(set(starts))  # IR page 2 continues on page 1 (room left)
 
 
 def test_long_table_continues_with_repeated_header(full_doc):
