@@ -217,6 +217,22 @@ def qa_breakdown(t: dict[str, pd.DataFrame], key: str, order: tuple[str, ...] = 
     return _ordered(g[["QA", "share %", *DIFFICULTIES, "assertions/QA", "multi-page"]], order)
 
 
+def legibility_by_tier(view: CorpusReader) -> pd.DataFrame | None:
+    """Share of assertions and QA pairs whose evidence OCR reads on the scan, per tier (``synthdocqa
+    legibility``); None when it was not measured on this corpus."""
+    from .legibility import load_legibility, tier_summary
+
+    tables = load_legibility(view)
+    if tables is None:
+        return None
+    rows = tier_summary(tables[0].to_dict("records"), tables[1].to_dict("records"))
+    df = pd.DataFrame(rows).set_index("tier")
+    df["legible %"] = (100 * df["share"]).round(1)
+    df["QA legible %"] = (100 * df["qa_share"]).round(1)
+    return df[["assertions", "legible", "legible %", "qa", "qa_legible", "QA legible %", "mean_cer"]].rename(
+        columns={"qa": "QA", "qa_legible": "QA legible", "mean_cer": "mean CER"})
+
+
 def _ordered(g: pd.DataFrame, order: tuple[str, ...]) -> pd.DataFrame:
     if order:
         idx = [k for k in order if k in g.index] + sorted(k for k in g.index if k not in order)
@@ -406,6 +422,7 @@ def _build_report(view: CorpusReader, opts: ReportOptions) -> tuple[str, dict[st
     by_type = qa_breakdown(t, "qa_type")
     by_el = qa_breakdown(t, "element_type", QA_ELEMENTS)
     by_tier = breakdown(t, "tier", TIERS)
+    legible = legibility_by_tier(view)
     by_domain = breakdown(t, "domain")
     by_recipe = breakdown(t, "recipe")
     kinds = Counter(qa["answer_kind"])
@@ -430,7 +447,10 @@ def _build_report(view: CorpusReader, opts: ReportOptions) -> tuple[str, dict[st
 
     tables_html = "".join([
         panel("By QA type", by_type, "qa type"), panel("By element type", by_el, "element"),
-        panel("By scan tier", by_tier, "tier"), panel("By domain", by_domain, "domain"),
+        panel("By scan tier", by_tier, "tier"),
+        panel("Evidence legible on the scan (OCR, synthdocqa legibility)", legible, "tier")
+        if legible is not None else "",
+        panel("By domain", by_domain, "domain"),
         panel("By recipe", by_recipe, "recipe"), panel("By answer kind", kind_df, "answer kind"),
         panel("QA type × element type", cross, "qa type"),
     ])
@@ -469,7 +489,8 @@ against the manifest's sha256.</footer>
 """
     summary = {"documents": s["documents"], "pages": s["pages"], "qa_pairs": s["qa_pairs"],
                "assertions": s["assertions"], "gallery": chosen, "contact_sheet": [c_doc, c_page],
-               "qa_by_element": s["qa_by_element"], "by_tier": s["by_tier"]}
+               "qa_by_element": s["qa_by_element"], "by_tier": s["by_tier"],
+               "legibility": None if legible is None else legible["legible %"].to_dict()}
     return body, summary
 
 

@@ -8,6 +8,9 @@ Layout (``DIR`` is the corpus directory)::
     DIR/documents.parquet pages.parquet qa.parquet assertions.parquet qa.jsonl
     DIR/corpus.json                    the manifest: spec, code version, stats, sha256 of every file (last)
     DIR/report.html                    the corpus report (a view; not in the manifest)
+    DIR/legibility.parquet legibility_qa.parquet
+                                       evidence legible on the scan, per assertion and per QA pair
+                                       (``synthdocqa legibility``; a view, not in the manifest)
 
 A document is complete when its ``doc.json`` exists and every file it lists has the recorded hash; a
 corpus is complete when ``corpus.json`` exists. A run removes ``corpus.json`` before it touches anything,
@@ -63,6 +66,10 @@ QA_TABLE = "qa.parquet"
 ASSERTIONS_TABLE = "assertions.parquet"
 TABLES = (DOCUMENTS_TABLE, PAGES_TABLE, QA_TABLE, ASSERTIONS_TABLE, QA_FILE)
 """The corpus-level tables, in the order they are written (``qa.jsonl`` is the QA table as JSON lines)."""
+LEGIBILITY_TABLE = "legibility.parquet"
+LEGIBILITY_QA_TABLE = "legibility_qa.parquet"
+"""OCR legibility of the evidence on the scan (``corpus.legibility``): views made after the corpus, not in
+the manifest, so ``verify`` ignores them; they record the hash of the ``corpus.json`` they were made from."""
 
 ImageKind = Literal["pages", "scan"]
 """The clean page images or the scans of a document."""

@@ -23,6 +23,8 @@ COMMAND_MODULES: tuple[str, ...] = (
     "flows.commands.osce",
     "flows.commands.export",
     "flows.commands.report",
+    "flows.commands.lint",
+    "flows.commands.legibility",
 )
 
 

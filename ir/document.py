@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from pydantic import Field, model_validator
 
 from .base import Model
@@ -53,6 +55,10 @@ class DocumentIR(Model):
     title: str = Field(min_length=1)
     topic_brief: str = Field(min_length=1)
     style_family: str = Field(default="", description="document-level style family for layout choice")
+    reference: str = Field(default="", description="the document's one reference number: its title, header, "
+                                                   "footer and every sentence that cites it use this one")
+    as_at: dt.date | None = Field(default=None, description="the date the document stands at (its issue date): "
+                                                            "every period it reports on has ended by then")
     language: str = "en"
     entities: list[Entity] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)

@@ -10,25 +10,74 @@ without touching the generators.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Literal
+
+from .vocab import Quantity
 
 MetricKind = str  # "money" | "count" | "number" | "percent"
+Behaviour = Literal["flow", "stock", "cumulative", "level"]
+"""How a metric moves over time: a ``flow`` accrues over a period (a quarter holds about a quarter of a
+year), a ``stock`` is a level at the period's end, a ``cumulative`` value never goes down (cost to date,
+progress) and a ``level`` (rates, ratios, scores) is an average over the period."""
+
+_QUANTITY_OF_KIND: dict[str, Quantity] = {"money": "amount", "count": "count", "percent": "rate"}
+_DURATION_UNITS = frozenset({"hours", "days", "minutes"})
+_SEMANTICS: dict[str, tuple[Quantity | None, Behaviour | None]] = {
+    # per-unit money and averages: never summed, a change is a difference in the unit
+    "ARPU": ("ratio", "level"), "Average daily rate": ("ratio", "level"), "Average order value": ("ratio", "level"),
+    "Average length of stay": ("ratio", "level"), "Average transit time": ("ratio", "level"),
+    "Average handle time": ("ratio", "level"), "Days of supply": ("ratio", "level"),
+    "Dock-to-stock time": ("ratio", "level"), "Evaluation days": ("ratio", "level"), "Grade": ("ratio", "level"),
+    "Yield": ("ratio", "level"), "Award score": ("index", "level"),
+    # levels at a date rather than amounts accrued over a period
+    "Headcount": (None, "stock"), "Deposits": (None, "stock"), "Policies in force": (None, "stock"),
+    "Assets under management": (None, "stock"), "Holdings": (None, "stock"), "Open filings": (None, "stock"),
+    "Open matters": (None, "stock"), "Exposure": (None, "stock"), "Open positions": (None, "stock"),
+    "Inventory value": (None, "stock"), "Subscribers": (None, "stock"), "Valuation": (None, "stock"),
+    "Lettable area": (None, "stock"), "Contract value": (None, "stock"), "Budget": (None, "stock"),
+    "Enrolled students": (None, "stock"), "Harvested area": (None, "stock"),
+    "Critical vulnerabilities": (None, "stock"),
+    # running totals: never go down
+    "Cost to date": (None, "cumulative"), "Spend to date": (None, "cumulative"), "Progress": (None, "cumulative"),
+}
+_TOTAL_OF = {"Cost to date": "Contract value", "Spend to date": "Budget"}
+"""A running total that heads for another metric of the same item (cost to date -> contract value)."""
 
 
 @dataclass(frozen=True)
 class Metric:
-    """A reported quantity: ``kind`` decides the value type, ``unit`` the unit of numbers."""
+    """A reported quantity: ``kind`` decides the value type, ``unit`` the unit of numbers, ``quantity`` the
+    arithmetic that means something on it (``ir.semantics``) and ``behaviour`` how it moves over time."""
 
     name: str
     kind: MetricKind
     low: float
     high: float
     unit: str = ""
+    quantity: Quantity = "amount"
+    behaviour: Behaviour = "flow"
+    total_of: str = ""
 
     @cached_property
     def slug(self) -> str:
         return "_".join("".join(c for c in w if c.isalnum()) for w in self.name.lower().split())
+
+    @property
+    def small_count(self) -> bool:
+        """A count that is often in single digits: its change is stated in units, never in percent."""
+        return self.quantity == "count" and self.high <= 200
+
+
+def metric_semantics(name: str, kind: str, unit: str) -> tuple[Quantity, Behaviour]:
+    """Semantic type and behaviour over time of a metric (kind and unit decide, named exceptions first)."""
+    quantity, behaviour = _SEMANTICS.get(name, (None, None))
+    if quantity is None:
+        quantity = _QUANTITY_OF_KIND.get(kind) or ("duration" if unit in _DURATION_UNITS else "amount")
+    if behaviour is None:
+        behaviour = "level" if quantity in ("rate", "ratio", "index") else "flow"
+    return quantity, behaviour
 
 
 @dataclass(frozen=True)
@@ -55,9 +104,16 @@ class Domain:
     def recipes(self) -> tuple[str, ...]:
         return tuple(r.slug for r in RECIPES if not r.tags or set(r.tags) & set(self.tags))
 
+    def metric(self, slug: str) -> Metric | None:
+        return next((m for m in self.metrics if m.slug == slug or m.name == slug), None)
+
 
 @dataclass(frozen=True)
 class Recipe:
+    """A kind of document. Besides its title and sections it says what fits it: its length in pages
+    (``pages``: min, typical, max), how its blocks lean (``elements``: multipliers of the spec's element mix),
+    which charts it may hold and which table kinds it uses (weights; empty: the planner's defaults)."""
+
     slug: str
     title: str
     noun: str
@@ -65,6 +121,18 @@ class Recipe:
     title_pattern: str
     sections: tuple[str, ...]
     tags: tuple[str, ...] = ()
+    pages: tuple[int, int, int] = (4, 12, 40)
+    elements: dict[str, float] = field(default_factory=dict)
+    charts: tuple[str, ...] = ("bar", "line", "pie")
+    tables: dict[str, float] = field(default_factory=dict)
+
+    def fits(self, n_pages: int) -> bool:
+        return self.pages[0] <= n_pages <= self.pages[2]
+
+    def element_weight(self, element: str) -> float:
+        if element == "figure" and not self.charts:
+            return 0.0
+        return self.elements.get(element, 1.0)
 
 
 def _split(text: str) -> tuple[str, ...]:
@@ -77,7 +145,9 @@ def _metrics(text: str) -> tuple[Metric, ...]:
         bits = part.split(":")
         name, kind, low, high = bits[0], bits[1], float(bits[2]), float(bits[3])
         unit = bits[4] if len(bits) > 4 else ""
-        out.append(Metric(name=name, kind=kind, low=low, high=high, unit=unit))
+        quantity, behaviour = metric_semantics(name, kind, unit)
+        out.append(Metric(name=name, kind=kind, low=low, high=high, unit=unit, quantity=quantity,
+                          behaviour=behaviour, total_of=_TOTAL_OF.get(name, "")))
     return tuple(out)
 
 
@@ -691,7 +761,7 @@ DOMAINS: tuple[Domain, ...] = (
     _d("government_procurement", "Government Procurement", "Public tenders, framework contracts and "
        "awards", "public|legal", "lot", "Lot 1 IT services|Lot 2 Facilities|Lot 3 Consultancy|Lot 4 Vehicles|"
        "Lot 5 Medical supplies|Lot 6 Construction|Lot 7 Translation|Lot 8 Training",
-       "Contract value:money:50000:90000000|Bids received:count:1:40:bids|Award score:percent:40:98|"
+       "Contract value:money:50000:90000000|Bids received:count:1:40:bids|Award score:number:40:98:points|"
        "Evaluation days:number:5:120:days",
        "Head of Commercial|Tender Officer|Evaluation Panel Chair|Contract Manager|Legal Adviser",
        "Commercial|Tendering|Legal|Contract Management|Finance",
@@ -714,102 +784,151 @@ DOMAINS: tuple[Domain, ...] = (
        "EUR", "DP", "Data|Privacy|Compliance|Systems|Group"),
 )
 
+REPORT_TABLES = {"comparison": 0.45, "share": 0.22, "register": 0.1, "actions": 0.23}
+"""Table kinds of narrative reports: no invoice-style line items."""
+DEFAULT_TABLES = {"comparison": 0.4, "share": 0.2, "line_items": 0.12, "register": 0.1, "actions": 0.18}
+NO_CHARTS: tuple[str, ...] = ()
+TRANSACTION = {"table": 1.6, "form": 0.8, "annotation": 1.4, "text": 1.6}
+
 RECIPES: tuple[Recipe, ...] = (
     Recipe("annual_report", "Annual report", "annual report", "Yearly results, operations review and outlook",
            "{org} Annual Report {year}",
            ("Letter from the Chief Executive", "Year in Review", "Financial Performance", "Operations Review",
-            "{Item_kind} Performance", "Risk Management", "Governance", "Outlook")),
+            "{Item_kind} Performance", "Risk Management", "Governance", "Outlook"),
+           pages=(20, 48, 80), elements={"form": 0.8}, tables=REPORT_TABLES),
     Recipe("quarterly_report", "Quarterly report", "quarterly report", "Quarter results against plan",
-           "{org} Quarterly Report Q{quarter} {year}",
-           ("Highlights", "Results by {item_kind}", "Financial Summary", "Key Metrics", "Outlook")),
+           "{org} Quarterly Report Q{quarter} {quarter_year}",
+           ("Highlights", "Results by {item_kind}", "Financial Summary", "Key Metrics", "Outlook"),
+           pages=(4, 20, 45), elements={"form": 0.8}, tables=REPORT_TABLES),
     Recipe("invoice", "Invoice", "invoice", "Itemised invoice with terms and remittance details",
            "Invoice {ident} - {org}",
            ("Invoice Details", "Line Items", "Payment Terms", "Remittance Advice"),
-           ("finance", "commerce", "ops", "industrial", "property", "tech", "energy")),
+           ("finance", "commerce", "ops", "industrial", "property", "tech", "energy"),
+           pages=(1, 2, 3), elements=TRANSACTION, charts=NO_CHARTS, tables={"line_items": 0.85, "register": 0.15}),
     Recipe("purchase_order", "Purchase order", "purchase order", "Order lines, delivery and approval",
            "Purchase Order {ident}",
            ("Order Details", "Order Lines", "Delivery Schedule", "Approvals"),
-           ("ops", "industrial", "commerce", "public", "property", "health")),
+           ("ops", "industrial", "commerce", "public", "property", "health"),
+           pages=(1, 2, 3), elements=TRANSACTION, charts=NO_CHARTS, tables={"line_items": 0.85, "actions": 0.15}),
     Recipe("compliance_report", "Compliance report", "compliance report", "Control testing and findings",
            "{domain} Compliance Report {year}",
            ("Executive Summary", "Scope and Approach", "Control Testing Results", "Findings",
-            "Remediation Plan", "Attestation")),
+            "Remediation Plan", "Attestation"),
+           pages=(6, 30, 70), elements={"form": 1.2, "text": 1.2}, charts=("bar", "pie"),
+           tables={"comparison": 0.4, "share": 0.1, "register": 0.15, "actions": 0.35}),
     Recipe("audit_memo", "Audit memo", "memo", "Internal audit memo with findings and responses",
            "Internal Audit Memo: {topic_title}",
-           ("Purpose", "Background", "Observations", "Management Response", "Next Steps")),
+           ("Purpose", "Background", "Observations", "Management Response", "Next Steps"),
+           pages=(1, 4, 10), elements={"figure": 0.4, "text": 1.6, "annotation": 1.2}, charts=("bar",),
+           tables={"actions": 0.5, "comparison": 0.35, "register": 0.15}),
     Recipe("policy_document", "Policy document", "policy", "Corporate policy with roles and procedures",
            "{topic_title} Policy",
            ("Purpose and Scope", "Definitions", "Roles and Responsibilities", "Procedure", "Exceptions",
-            "Review and Approval")),
+            "Review and Approval"),
+           pages=(3, 14, 40), elements={"figure": 0.3, "text": 2.0, "form": 1.3}, charts=("bar",),
+           tables={"actions": 0.6, "comparison": 0.4}),
     Recipe("contract_summary", "Contract summary", "contract summary", "Key commercial terms of a contract",
            "Contract Summary: {counterparty}",
            ("Parties", "Key Terms", "Pricing Schedule", "Service Levels", "Obligations", "Signatures"),
-           ("legal", "property", "ops", "tech", "public", "finance", "commerce", "energy")),
+           ("legal", "property", "ops", "tech", "public", "finance", "commerce", "energy"),
+           pages=(2, 8, 25), elements={"figure": 0.3, "text": 1.5}, charts=("bar", "pie"),
+           tables={"line_items": 0.5, "actions": 0.3, "comparison": 0.2}),
     Recipe("field_ops_log", "Field operations log", "field log", "Daily field activity and readings",
            "Field Operations Log - {item} - {month_year}",
            ("Daily Log", "Readings", "Work Performed", "Safety Observations", "Handover Notes"),
-           ("energy", "industrial", "ops", "property", "public")),
+           ("energy", "industrial", "ops", "property", "public"),
+           pages=(3, 24, 80), elements={"figure": 0.6, "form": 1.3, "annotation": 1.4}, charts=("line", "bar"),
+           tables={"register": 0.35, "comparison": 0.35, "actions": 0.3}),
     Recipe("forms_workflow", "Forms workflow", "form pack", "A pack of request, review and approval forms",
            "{domain} Request and Approval Forms",
-           ("Request Form", "Review Checklist", "Approval", "Filing Record")),
+           ("Request Form", "Review Checklist", "Approval", "Filing Record"),
+           pages=(2, 8, 30), elements={"form": 3.0, "table": 0.6, "annotation": 1.5}, charts=NO_CHARTS,
+           tables={"actions": 0.4, "line_items": 0.3, "register": 0.3}),
     Recipe("executive_handout", "Executive deck handout", "briefing", "Printed handout of a leadership deck",
            "{org}: {topic_title} Briefing",
            ("Key Messages", "Performance Snapshot", "{Item_kind} Deep Dive", "Risks and Mitigations",
-            "Decisions Requested")),
+            "Decisions Requested"),
+           pages=(3, 14, 40), elements={"figure": 1.5, "form": 0.3}, tables=REPORT_TABLES),
     Recipe("research_report", "Research report", "research report", "Analysis with method, data and results",
            "{topic_title}: An Analysis of {item_kind_title} Data",
-           ("Abstract", "Introduction", "Method", "Data", "Results", "Discussion", "Conclusion")),
+           ("Abstract", "Introduction", "Method", "Data", "Results", "Discussion", "Conclusion"),
+           pages=(12, 40, 120), elements={"figure": 1.2, "form": 0.6},
+           tables={"comparison": 0.6, "share": 0.3, "register": 0.1}),
     Recipe("scanned_archive", "Scanned archive", "archive file", "Older correspondence and records scanned "
            "for retention", "Archive File {ident}",
-           ("Cover Letter", "Correspondence", "Records", "Receipts", "Retention Note")),
+           ("Cover Letter", "Correspondence", "Records", "Receipts", "Retention Note"),
+           pages=(4, 30, 120), elements={"figure": 0.5, "annotation": 1.4, "form": 1.3}, charts=("bar",),
+           tables={"register": 0.4, "line_items": 0.3, "actions": 0.3}),
     Recipe("incident_report", "Incident report", "incident report", "Incident timeline, impact and actions",
            "Incident Report {ident}",
            ("Summary", "Timeline", "Impact Assessment", "Root Cause", "Corrective Actions"),
-           ("tech", "health", "industrial", "energy", "ops", "public")),
+           ("tech", "health", "industrial", "energy", "ops", "public"),
+           pages=(2, 8, 25), elements={"text": 1.3}, charts=("line", "bar"),
+           tables={"actions": 0.5, "register": 0.2, "comparison": 0.3}),
     Recipe("budget_proposal", "Budget proposal", "budget proposal", "Budget request with justification",
            "{dept} Budget Proposal FY{year_next}",
-           ("Summary of Request", "Baseline", "Proposed Budget by {item_kind}", "Justification", "Approval")),
+           ("Summary of Request", "Baseline", "Proposed Budget by {item_kind}", "Justification", "Approval"),
+           pages=(3, 12, 40), charts=("bar", "pie"),
+           tables={"line_items": 0.45, "comparison": 0.35, "share": 0.2}),
     Recipe("project_status_report", "Project status report", "status report", "Progress, milestones and risks",
            "{topic_title} Programme Status Report",
-           ("Status Summary", "Milestones", "Budget Tracking", "Risks and Issues", "Next Period")),
+           ("Status Summary", "Milestones", "Budget Tracking", "Risks and Issues", "Next Period"),
+           pages=(3, 12, 40), charts=("bar", "line"), tables={"actions": 0.4, "comparison": 0.4, "share": 0.2}),
     Recipe("risk_assessment", "Risk assessment", "risk assessment", "Risk register with ratings and owners",
            "{domain} Risk Assessment {year}",
-           ("Context", "Risk Register", "Heat Map", "Mitigation Actions", "Sign-off")),
+           ("Context", "Risk Register", "Heat Map", "Mitigation Actions", "Sign-off"),
+           pages=(4, 20, 60), elements={"figure": 0.7}, charts=("bar",),
+           tables={"actions": 0.5, "comparison": 0.3, "share": 0.2}),
     Recipe("board_minutes", "Board minutes", "minutes", "Minutes of a board or committee meeting",
            "Minutes of the {dept} Committee Meeting",
-           ("Attendance", "Matters Arising", "Reports Received", "Decisions", "Actions")),
+           ("Attendance", "Matters Arising", "Reports Received", "Decisions", "Actions"),
+           pages=(2, 8, 30), elements={"figure": 0.3, "text": 1.8, "annotation": 1.3}, charts=("bar",),
+           tables={"actions": 0.6, "comparison": 0.4}),
     Recipe("expense_claim", "Expense claim", "expense claim", "Claim forms with receipts and approvals",
            "Expense Claim {ident}",
            ("Claimant Details", "Expense Lines", "Receipts", "Approval"),
-           ("finance", "people", "commerce", "research")),
+           ("finance", "people", "commerce", "research"),
+           pages=(1, 3, 6), elements={"table": 1.3, "form": 1.5, "annotation": 1.5, "text": 1.2}, charts=NO_CHARTS,
+           tables={"line_items": 0.8, "register": 0.2}),
     Recipe("inspection_report", "Inspection report", "inspection report", "Site inspection findings",
            "Inspection Report: {item}",
            ("Inspection Details", "Checklist Results", "Findings", "Photographs and Notes", "Sign-off"),
-           ("industrial", "property", "energy", "public", "health")),
+           ("industrial", "property", "energy", "public", "health"),
+           pages=(3, 12, 40), elements={"form": 1.5, "annotation": 1.4, "figure": 0.5}, charts=("bar",),
+           tables={"actions": 0.5, "comparison": 0.5}),
     Recipe("sustainability_report", "Sustainability report", "sustainability report", "ESG metrics and targets",
            "{org} Sustainability Report {year}",
            ("Our Approach", "Climate", "Resources", "People", "Governance", "Data Tables"),
-           ("energy", "industrial", "commerce", "finance")),
+           ("energy", "industrial", "commerce", "finance"),
+           pages=(20, 50, 110), elements={"form": 0.8}, tables=REPORT_TABLES),
     Recipe("vendor_assessment", "Vendor assessment", "vendor assessment", "Supplier due diligence and scoring",
            "Vendor Assessment: {counterparty}",
            ("Vendor Profile", "Scoring", "Financial Health", "Compliance Checks", "Recommendation"),
-           ("ops", "tech", "commerce", "industrial", "public")),
+           ("ops", "tech", "commerce", "industrial", "public"),
+           pages=(3, 10, 30), elements={"form": 1.3}, charts=("bar", "pie"),
+           tables={"comparison": 0.5, "share": 0.2, "actions": 0.3}),
     Recipe("claims_summary", "Claims summary", "claims summary", "Summary of claims by status and value",
            "Claims Summary {quarter_label}",
            ("Overview", "Claims by {item_kind}", "Large Claims", "Reserves", "Notes"),
-           ("finance", "health")),
+           ("finance", "health"),
+           pages=(3, 18, 50), tables={"comparison": 0.4, "share": 0.3, "register": 0.3}),
     Recipe("training_record", "Training record", "training record", "Training completion and certification",
            "{dept} Training Record {year}",
            ("Programme Overview", "Completion by {item_kind}", "Certifications", "Attendance Forms"),
-           ("people", "health", "industrial", "public")),
+           ("people", "health", "industrial", "public"),
+           pages=(3, 14, 45), elements={"form": 1.5}, charts=("bar", "pie"),
+           tables={"comparison": 0.5, "share": 0.2, "actions": 0.3}),
     Recipe("operations_dashboard", "Operations dashboard", "dashboard", "Printed KPI dashboard pack",
            "{domain} Operations Dashboard {month_year}",
            ("KPI Summary", "Trends", "{Item_kind} Breakdown", "Exceptions", "Commentary"),
-           ("ops", "tech", "commerce", "energy", "industrial")),
+           ("ops", "tech", "commerce", "energy", "industrial"),
+           pages=(3, 14, 40), elements={"figure": 1.6, "form": 0.3, "text": 0.6}, tables=REPORT_TABLES),
     Recipe("grant_application", "Grant application", "grant application", "Funding application with budget",
            "Grant Application: {topic_title}",
            ("Applicant", "Project Description", "Budget", "Outcomes", "Declarations"),
-           ("research", "public", "health")),
+           ("research", "public", "health"),
+           pages=(3, 16, 45), elements={"form": 1.3}, charts=("bar", "pie"),
+           tables={"line_items": 0.35, "comparison": 0.35, "share": 0.15, "actions": 0.15}),
 )
 
 DOMAIN_BY_SLUG: dict[str, Domain] = {d.slug: d for d in DOMAINS}
@@ -830,5 +949,5 @@ def get_recipe(slug: str) -> Recipe:
         raise KeyError(f"unknown recipe {slug!r}") from None
 
 
-__all__ = ["DOMAINS", "DOMAIN_BY_SLUG", "Domain", "Metric", "RECIPES", "RECIPE_BY_SLUG", "Recipe", "get_domain",
-           "get_recipe"]
+__all__ = ["DEFAULT_TABLES", "DOMAINS", "DOMAIN_BY_SLUG", "Behaviour", "Domain", "Metric", "RECIPES", "RECIPE_BY_SLUG",
+           "Recipe", "get_domain", "get_recipe", "metric_semantics"]

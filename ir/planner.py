@@ -1,10 +1,16 @@
 """The seeded planner: ``plan_document(spec, index)`` depends only on (spec, index).
 
 Streams: ``Rng(spec.seed).fork("doc", index)`` and named children of it (``"recipe"``, ``"pages"``,
-``"tier"``, ``"cast"``, ``"page", p`` -> ``"block", k`` ...). The domain of document ``i`` comes from a
-seeded shuffle of the domains per cycle (``Rng(seed).fork("domain_order", cycle)``), so any 100
-consecutive documents cover the 50 domains twice and planning one document alone gives the same IR as
-planning it inside a corpus.
+``"tier"``, ``"cast"``, ``"country"``, ``"dynamics"``, ``"page", p`` -> ``"block", k`` ...). The domain of
+document ``i`` comes from a seeded shuffle of the domains per cycle (``Rng(seed).fork("domain_order",
+cycle)``), so any 100 consecutive documents cover the 50 domains twice and planning one document alone
+gives the same IR as planning it inside a corpus.
+
+Length first, then the recipe that fits it: the page count comes from ``spec.pages`` at a quantile that
+spreads evenly over the documents (``page_quantile``: a corpus's pages per document follow the spec even for
+a handful of documents), then the recipe among the domain's recipes whose page range holds
+that count, weighted by ``spec.recipe_mix`` and by how close the count is to the recipe's typical length.
+An invoice is never 23 pages long: long documents are annual reports, research reports, archives.
 
 Content schedule: each page gets a heading (section start or running sub-heading), sometimes an
 opening paragraph, then about ``spec.blocks_per_page`` QA-bearing blocks whose element types are drawn
@@ -18,12 +24,13 @@ from __future__ import annotations
 import datetime as dt
 import math
 from collections.abc import Iterator
+from statistics import NormalDist
 
 from .blocks import ELEMENT_OF_BLOCK, FigureBlock, FormBlock, TableBlock, TextBlock
 from .content import annotations, figures, forms, prose, tables
 from .content.book import DocContext, FactBook
 from .content.formats import choose_format
-from .content.names import address, email_for, org_name, person_name, phone_number
+from .content.names import COUNTRIES, address, country_for, email_for, org_name, person_name, phone_number
 from .content.sizing import (
     ANNOTATION_HEIGHT,
     FIGURE_HEIGHT,
@@ -32,8 +39,9 @@ from .content.sizing import (
     form_height,
     table_height,
 )
+from .content.wording import lower_common
 from .document import DocumentIR, PagePlan, PerturbationProfile
-from .domains import DOMAIN_BY_SLUG, DOMAINS, RECIPE_BY_SLUG, Domain, Recipe
+from .domains import DEFAULT_TABLES, DOMAIN_BY_SLUG, DOMAINS, RECIPE_BY_SLUG, Domain, Recipe
 from .rng import Rng
 from .spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
 from .vocab import TIERS, ElementType
@@ -41,7 +49,8 @@ from .vocab import TIERS, ElementType
 LONG_TABLE_MIN_PAGES = 20
 LONG_TABLE_P = 0.05
 MAX_CARRY = 2
-LINE_ITEM_RECIPES = {"invoice", "purchase_order", "expense_claim", "budget_proposal"}
+LENGTH_FIT_SIGMA = 0.7
+"""Width (natural log of pages) of the preference for recipes whose typical length is near the count."""
 ELEMENT_DRAW_ORDER: tuple[ElementType, ...] = tuple(REFERENCE_ELEMENT_MIX)
 """The order in which a page's element types are drawn from ``spec.element_mix`` (table, figure, form,
 annotation, text): part of the byte contract, deliberately not ``ir.vocab.ELEMENT_TYPES``'s order."""
@@ -60,6 +69,9 @@ def check_spec(spec: CorpusSpec) -> None:
         for i, n in enumerate(names):
             if n not in known:
                 raise ValueError(f"{field}[{i}]: unknown {what} {n!r}")
+    for n in sorted(spec.recipe_mix or {}):
+        if n not in RECIPE_BY_SLUG:
+            raise ValueError(f"recipe_mix: unknown recipe {n!r}")
 
 
 def domain_for(spec: CorpusSpec, index: int) -> Domain:
@@ -69,21 +81,67 @@ def domain_for(spec: CorpusSpec, index: int) -> Domain:
     return DOMAIN_BY_SLUG[order[pos]]
 
 
-def recipe_for(spec: CorpusSpec, domain: Domain, rng: Rng) -> Recipe:
+def recipe_for(spec: CorpusSpec, domain: Domain, rng: Rng, n_pages: int | None = None) -> Recipe:
+    """The recipe of a document of ``n_pages`` pages: one whose page range holds the count (when the
+    domain and the spec allow one), weighted by ``spec.recipe_mix`` and by closeness to its typical length."""
     names = list(domain.recipes)
     if spec.recipes:
         allowed = [r for r in names if r in spec.recipes]
         names = allowed or list(spec.recipes)
-    return RECIPE_BY_SLUG[rng.choice(names)]
+    recipes = [RECIPE_BY_SLUG[n] for n in names]
+    if n_pages is None:
+        return rng.choice(recipes)
+    fit = [r for r in recipes if r.fits(n_pages)] or recipes
+    mix = spec.recipe_mix or {}
+
+    def weight(r: Recipe) -> float:
+        closeness = math.exp(-(math.log(n_pages / r.pages[1]) ** 2) / (2 * LENGTH_FIT_SIGMA ** 2))
+        return (mix.get(r.slug, 0.0) if mix else 1.0) * max(closeness, 1e-6)
+
+    weights = [weight(r) for r in fit]
+    if sum(weights) <= 0:  # the mix names none of the recipes that fit: length alone decides
+        weights = [max(math.exp(-(math.log(n_pages / r.pages[1]) ** 2) / (2 * LENGTH_FIT_SIGMA ** 2)), 1e-6)
+                   for r in fit]
+    return rng.choice(fit, p=weights)
+
+
+def fit_pages(spec: CorpusSpec, recipe: Recipe, n_pages: int) -> int:
+    """The page count clamped into the recipe's range (within the spec's bounds when they overlap)."""
+    lo, hi = max(recipe.pages[0], spec.pages.min), min(recipe.pages[2], spec.pages.max)
+    if lo > hi:  # the spec asks for lengths this recipe never has: the spec wins
+        return n_pages
+    return min(max(n_pages, lo), hi)
 
 
 def page_count(dist: PageCountDist, rng: Rng) -> int:
-    """Clipped log-normal whose (unclipped) mean is ``dist.mean``."""
+    """Clipped log-normal whose (unclipped) mean is ``dist.mean`` (one free draw)."""
+    return pages_at(dist, NormalDist().cdf(rng.normal()))
+
+
+def pages_at(dist: PageCountDist, u: float) -> int:
+    """The page count at quantile ``u`` of the clipped log-normal whose (unclipped) mean is ``dist.mean``."""
     if dist.sigma == 0:
         return min(max(round(dist.mean), dist.min), dist.max)
     mu = math.log(dist.mean) - dist.sigma ** 2 / 2
-    n = round(math.exp(rng.normal(mu, dist.sigma)))
+    z = NormalDist().inv_cdf(min(max(u, 1e-9), 1 - 1e-9))
+    n = round(math.exp(mu + dist.sigma * z))
     return int(min(max(n, dist.min), dist.max))
+
+
+PAGE_BLOCK = 10
+"""Documents per stratified block of page counts: each block of ten takes each tenth of the distribution once."""
+
+
+def page_quantile(spec: CorpusSpec, index: int) -> float:
+    """Where document ``index`` sits in the page-count distribution, stratified so that a handful of
+    documents already has about the spec's mean pages (a free draw per document would not): each block of
+    ``PAGE_BLOCK`` documents takes each tenth of the distribution once, in antithetic pairs (documents
+    2k and 2k+1 sit at u and 1 - u), so every even prefix of a block is balanced too."""
+    block, k = divmod(index, PAGE_BLOCK)
+    stream = Rng(spec.seed).fork("doc", "page_quantiles", block)
+    tenth = stream.shuffled(range(PAGE_BLOCK // 2))[k // 2]
+    u = (tenth + 0.25 + 0.5 * stream.fork("pair", k // 2).random()) / PAGE_BLOCK  # the middle of its tenth
+    return u if k % 2 == 0 else 1.0 - u
 
 
 def doc_rng(spec: CorpusSpec, index: int) -> Rng:
@@ -91,9 +149,17 @@ def doc_rng(spec: CorpusSpec, index: int) -> Rng:
     return Rng(spec.seed).fork("doc", index)
 
 
+def recipe_and_pages(spec: CorpusSpec, index: int) -> tuple[Recipe, int]:
+    """The recipe and page count of document ``index`` (cheap: no content is built)."""
+    root = doc_rng(spec, index)
+    drawn = pages_at(spec.pages, page_quantile(spec, index))
+    recipe = recipe_for(spec, domain_for(spec, index), root.fork("recipe"), drawn)
+    return recipe, fit_pages(spec, recipe, drawn)
+
+
 def planned_page_count(spec: CorpusSpec, index: int) -> int:
     """The page count ``plan_document`` gives document ``index`` (cheap: no content is built)."""
-    return page_count(spec.pages, doc_rng(spec, index).fork("pages"))
+    return recipe_and_pages(spec, index)[1]
 
 
 def weighted(rng: Rng, weights: dict[str, float], order: tuple[str, ...]) -> str:
@@ -104,20 +170,33 @@ def weighted(rng: Rng, weights: dict[str, float], order: tuple[str, ...]) -> str
 
 # ---------------------------------------------------------------- cast and context
 
-def _cast(domain: Domain, fmt_currency: str, rng: Rng, book: FactBook) -> tuple:
-    issuer = book.entity("organisation", org_name(rng, domain.org_words, fmt_currency),
-                         role="issuer", address=address(rng))
+def _org_attributes(rng: Rng, country: str, fmt_currency: str) -> dict[str, str]:
+    """Where an organisation sits: one address (street, city, postcode, country that belong together) and a
+    switchboard number in its city."""
+    attrs = address(rng.fork("address"), country)
+    attrs["phone"] = phone_number(rng.fork("phone"), fmt_currency, country, attrs["city"])
+    return attrs
+
+
+def _cast(domain: Domain, fmt_currency: str, rng: Rng, book: FactBook, country: str, places: Rng) -> tuple:
+    """The issuer, its counterparties and its people. ``places`` is the stream of addresses and phone
+    numbers; an organisation's address comes from its own child of it."""
+    issuer_attrs = _org_attributes(places.fork("org", 0), country, fmt_currency)
+    issuer = book.entity("organisation", org_name(rng, domain.org_words, fmt_currency, country),
+                         role="issuer", **issuer_attrs)
     names: set[str] = {issuer.name}
     cps = []
-    for _ in range(rng.integers(3, 6)):
-        n = org_name(rng, domain.org_words, fmt_currency)
+    for k in range(rng.integers(3, 6)):
+        here = places.fork("org", k + 1)
+        cp_country = country if here.bernoulli(0.75) else here.choice(sorted(COUNTRIES))
+        n = org_name(rng, domain.org_words, fmt_currency, cp_country)
         for _attempt in range(20):  # distinct names within a document
             if n not in names:
                 break
-            n = org_name(rng, domain.org_words, fmt_currency)
+            n = org_name(rng, domain.org_words, fmt_currency, cp_country)
         names.add(n)
         cps.append(book.entity("organisation", n, role=rng.choice(("supplier", "customer", "partner", "contractor")),
-                               address=address(rng)))
+                               **_org_attributes(here, cp_country, fmt_currency)))
     people = []
     roles = rng.shuffled(domain.roles)
     for i in range(rng.integers(min(4, len(roles)), len(roles) + 1)):  # one person per role
@@ -127,7 +206,8 @@ def _cast(domain: Domain, fmt_currency: str, rng: Rng, book: FactBook) -> tuple:
                 break
             n = person_name(rng)
         names.add(n)
-        people.append(book.entity("person", n, role=roles[i % len(roles)], phone=phone_number(rng, fmt_currency),
+        phone = phone_number(places.fork("person", i), fmt_currency, country, issuer_attrs["city"])
+        people.append(book.entity("person", n, role=roles[i % len(roles)], phone=phone,
                                   email=email_for(n, issuer.name), department=rng.choice(domain.departments)))
     return issuer, cps, people
 
@@ -135,10 +215,12 @@ def _cast(domain: Domain, fmt_currency: str, rng: Rng, book: FactBook) -> tuple:
 def _title(recipe: Recipe, ctx: DocContext, rng: Rng) -> tuple[str, dict[str, str]]:
     d = ctx.domain
     topic = rng.choice(d.topics)
-    q = rng.integers(1, 5)
+    rng.integers(1, 5)  # was the quarter: the reported quarter is now the last complete one
+    q, q_year = ctx.cal.quarter()
     values = dict(
-        org=ctx.issuer.name, year=str(ctx.year), year_next=str(ctx.year + 1), quarter=str(q),
-        quarter_label=f"Q{q} {ctx.year}", ident=ctx.reference(), domain=d.title, topic_title=topic.title(),
+        org=ctx.issuer.name, year=str(ctx.cal.fy), year_next=str(ctx.year + 1), quarter=str(q),
+        quarter_year=str(q_year), quarter_label=f"Q{q} {q_year}", ident=ctx.doc_reference(), domain=d.title,
+        topic_title=topic.title(),
         counterparty=ctx.counterparties[0].name, item=rng.choice(d.items), month_year=f"{ctx.anchor:%B %Y}",
         dept=rng.choice(d.departments), item_kind=d.item_kind, Item_kind=d.item_kind.capitalize(),
         item_kind_title=d.item_kind.title(),
@@ -149,9 +231,7 @@ def _title(recipe: Recipe, ctx: DocContext, rng: Rng) -> tuple[str, dict[str, st
 # ---------------------------------------------------------------- blocks
 
 def _table(ctx: DocContext, rng: Rng, max_rows: int, n_pages: int, first_on_page: bool):
-    kinds = {"comparison": 0.4, "share": 0.2, "line_items": 0.12, "register": 0.1, "actions": 0.18}
-    if ctx.recipe.slug in LINE_ITEM_RECIPES:
-        kinds["line_items"] = 0.6
+    kinds = dict(ctx.recipe.tables or DEFAULT_TABLES)
     if n_pages >= LONG_TABLE_MIN_PAGES and first_on_page and rng.bernoulli(LONG_TABLE_P):
         return tables.register_table(ctx, rng, rng.integers(30, 61)), True
     kind = weighted(rng, kinds, tuple(kinds))
@@ -164,7 +244,7 @@ def _table(ctx: DocContext, rng: Rng, max_rows: int, n_pages: int, first_on_page
 
 def _min_height(element: str) -> float:
     return {"table": table_height(4), "figure": FIGURE_HEIGHT, "form": form_height(4, 2),
-            "annotation": ANNOTATION_HEIGHT["signature"], "text": 60.0}[element]
+            "annotation": ANNOTATION_HEIGHT["signature"], "text": 84.0}[element]
 
 
 def _build(element: str, ctx: DocContext, rng: Rng, room: float, n_pages: int, first_on_page: bool,
@@ -181,7 +261,7 @@ def _build(element: str, ctx: DocContext, rng: Rng, room: float, n_pages: int, f
     if element == "annotation":
         return annotations.annotation(ctx, rng, targets), False
     footnotes[0] += 1
-    return prose.text_element(ctx, rng, str(footnotes[0])), False
+    return prose.text_element(ctx, rng, str(footnotes[0]), room), False
 
 
 def _describe_page(blocks: list, style_family: str) -> str:
@@ -225,8 +305,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         raise ValueError(f"index must be >= 0, got {index}")
     root = doc_rng(spec, index)
     domain = domain_for(spec, index)
-    recipe = recipe_for(spec, domain, root.fork("recipe"))
-    n_pages = planned_page_count(spec, index)
+    recipe, n_pages = recipe_and_pages(spec, index)
     tier = weighted(root.fork("tier"), spec.tier_mix, TIERS)
     style_family = root.fork("style").choice(domain.style_families)
     cal = root.fork("calendar")
@@ -235,15 +314,18 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     year = 2023 + cal.integers(0, 4)
     anchor = dt.date(year, cal.integers(1, 13), cal.integers(1, 29))
     book = FactBook(fmt)
-    issuer, cps, people = _cast(domain, currency, root.fork("cast"), book)
+    country = country_for(root.fork("country"), currency)
+    issuer, cps, people = _cast(domain, currency, root.fork("cast"), book, country, root.fork("places"))
     ctx = DocContext(domain=domain, recipe=recipe, fmt=fmt, book=book, issuer=issuer, counterparties=cps,
-                     people=people, year=year, anchor=anchor)
+                     people=people, year=year, anchor=anchor, dyn=root.fork("dynamics"))
     title, values = _title(recipe, ctx, root.fork("title"))
     t1, t2 = root.fork("brief").sample(domain.topics, 2)
-    brief = (f"{recipe.description} issued by {issuer.name} ({domain.title.lower()}), covering {t1} and {t2} "
-             f"in {year}.")
+    brief = (f"{recipe.description} issued by {issuer.name} ({lower_common(domain.title)}), covering {t1} and "
+             f"{t2} in {ctx.cal.fy}.")
     sections = [s.format(**values) for s in recipe.sections]
-    mix = dict(spec.element_mix)
+    mix = {e: w * recipe.element_weight(e) for e, w in spec.element_mix.items()}
+    if sum(mix.values()) <= 0:  # the recipe rules out every element the spec asks for: the spec wins
+        mix = dict(spec.element_mix)
     carried: list[str] = []
     footnotes = [0]
     pages: list[PagePlan] = []
@@ -294,7 +376,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
     return DocumentIR(
         doc_id=f"doc-{index:05d}", index=index, seed=spec.seed, seed_path=["doc", index], domain=domain.slug,
-        recipe=recipe.slug, title=title, topic_brief=brief, style_family=style_family, entities=book.entities,
+        recipe=recipe.slug, title=title, topic_brief=brief, style_family=style_family,
+        reference=ctx.doc_reference(), as_at=anchor, entities=book.entities,
         facts=book.facts, pages=pages, perturbation=PerturbationProfile(tier=tier, pages=[]))
 
 
@@ -311,7 +394,8 @@ def qa_bearing_blocks(doc: DocumentIR) -> list[tuple[str, str]]:
     return [(b.id, ELEMENT_OF_BLOCK[b.type]) for _, b in doc.blocks() if b.id in owners]
 
 
-__all__ = ["check_spec", "doc_rng", "domain_for", "page_count", "planned_page_count", "plan_corpus", "plan_document", "qa_bearing_blocks",
-           "recipe_for"]
+__all__ = ["check_spec", "doc_rng", "domain_for", "fit_pages", "page_count", "page_quantile", "pages_at",
+           "planned_page_count", "plan_corpus",
+           "plan_document", "qa_bearing_blocks", "recipe_and_pages", "recipe_for"]
 
 

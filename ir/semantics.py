@@ -42,11 +42,27 @@ def difference_unit(quantity: Quantity, unit: str) -> str:
     return unit
 
 
+IRREGULAR_SINGULARS = {"people": "person", "children": "child", "men": "man", "women": "woman", "staff": "staff",
+                       "data": "data", "series": "series"}
+
+
 def unit_for_count(unit: str, value: float) -> str:
-    """``1 incident``, ``2 incidents``: a count's unit agrees in number (regular English plurals)."""
-    if not unit:
+    """``1 incident``, ``2 incidents``, ``1 breach``, ``1 person``: a count's unit agrees in number."""
+    if not unit or abs(value) != 1:
         return unit
-    singular = unit[:-1] if unit.endswith("s") and not unit.endswith("ss") else unit
-    if singular.endswith("ie"):  # "entries" -> "entrie" -> "entry"
-        singular = singular[:-2] + "y"
-    return singular if abs(value) == 1 else unit
+    head, _, last = unit.rpartition(" ")
+    return f"{head} {singular(last)}" if head else singular(last)
+
+
+def singular(word: str) -> str:
+    """The singular of an English plural noun (the regular rules and a few irregular words)."""
+    low = word.lower()
+    if low in IRREGULAR_SINGULARS:
+        return word[:1] + IRREGULAR_SINGULARS[low][1:] if word[:1].isupper() else IRREGULAR_SINGULARS[low]
+    if low.endswith("ies") and len(word) > 3:  # "entries" -> "entry"
+        return word[:-3] + "y"
+    if low.endswith(("ches", "shes", "sses", "xes", "zes")):  # "breaches" -> "breach"
+        return word[:-2]
+    if low.endswith("s") and not low.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word

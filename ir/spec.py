@@ -13,7 +13,9 @@ from .vocab import ELEMENT_TYPES, TIERS
 
 
 class PageCountDist(Model):
-    """Pages per document: a clipped log-normal around ``mean`` (``sigma=0`` gives a fixed count)."""
+    """Pages per document: a clipped log-normal around ``mean`` (``sigma=0`` gives a fixed count). The
+    planner draws the count first, then a recipe whose own page range holds it (``ir.domains.Recipe.pages``),
+    so the corpus follows this distribution and no genre is stretched beyond its length."""
 
     mean: float = Field(gt=0)
     sigma: float = Field(default=0.35, ge=0, le=2)
@@ -47,6 +49,8 @@ class CorpusSpec(Model):
     profile: Literal["demo", "reference", "custom"] = "custom"
     domains: list[str] | None = Field(default=None, description="None: all 50 domains, cycled")
     recipes: list[str] | None = Field(default=None, description="None: the domain's recipes")
+    recipe_mix: dict[str, float] | None = Field(
+        default=None, description="weights of recipes among those that fit a document's length (None: equal)")
     pages: PageCountDist
     element_mix: dict[str, float] = Field(description="weights of QA-bearing element types")
     blocks_per_page: float = Field(default=2.4, gt=0, le=12, description="mean QA-bearing blocks per page")
@@ -59,6 +63,13 @@ class CorpusSpec(Model):
     @classmethod
     def _elements(cls, v: dict[str, float]) -> dict[str, float]:
         return _check_weights("element types", v, ELEMENT_TYPES)
+
+    @field_validator("recipe_mix")
+    @classmethod
+    def _recipe_weights(cls, v: dict[str, float] | None) -> dict[str, float] | None:
+        if v is not None and (any(w < 0 for w in v.values()) or sum(v.values()) <= 0):
+            raise ValueError("recipe_mix weights must be >= 0 and not all zero")
+        return v
 
     @field_validator("tier_mix")
     @classmethod
@@ -76,6 +87,20 @@ REFERENCE_ELEMENT_MIX = {"table": 0.40, "figure": 0.30, "form": 0.15, "annotatio
 do not reorder it."""
 
 
+REFERENCE_RECIPE_MIX = {
+    "annual_report": 3.0, "sustainability_report": 2.0, "research_report": 2.0, "compliance_report": 2.0,
+    "quarterly_report": 1.5, "risk_assessment": 1.5, "claims_summary": 1.0, "field_ops_log": 1.0,
+    "scanned_archive": 1.0, "policy_document": 1.0, "training_record": 1.0, "grant_application": 1.0,
+    "executive_handout": 1.0, "operations_dashboard": 1.0, "project_status_report": 1.0, "budget_proposal": 1.0,
+    "inspection_report": 1.0, "vendor_assessment": 0.5, "board_minutes": 0.5, "contract_summary": 0.5,
+    "incident_report": 0.5, "forms_workflow": 0.5, "audit_memo": 0.5, "expense_claim": 0.5, "invoice": 0.5,
+    "purchase_order": 0.5,
+}
+"""How often each genre comes up in the reference corpus among the recipes that fit a document's length:
+the long reporting genres carry its ~44 pages per document; short genres (invoices, purchase orders,
+expense claims: 1-6 pages) only come up where a document is that short."""
+
+
 def demo_spec(seed: int = 0, n_docs: int = 3) -> CorpusSpec:
     """Small corpus for the embedded default and tests: a few pages per document."""
     return CorpusSpec(
@@ -85,12 +110,19 @@ def demo_spec(seed: int = 0, n_docs: int = 3) -> CorpusSpec:
     )
 
 
+REFERENCE_PLANNED_PAGES = 47.5
+"""Planned (IR) pages per reference document. The renderer continues a page that does not open a section on
+a previous page that is mostly empty, so a document prints about 8% fewer PDF pages than it plans: 47.5
+planned pages land on the study's 43.7 PDF pages per document."""
+
+
 def reference_spec(seed: int = 0, n_docs: int = 100) -> CorpusSpec:
-    """The reference scale: 100 docs, ~44 pages each, 50 domains, the study's element mix."""
+    """The reference scale: 100 docs, ~44 PDF pages each (``REFERENCE_PLANNED_PAGES`` planned), 50 domains,
+    the study's element and recipe mix."""
     return CorpusSpec(
         name="reference", seed=seed, n_docs=n_docs, profile="reference",
-        pages=PageCountDist(mean=43.7, sigma=0.35, min=12, max=120),
-        element_mix=dict(REFERENCE_ELEMENT_MIX),
+        pages=PageCountDist(mean=REFERENCE_PLANNED_PAGES, sigma=0.35, min=12, max=120),
+        element_mix=dict(REFERENCE_ELEMENT_MIX), recipe_mix=dict(REFERENCE_RECIPE_MIX),
     )
 
 

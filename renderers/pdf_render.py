@@ -100,12 +100,17 @@ def doc_info(doc: DocumentIR) -> DocInfo:
     name = org.name if org else doc.domain.replace("_", " ").title() + " Group"
     attrs = org.attributes if org else {}
     rng = Rng(doc.seed, doc.seed_path).fork("letterhead")
-    street = attrs.get("address") or f"{rng.integers(10, 990)} {rng.choice(_STREETS)}"
-    city = attrs.get("city") or rng.choice(_CITIES)
-    phone = f"Tel. +1 ({rng.integers(200, 990)}) 555-{rng.integers(1000, 9999)}"
-    return DocInfo(doc_id=doc.doc_id, title=doc.title, organisation=name, address=f"{street}\n{city}\n{phone}",
+    # The organisation's one identity (street, locality, country, phone from the same country table);
+    # the seeded fallback only serves IRs made without an address.
+    street = attrs.get("street") or attrs.get("address") or f"{rng.integers(10, 990)} {rng.choice(_STREETS)}"
+    locality = attrs.get("locality") or attrs.get("city") or rng.choice(_CITIES)
+    if attrs.get("country") and attrs["country"] not in locality:
+        locality = f"{locality}, {attrs['country']}"
+    phone = f"Tel. {attrs['phone']}" if attrs.get("phone") else \
+        f"Tel. +1 ({rng.integers(200, 990)}) 555-{rng.integers(1000, 9999)}"
+    return DocInfo(doc_id=doc.doc_id, title=doc.title, organisation=name, address=f"{street}\n{locality}\n{phone}",
                    logo_seed=Rng(doc.seed, doc.seed_path).fork("logo").child_seed() % (2**31),
-                   reference=doc.doc_id.upper())
+                   reference=doc.reference or doc.doc_id.upper())
 
 
 _STREETS = ("Harbour Street", "Market Square", "Innovation Drive", "King's Road", "Riverside Avenue", "Main Street",

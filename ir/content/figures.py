@@ -1,21 +1,26 @@
 """Chart builders: every point is a span whose text is the value label drawn on the chart.
 
 Large money values are shown compactly (``$4.2M``, ``EUR 350K``) with ``MoneyValue.scale`` set, so the
-fact's absolute value is exact; pie charts show shares that sum to exactly 100.0% (largest remainder).
+fact's absolute value is exact. Series over time end at the last period complete as at the document's
+date and follow the metric's trajectory (``ir.content.dynamics``: running totals never go down). Pie charts
+show shares of the whole of a metric (``tables.whole``: the same share as any table of that whole), the
+items left out grouped as "Other", summing to exactly 100.0%. A recipe says which charts it may hold.
 """
 
 from __future__ import annotations
 
-from decimal import ROUND_DOWN, Decimal
+from decimal import Decimal
 
 from ..blocks import FigureBlock, Series, Span
 from ..domains import Metric
 from ..facts import Fact
 from ..rng import Rng
+from ..semantics import allows
 from .book import DocContext, fs
-from .tables import metric_fact, metric_value
+from .tables import largest_remainder_shares, metric_fact, whole
+from .wording import lower_common, plural
 
-MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+CHART_WEIGHTS = {"bar": 0.45, "line": 0.35, "pie": 0.2}
 
 
 def _scale_for(metric: Metric, values: list[Decimal]) -> str:
@@ -30,7 +35,7 @@ def _point(ctx: DocContext, metric: Metric, value: Decimal, scale: str, label: s
         div = Decimal(10**6 if scale == "million" else 10**3)
         step = Decimal(1) if scale == "thousand" else (Decimal("0.1") if value >= div else Decimal("0.01"))
         scaled = (value / div).quantize(step)
-        f = ctx.book.money_compact(label, scaled, scale, **kw)
+        f = ctx.book.money_compact(label, scaled, scale, quantity=metric.quantity, **kw)
         return f, float(scaled)
     f = metric_fact(ctx, metric, value, label, **kw)
     return f, float(f.value.amount if f.value.kind == "money" else f.value.value)
@@ -47,25 +52,16 @@ def bar_or_line(ctx: DocContext, rng: Rng, chart: str) -> FigureBlock:
     bid = ctx.book.block_id()
     metric = rng.choice(d.metrics)
     over_time = chart == "line" or rng.bernoulli(0.4)
-    if over_time:
-        if rng.bernoulli(0.5):
-            start = rng.integers(0, 6)
-            cats = [f"{m} {ctx.year}" for m in MONTHS[start:start + rng.integers(5, 7)]]
-        else:
-            cats = [f"Q{q} {y}" for y in (ctx.year - 1, ctx.year) for q in (1, 2, 3, 4)][-rng.integers(4, 7):]
+    if over_time:  # the periods up to the last one complete as at the document's date
+        cats = ctx.cal.months(rng.integers(5, 7)) if rng.bernoulli(0.5) else ctx.cal.quarters(rng.integers(4, 7))
         names = rng.sample(d.items, 2) if rng.bernoulli(0.4) else [rng.choice(d.items)]
     else:
         cats = rng.sample(d.items, rng.integers(4, min(7, len(d.items)) + 1))
-        names = list(ctx.periods(rng)) if rng.bernoulli(0.4) else [f"{ctx.year}"]
+        names = list(ctx.periods(rng)) if rng.bernoulli(0.4) else [f"{ctx.cal.fy}"]
     raw: list[list[Decimal]] = []
-    for name in names:
-        vals: list[Decimal] = []
-        for cat in cats:  # the document's values: a chart never contradicts a table of the same quantity
-            if over_time:
-                vals.append(metric_value(ctx, rng, metric, name, cat, prev=vals[-1] if vals else None))
-            else:
-                vals.append(metric_value(ctx, rng, metric, cat, name))
-        raw.append(vals)
+    for name in names:  # the document's values: a chart never contradicts a table of the same quantity
+        raw.append([ctx.metric_value(metric, name, cat) if over_time else ctx.metric_value(metric, cat, name)
+                    for cat in cats])
     no = ctx.number("figure")
     scale = _scale_for(metric, [v for vals in raw for v in vals])
     series = []
@@ -88,46 +84,44 @@ def bar_or_line(ctx: DocContext, rng: Rng, chart: str) -> FigureBlock:
                                            f"Figures as reported by {ctx.issuer.name}."]))
 
 
-def largest_remainder_shares(parts: list[Decimal]) -> list[Decimal]:
-    """Shares in 0.1 steps that sum to exactly 100.0 (Hamilton's method, ties by position)."""
-    total = sum(parts, Decimal(0))
-    raw = [p / total * 1000 for p in parts]
-    floors = [r.to_integral_value(rounding=ROUND_DOWN) for r in raw]
-    left = int(1000 - sum(floors))
-    order = sorted(range(len(parts)), key=lambda i: (-(raw[i] - floors[i]), i))
-    for i in order[:left]:
-        floors[i] += 1
-    return [(f / 10).quantize(Decimal("0.1")) for f in floors]
-
-
 def pie(ctx: DocContext, rng: Rng) -> FigureBlock:
     d = ctx.domain
     bid = ctx.book.block_id()
-    metrics = [m for m in d.metrics if m.kind in ("money", "count")] or [d.metrics[0]]
+    metrics = [m for m in d.metrics if allows(m.quantity, "share")] or [d.metrics[0]]
     metric = rng.choice(metrics)
-    cats = rng.sample(d.items, rng.integers(3, min(6, len(d.items)) + 1))
-    period = f"{ctx.year}"
-    parts = [metric_value(ctx, rng, metric, cat, period) for cat in cats]
-    total = sum(parts, Decimal(0))
-    keep = [i for i, v in enumerate(parts) if total and v / total >= Decimal("0.015")]
-    if len(keep) >= 2:  # slivers below 1.5% are left out of the pie, as chart makers do
-        cats, parts = [cats[i] for i in keep], [parts[i] for i in keep]
-    else:
-        parts = [Decimal(str(round(rng.uniform(1, 10), 3))) for _ in cats]
-    shares = largest_remainder_shares(parts)
+    n_slices = rng.integers(3, min(6, len(d.items)) + 1)
+    period = f"{ctx.cal.fy}"
+    values, total, shares = whole(ctx, metric, period)
+    if not shares:  # every count of the whole is zero: a pie of nothing says nothing, use an amount instead
+        metric = next((m for m in d.metrics if m.kind == "money"), metric)
+        values, total, shares = whole(ctx, metric, period)
+    metric_lc = lower_common(metric.name)
     no = ctx.number("figure")
+    if shares:  # the largest parts of the whole; the rest, and slivers below 1.5%, join "Other"
+        ranked = sorted(d.items, key=lambda c: (-shares[c], d.items.index(c)))[:n_slices]
+        shown = [c for c in ranked if shares[c] >= Decimal("1.5")] or ranked[:1]
+        slices = [(c, shares[c]) for c in shown]
+        rest = Decimal(100) - sum(s for _, s in slices)
+        if rest > 0:
+            slices.append((f"Other {plural(d.item_kind)}", rest))
+    else:  # no amount either (never in the shipped domains): even slices, not an invented split
+        cats = list(d.items[:n_slices])
+        slices = list(zip(cats, largest_remainder_shares([Decimal(1)] * len(cats)), strict=True))
     pts, nums = [], []
-    for cat, s in zip(cats, shares, strict=True):
-        f = ctx.book.percent(f"Share of {cat} in {metric.name.lower()} ({period}) shown in Figure {no}", s,
+    for i, (cat, s) in enumerate(slices):
+        other = i == len(slices) - 1 and cat not in d.items
+        who = f"the other {plural(d.item_kind)}" if other else cat
+        f = ctx.book.percent(f"Share of {who} in {metric_lc} ({period}) shown in Figure {no}", s,
                              attribute=f"{metric.slug}_share", period=period, group=bid)
         pts.append(fs(f))
         nums.append(float(s))
-    return FigureBlock(id=bid, chart="pie", title=f"Figure {no}. Share of {metric.name.lower()} by {d.item_kind}, "
-                                                  f"{period}",
-                       categories=cats, series=[Series(name=f"Share of {metric.name.lower()}", points=pts,
-                                                       values=nums)], unit_label="%")
+    return FigureBlock(id=bid, chart="pie", title=f"Figure {no}. Share of {metric_lc} by {d.item_kind}, {period}",
+                       categories=[c for c, _ in slices],
+                       series=[Series(name=f"Share of {metric_lc}", points=pts, values=nums)], unit_label="%")
 
 
 def figure(ctx: DocContext, rng: Rng) -> FigureBlock:
-    chart = rng.choice(("bar", "line", "pie"), p=(0.45, 0.35, 0.2))
+    """A chart of a kind the recipe may hold (a bar chart when it names none)."""
+    kinds = [k for k in CHART_WEIGHTS if k in ctx.recipe.charts] or ["bar"]
+    chart = rng.choice(kinds, p=[CHART_WEIGHTS[k] for k in kinds])
     return pie(ctx, rng) if chart == "pie" else bar_or_line(ctx, rng, chart)

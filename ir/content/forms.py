@@ -1,7 +1,9 @@
 """Form builders: typed fields whose values are facts, checkboxes whose states are boolean facts
 (the fact text is the checkbox label the renderer draws), and signature lines.
 
-Dates on one form are ordered (submitted < reviewed < approved / due).
+Dates on one form are ordered (submitted < reviewed < approved / due) and a form was submitted before the
+document's date. A form's number is shaped like the form (``EAF/2026/4821``), never like the document's
+reference.
 """
 
 from __future__ import annotations
@@ -20,16 +22,26 @@ FORM_TITLES = (
     "Budget Transfer Request", "Site Visit Report Form", "Quality Deviation Form", "Training Enrolment Form",
 )
 
+FORMS_OF_RECIPE = {
+    "invoice": ("Payment Authorisation", "Vendor Registration Form"),
+    "purchase_order": ("Purchase Requisition", "Payment Authorisation", "Vendor Registration Form"),
+    "expense_claim": ("Expense Approval Form", "Payment Authorisation"),
+    "training_record": ("Training Enrolment Form", "Leave Request", "Access Request"),
+    "incident_report": ("Incident Notification", "Change Request", "Quality Deviation Form"),
+    "inspection_report": ("Site Visit Report Form", "Quality Deviation Form", "Incident Notification"),
+}
+"""Forms that belong in a recipe (others draw from every form)."""
+
 
 def form(ctx: DocContext, rng: Rng, n_fields: int | None = None) -> FormBlock:
     bid = ctx.book.block_id()
     book = ctx.book
-    title = rng.choice(FORM_TITLES)
+    title = rng.choice(FORMS_OF_RECIPE.get(ctx.recipe.slug, FORM_TITLES))
     requester = ctx.person(rng)
     approver = rng.choice([p for p in ctx.people if p.id != requester.id] or ctx.people)
     n = n_fields if n_fields is not None else rng.integers(4, 8)
-    ref = ctx.reference()
-    submitted = ctx.day(rng.integers(-60, 20))
+    ref = ctx.serial("".join(w[0] for w in title.split() if w[0].isupper()))
+    submitted = ctx.day(rng.integers(-90, -30))
     later = submitted.toordinal() + rng.integers(2, 30)
     candidates = ["requester", "reference", "department", "submitted", "amount", "approver", "decision_date",
                   "cost_centre", "counterparty", "quantity"]
@@ -73,7 +85,8 @@ def form(ctx: DocContext, rng: Rng, n_fields: int | None = None) -> FormBlock:
             fields.append(FormField(label="Supplier", value=fs(f), field_type="text"))
         elif c == "quantity":
             q = Decimal(rng.integers(1, 500))
-            f = book.number(f"Quantity on the {title} {ref}", q, "units", group=bid, attribute="quantity")
+            f = book.number(f"Quantity on the {title} {ref}", q, "units", group=bid, attribute="quantity",
+                            quantity="count")
             fields.append(FormField(label="Quantity", value=fs(f), field_type="number"))
     checks = rng.sample(ctx.domain.checks, rng.integers(2, min(4, len(ctx.domain.checks)) + 1))
     boxes = []

@@ -13,11 +13,14 @@ from __future__ import annotations
 from decimal import Decimal
 
 from ..blocks import FigureBlock, FootnoteBlock, HeadingBlock, ListBlock, Span, TableBlock, TextBlock
-from ..facts import Derivation
+from ..facts import Derivation, Fact
 from ..rng import Rng
+from ..semantics import PERCENTAGE_POINTS, unit_for_count
+from ..values import NumberValue
 from .book import DocContext, fs, lit
 from .quantities import draw_value
 from .tables import action_owner_and_due
+from .wording import lower_common
 
 TERMS_RECIPES = {"invoice", "purchase_order", "contract_summary", "expense_claim", "vendor_assessment"}
 
@@ -106,9 +109,14 @@ TABLE_COMMENTS = (
     "The spread between {top} ({top_text}) and {low} ({low_text}) reflects differences in {topic}.",
 )
 TOTAL_COMMENT = "In total, {metric_lc} amounted to {total_text} for the period."
-CHART_COMMENTS = (
-    "The chart shows {series_lc}: the peak of {top_text} was reached in {top}.",
-    "{series} moved between {low_text} and {top_text} over the period shown in the chart.",
+MEAN_COMMENT = "On average, {metric_lc} stood at {total_text} across the {item_kind}s listed."
+CHART_COMMENTS = (  # over time: the series is an item (a proper name, kept as written)
+    "The chart shows {metric_lc} for {series}: the peak of {top_text} was reached in {top}.",
+    "For {series}, {metric_lc} moved between {low_text} and {top_text} over the period shown in the chart.",
+)
+CATEGORY_COMMENTS = (  # by item: the categories are items
+    "In the chart, {top} shows the highest {metric_lc} ({top_text}) and {low} the lowest ({low_text}).",
+    "{top} leads the chart on {metric_lc} at {top_text}; {low} is lowest at {low_text}.",
 )
 
 
@@ -116,7 +124,7 @@ def _fill(template: str, ctx: DocContext, rng: Rng, **extra: str) -> str:
     d = ctx.domain
     t1, t2 = rng.sample(d.topics, 2)
     dept = rng.choice(d.departments)
-    values = dict(org=ctx.issuer.name, topic=t1, topic2=t2, dept=dept, dept_lc=dept.lower(), year=str(ctx.year),
+    values = dict(org=ctx.issuer.name, topic=t1, topic2=t2, dept=dept, dept_lc=lower_common(dept), year=str(ctx.cal.fy),
                   item_kind=d.item_kind, role=rng.choice(d.roles), noun=ctx.recipe.noun, currency=ctx.fmt.currency,
                   month_year=f"{ctx.anchor:%B %Y}")
     values.update(extra)
@@ -140,31 +148,57 @@ def continuation(ctx: DocContext, rng: Rng) -> TextBlock:
     return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(CONTINUATIONS), ctx, rng))])
 
 
+def with_unit(f: Fact) -> str:
+    """A number as a sentence writes it: ``780 hours``, ``1 incident`` (a count's unit agrees in number)."""
+    v = f.value
+    if isinstance(v, NumberValue) and v.unit and v.unit != PERCENTAGE_POINTS:
+        unit = unit_for_count(v.unit, float(v.value)) if f.quantity == "count" else v.unit
+        return f"{f.text} {unit}"
+    return f.text
+
+
+def _metric_of(label: str) -> str:
+    """The metric a value's label names (labels read "<metric> of <item> in <period>")."""
+    return lower_common(label.split(" of ")[0])
+
+
 def commentary(ctx: DocContext, rng: Rng, block) -> TextBlock | None:
-    """A paragraph restating facts of a table or chart on the page (literal text, see module doc)."""
+    """A paragraph restating facts of a table or chart on the page (literal text, see module doc); names of
+    items keep their case."""
     index = ctx.book.by_id
     if isinstance(block, TableBlock) and block.numeric_columns:
         j = block.numeric_columns[0]
         body = block.rows[:-1] if block.total_row else block.rows
         cells = [(row[0].text, index[row[j].fact_ids[0]]) for row in body if row[j].fact_ids
                  and not row[0].fact_ids]  # rows named by literal labels (not registers keyed by date)
-        cells = [(lab, f) for lab, f in cells if f.value.kind in ("money", "number", "percent")]
+        cells = [(lab, f) for lab, f in cells if f.value.kind in ("money", "number", "percent")
+                 and not lab.startswith("Other ")]
         if len(cells) < 2:
             return None
         key = lambda c: c[1].value.absolute() if hasattr(c[1].value, "absolute") else c[1].value.value  # noqa: E731
         top, low = max(cells, key=key), min(cells, key=key)
-        metric = top[1].label.split(" of ")[0]  # labels read "<metric> of <item> in <period>"
-        text = _fill(rng.choice(TABLE_COMMENTS), ctx, rng, top=top[0], low=low[0], top_text=top[1].text,
-                     low_text=low[1].text, metric_lc=metric.lower())
-        if block.total_row and block.rows[-1][j].fact_ids:
-            text += " " + TOTAL_COMMENT.format(metric_lc=metric.lower(), total_text=block.rows[-1][j].text)
+        metric = _metric_of(top[1].label)
+        text = _fill(rng.choice(TABLE_COMMENTS), ctx, rng, top=top[0], low=low[0], top_text=with_unit(top[1]),
+                     low_text=with_unit(low[1]), metric_lc=metric)
+        last = block.rows[-1]
+        if block.total_row and last[j].fact_ids:
+            template = TOTAL_COMMENT if last[0].text == "Total" else MEAN_COMMENT
+            text += " " + template.format(metric_lc=metric, total_text=with_unit(index[last[j].fact_ids[0]]),
+                                          item_kind=ctx.domain.item_kind)
         return TextBlock(id=ctx.book.block_id(), spans=[lit(text)])
     if isinstance(block, FigureBlock) and block.chart != "pie":
         s = block.series[0]
         i_top = max(range(len(s.values)), key=lambda i: s.values[i])
         i_low = min(range(len(s.values)), key=lambda i: s.values[i])
-        text = _fill(rng.choice(CHART_COMMENTS), ctx, rng, series=s.name, series_lc=s.name.lower(),
-                     top=block.categories[i_top], top_text=s.points[i_top].text, low_text=s.points[i_low].text)
+        first = index[s.points[0].fact_ids[0]] if s.points[0].fact_ids else None
+        if first is None or i_top == i_low:
+            return None
+        metric = _metric_of(first.label)
+        over_time = block.categories[0] not in ctx.domain.items
+        top_text, low_text = with_unit(index[s.points[i_top].fact_ids[0]]), with_unit(index[s.points[i_low].fact_ids[0]])
+        text = _fill(rng.choice(CHART_COMMENTS if over_time else CATEGORY_COMMENTS), ctx, rng, series=s.name,
+                     metric_lc=metric, top=block.categories[i_top], low=block.categories[i_low], top_text=top_text,
+                     low_text=low_text)
         return TextBlock(id=ctx.book.block_id(), spans=[lit(text)])
     return None
 
@@ -209,9 +243,10 @@ def deadline_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
 def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     bid = ctx.book.block_id()
     b = ctx.book
-    ref_v, ver_v, start, end = ctx.remember("doc_reference", lambda: (
-        ctx.reference(), f"{rng.integers(1, 5)}.{rng.integers(0, 10)}", ctx.day(-rng.integers(90, 370)),
+    ver_v, start, end = ctx.remember("doc_reference_details", lambda: (
+        f"{rng.integers(1, 5)}.{rng.integers(0, 10)}", ctx.day(-rng.integers(90, 370)),
         ctx.day(-rng.integers(1, 60))))
+    ref_v = ctx.doc_reference()
     ref = b.ident(f"Reference number of this {ctx.recipe.noun}", ref_v, scheme="reference", group=bid)
     version = b.text(f"Version of this {ctx.recipe.noun}", ver_v, attribute="version", group=bid)
     issued = b.date(f"Issue date of this {ctx.recipe.noun}", ctx.anchor, attribute="issue_date", group=bid)
@@ -235,12 +270,13 @@ def terms_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     bid = ctx.book.block_id()
     b = ctx.book
     net, issued_d, ref_v, cp = ctx.remember("terms", lambda: (
-        rng.choice((14, 30, 30, 45, 60)), ctx.day(rng.integers(-30, 5)), ctx.reference("PAY"),
-        ctx.counterparty(rng)))
+        rng.choice((14, 30, 30, 45, 60)),
+        ctx.anchor if ctx.recipe.slug == "invoice" else ctx.day(-rng.integers(0, 31)),  # an invoice is dated
+        ctx.serial("PMT", 5), ctx.counterparty(rng)))                                 # the day it is issued
     issued = b.date("Invoice date stated in the payment terms", issued_d, attribute="invoice_date", group=bid)
     due = b.date("Payment due date", ctx.day((issued_d - ctx.anchor).days + net), attribute="due_date", group=bid)
     days = b.number("Payment term in days", Decimal(net), "days", attribute="payment_term", group=bid,
-                    derivation=Derivation(op="days_between", operands=[issued.id, due.id]))
+                    quantity="duration", derivation=Derivation(op="days_between", operands=[issued.id, due.id]))
     ref = b.ident("Payment reference to quote", ref_v, scheme="reference", group=bid)
     return TextBlock(id=bid, spans=[
         lit("Payment is due on "), fs(due), lit(", "), fs(days), lit(" days after the invoice date of "), fs(issued),
@@ -248,10 +284,11 @@ def terms_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
                                                      f"{cp.name} are handled by the accounts receivable team.")])
 
 
-def action_list(ctx: DocContext, rng: Rng) -> ListBlock:
+def action_list(ctx: DocContext, rng: Rng, max_items: int = 5) -> ListBlock:
     bid = ctx.book.block_id()
     b = ctx.book
-    acts = rng.sample(ctx.domain.actions, rng.integers(3, min(5, len(ctx.domain.actions)) + 1))
+    n = rng.integers(3, min(5, len(ctx.domain.actions)) + 1)
+    acts = rng.sample(ctx.domain.actions, max(2, min(n, max_items)))
     items = []
     title = rng.choice(("Agreed actions", "Next steps", "Actions arising"))
     repeat = ctx.number(f"list:{title}")
@@ -276,16 +313,37 @@ def footnote(ctx: DocContext, rng: Rng, marker: str) -> FootnoteBlock:
     else:
         rate = b.number(f"Exchange rate used ({ctx.fmt.currency} per USD)",
                         ctx.remember("fx", lambda: Decimal(str(round(rng.uniform(0.72, 0.98), 4)))), "", places=4,
-                        attribute="fx_rate", group=bid)
+                        attribute="fx_rate", group=bid, quantity="ratio")
         spans = [lit(f"Amounts in other currencies were translated at {ctx.fmt.currency} "), fs(rate),
                  lit(" per USD.")]
     return FootnoteBlock(id=bid, marker=marker, spans=spans)
 
 
-def text_element(ctx: DocContext, rng: Rng, marker: str):
-    kinds = ["contact", "deadline", "reference", "actions", "footnote", "terms"]
-    weights = [0.25, 0.2, 0.2, 0.2, 0.15, 0.35 if ctx.recipe.slug in TERMS_RECIPES else 0.05]
+def parties_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
+    """A counterparty and its registered address (the one address that organisation has in the document;
+    the issuer's own address is on the letterhead). One address per paragraph, so no two cities run
+    together in one block of text."""
+    bid = ctx.book.block_id()
+    b = ctx.book
+    cp = ctx.remember(("parties", ctx.page), lambda: ctx.counterparty(rng))
+    name = b.org(f"{cp.role.capitalize()} named with its address on page {ctx.page}", cp, attribute="name",
+                 group=bid)
+    where = b.text(f"Registered address of {cp.name}", cp.attributes["full"], subject=cp.id,
+                   attribute="registered_address", group=bid)
+    return TextBlock(id=bid, spans=[
+        lit(f"This {ctx.recipe.noun} is issued by {ctx.issuer.name} and concerns its {cp.role} "), fs(name),
+        lit(", whose registered address is "), fs(where), lit(".")])
+
+
+def text_element(ctx: DocContext, rng: Rng, marker: str, room: float = 560.0):
+    """One QA-bearing text block that fits in ``room`` points (an action list gets as many items as fit)."""
+    kinds = ["contact", "deadline", "reference", "actions", "footnote", "terms", "parties"]
+    weights = [0.25, 0.2, 0.2, 0.2, 0.15, 0.35 if ctx.recipe.slug in TERMS_RECIPES else 0.05, 0.12]
     kind = rng.choice(kinds, p=weights)
+    if kind == "parties" and not all("full" in o.attributes for o in ctx.counterparties):
+        kind = "contact"  # organisations without addresses (hand-made contexts)
+    if kind == "parties":
+        return parties_paragraph(ctx, rng)
     if kind == "terms":
         return terms_paragraph(ctx, rng)
     if kind == "contact":
@@ -295,5 +353,5 @@ def text_element(ctx: DocContext, rng: Rng, marker: str):
     if kind == "reference":
         return reference_paragraph(ctx, rng)
     if kind == "actions":
-        return action_list(ctx, rng)
+        return action_list(ctx, rng, int((room - 26) // 28))
     return footnote(ctx, rng, marker)

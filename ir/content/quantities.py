@@ -1,4 +1,5 @@
-"""Plausible metric values: log-uniform within the domain's range, rounded like people round them."""
+"""One-off metric values (a budget envelope, a form's amount): log-uniform within the domain's range, rounded like
+people round them. Values that recur over periods come from ``ir.content.dynamics``."""
 
 from __future__ import annotations
 
@@ -35,22 +36,3 @@ def number_places(metric: Metric, value: Decimal) -> int:
     if metric.kind in ("count",):
         return 0
     return 0 if value == value.to_integral_value() else 1
-
-
-def evolve(rng: Rng, metric: Metric, base: Decimal, money_decimals: int = 0) -> Decimal:
-    """A next-period value close to ``base`` (-25%..+30%), kept inside the metric's range."""
-    factor = rng.uniform(0.75, 1.3)
-    if metric.kind == "percent":
-        v = float(base) + rng.uniform(-3, 3)
-        return Decimal(str(round(min(max(v, metric.low), metric.high), 1)))
-    x = float(base) * factor
-    if metric.kind == "count":
-        return Decimal(max(0, int(round(x))))
-    if metric.kind == "money":
-        if money_decimals and x < 100000:
-            return Decimal(str(round(x, 2)))
-        step = 10 ** max(0, int(math.log10(max(x, 1))) - 2)
-        return Decimal(int(round(x / step)) * step)
-    if float(base) < 20:
-        return Decimal(str(round(x, 1)))
-    return Decimal(int(round(x)))

@@ -33,12 +33,12 @@ def test_planned_documents_are_consistent(seed, index):
 def test_checks_are_not_vacuous(seed):
     """The sample exercises totals, shares or changes, and ordered dates (so the checks can fail)."""
     ops, pairs = set(), 0
-    for i in range(20):
-        doc = plan_document(demo_spec(seed=seed, n_docs=20), i)
+    for i in range(40):  # demo documents are short genres (memos, forms, invoices): look at enough of them
+        doc = plan_document(demo_spec(seed=seed, n_docs=40), i)
         ops |= {f.derivation.op for f in doc.facts if f.derivation}
         attrs = [f.attribute for f in doc.facts]
         pairs += sum(min(attrs.count(a), attrs.count(b)) for a, b in ORDERED_DATES)
-    assert "sum" in ops and ops & {"share", "percent_change"} and pairs > 0
+    assert "sum" in ops and ops & {"share", "percent_change", "difference", "mean"} and pairs > 0
 
 
 def test_checks_catch_broken_documents():

@@ -11,8 +11,9 @@ from ir.answers import numeric
 from ir.content import annotations, figures, forms, prose, tables
 from ir.content.book import DocContext, FactBook
 from ir.content.formats import DocFormat, format_date, percent_text, stamp_date
-from ir.content.names import email_for, org_name, person_name
+from ir.content.names import address, email_for, org_name, person_name
 from ir.domains import DOMAINS, RECIPES, get_domain, get_recipe
+from ir.vocab import QUANTITIES
 from tests.ir.plan_checks import derivation_problems
 
 SIMPLE = re.compile(r"^[A-Za-z0-9 ,.&'()/:;%+\-]+$")
@@ -21,8 +22,9 @@ SIMPLE = re.compile(r"^[A-Za-z0-9 ,.&'()/:;%+\-]+$")
 def make_ctx(currency="USD", date_style="long", decimals=0, domain="logistics", recipe="annual_report"):
     fmt = DocFormat(currency=currency, date_style=date_style, money_decimals=decimals)
     book = FactBook(fmt)
-    issuer = book.entity("organisation", "Halcyon Logistics GmbH", role="issuer")
-    cps = [book.entity("organisation", n, role="supplier") for n in ("Orion Freight", "Summit Carriers Ltd")]
+    issuer = book.entity("organisation", "Halcyon Logistics GmbH", role="issuer", **address(Rng(1), "Germany"))
+    cps = [book.entity("organisation", n, role="supplier", **address(Rng(i + 2), "United Kingdom"))
+           for i, n in enumerate(("Orion Freight", "Summit Carriers Ltd"))]
     people = [book.entity("person", n, role=r, phone="+1 212 555 0134", email=f"{n.split()[0].lower()}@x.example")
               for n, r in (("Dana Whitfield", "Head of Logistics"), ("Kenji Tanaka", "Freight Manager"))]
     return DocContext(domain=get_domain(domain), recipe=get_recipe(recipe), fmt=fmt, book=book, issuer=issuer,
@@ -46,8 +48,10 @@ def test_fact_text_is_the_formatted_value():
     ctx = make_ctx(currency="EUR", decimals=2)
     f = ctx.book.money("x", Decimal("1234.5"))
     assert f.text == "EUR 1,234.50" and f.value.amount == Decimal("1234.50")
-    n = ctx.book.number("y", Decimal("12.34"), "days", places=1)
-    assert n.text == "12.3" and n.value.value == Decimal("12.3")
+    n = ctx.book.number("y", Decimal("12.34"), "days", places=1, quantity="duration")
+    assert n.text == "12.3" and n.value.value == Decimal("12.3") and n.quantity == "duration"
+    assert f.quantity == "amount" and ctx.book.percent("z", Decimal(5)).quantity == "rate"
+    assert ctx.book.date("d", dt.date(2026, 1, 2)).quantity == "date"
 
 
 @pytest.mark.parametrize("kind", sorted(tables.TABLE_KINDS))
@@ -80,9 +84,26 @@ def test_share_table_shares_match_parts_and_total_is_sum():
     cells = [facts[r[1].fact_ids[0]] for r in t.rows[:-1]]
     assert numeric(total.value) == sum(numeric(c.value) for c in cells)
     assert total.derivation.op == "sum" and total.derivation.operands == [c.id for c in cells]
-    for r in t.rows[:-1]:
-        share = facts[r[2].fact_ids[0]]
-        assert share.derivation.op == "share" and share.derivation.operands[1] == total.id
+    shares = [facts[r[2].fact_ids[0]] for r in t.rows[:-1]]
+    assert sum(s.value.value for s in shares) == 100  # one whole: the listed items and the others
+    for r, share in zip(t.rows[:-1], shares, strict=True):
+        if r[0].text.startswith("Other "):  # the remainder of the whole: no share derivation of its own
+            assert share.derivation is None and r is t.rows[-2]
+        else:
+            assert share.derivation.op == "share" and share.derivation.operands[1] == total.id
+
+
+def test_a_share_of_one_whole_has_one_value_in_tables_and_pies():
+    ctx = make_ctx(domain="retail")
+    shown: dict[tuple[str, str], set] = {}
+    for seed in range(12):
+        block = tables.share_table(ctx, Rng(seed, ["s"]), 5) if seed % 2 else figures.pie(ctx, Rng(seed, ["p"]))
+        for f in ctx.book.facts:
+            if f.label.startswith("Share of ") and not f.label.startswith("Share of the other"):
+                who = f.label[len("Share of "):].split(" in ")[0]
+                shown.setdefault((who, f.attribute + f.period), set()).add(f.value.value)
+        assert block is not None
+    assert shown and all(len(v) == 1 for v in shown.values()), shown
 
 
 def test_largest_remainder_shares_sum_to_100():
@@ -142,14 +163,17 @@ def test_annotations_own_facts_and_highlight_needs_a_target():
 def test_prose_is_business_text_with_embedded_fact_spans():
     ctx = make_ctx(recipe="invoice")
     seen = set()
-    for seed in range(25):
+    for seed in range(80):
         block = prose.text_element(ctx, Rng(seed, ["text"]), "1")
         seen.add(block.type)
         spans = block.spans if hasattr(block, "spans") else [s for it in block.items for s in it]
         text = "".join(s.text for s in spans)
         assert "lorem" not in text.lower() and len(text) > 30
+        if block.type == "text_block" and "registered address is" in text:  # one address per organisation
+            assert any(cp.attributes["full"] in text for cp in ctx.counterparties)
+            seen.add("parties")
         assert any(s.fact_ids for s in spans) and any(not s.fact_ids for s in spans)
-    assert {"text_block", "list"} <= seen
+    assert {"text_block", "list", "parties"} <= seen
     op = prose.opener(ctx, Rng(1), 2)
     assert op.spans[0].fact_ids == [] and "{" not in op.spans[0].text and op.spans[0].text.count(".") >= 2
 
@@ -184,6 +208,10 @@ def test_domain_and_recipe_data():
         assert len(d.recipes) >= 10, d.slug
         for m in d.metrics:
             assert m.kind in ("money", "count", "number", "percent") and m.low < m.high, (d.slug, m)
+            assert m.quantity in QUANTITIES and m.quantity != "date", (d.slug, m)
+            assert (m.kind == "percent") == (m.quantity == "rate"), (d.slug, m)
+            assert m.kind != "money" or m.quantity in ("amount", "ratio"), (d.slug, m)
+            assert not m.total_of or d.metric(m.total_of) is not None, (d.slug, m)
         assert len(set(d.items)) == len(d.items)
     with pytest.raises(KeyError, match="unknown domain"):
         get_domain("astrology")

@@ -77,6 +77,6 @@ def test_spec_validation_message_names_the_field():
 
 
 def test_profiles_and_spec_hash():
-    assert reference_spec().n_docs == 100 and reference_spec().pages.mean == pytest.approx(43.7)
+    assert reference_spec().n_docs == 100 and reference_spec().pages.mean == pytest.approx(47.5)
     assert demo_spec(1).spec_hash() == demo_spec(1).spec_hash() != demo_spec(2).spec_hash()
     assert sum(reference_spec().element_mix.values()) == pytest.approx(1.0)

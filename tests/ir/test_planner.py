@@ -14,7 +14,7 @@ from ir.planner import (
     planned_page_count,
     qa_bearing_blocks,
 )
-from ir.spec import REFERENCE_ELEMENT_MIX, demo_spec, reference_spec
+from ir.spec import REFERENCE_ELEMENT_MIX, REFERENCE_PLANNED_PAGES, demo_spec, reference_spec
 from tests.ir.plan_checks import all_problems
 
 STYLE_FAMILIES = {"corporate", "modern", "classic", "technical", "government"}
@@ -61,10 +61,10 @@ def test_hundred_documents_cover_all_fifty_domains_twice():
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_reference_page_count_mean_near_43_7(seed):
+def test_reference_page_count_mean_near_the_planned_mean(seed):
     spec = reference_spec(seed=seed)
     counts = [planned_page_count(spec, i) for i in range(100)]
-    assert abs(sum(counts) / 100 - 43.7) < 5.0
+    assert abs(sum(counts) / 100 - REFERENCE_PLANNED_PAGES) < 2.0  # evenly spread quantiles: close to the mean
     assert min(counts) >= spec.pages.min and max(counts) <= spec.pages.max
     assert len(set(counts)) > 20  # a distribution, not a constant
 
@@ -96,7 +96,7 @@ def test_reference_element_mix_and_page_fit():
     assert total / pages == pytest.approx(spec.blocks_per_page, abs=0.5)
     for element, target in REFERENCE_ELEMENT_MIX.items():
         assert mix[element] / total == pytest.approx(target, abs=0.05), (element, mix)
-    assert len(recipes) >= 4
+    assert len(recipes) >= 3  # long genres only: a reference document is ~44 pages
 
 
 def test_spec_restrictions_are_respected():
