@@ -1,16 +1,26 @@
 """The ``synthdocqa`` command line.
 
 Each command group lives in ``flows/commands/<name>.py`` with a ``register(subparsers)`` function
-that adds its parser and sets ``func``; a command returns an exit code. Bad input raises
-``CliError`` (exit 2, one line on stderr, nothing written).
+that adds its parser and sets ``func``; a command returns an exit code.
+
+The error boundary (``flows.errors``): bad input raises ``CliError``; expected failures met on the way
+(a foreign or locked output folder, a full disk, a read-only path, an unreachable service, a corrupt
+input) are printed the same way, one line on stderr naming the file or field, exit 2. An unexpected
+error is one line too, exit 1, and shows its traceback with ``--debug``. SIGINT/SIGTERM end a command
+with one line and exit 130/143; output piped into ``head`` ends quietly.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import signal
 import sys
+import traceback
 from collections.abc import Sequence
+
+from flows.errors import OneLineError, Stopped, clear_stop, expected_failure, record_stop, stop_requested
 
 COMMAND_MODULES: tuple[str, ...] = (
     "flows.commands.plan",
@@ -27,17 +37,29 @@ COMMAND_MODULES: tuple[str, ...] = (
     "flows.commands.legibility",
 )
 
+MAX_SEED = 2**63 - 1
+"""Seeds are non-negative 63-bit integers (``ir.spec.CorpusSpec.seed``)."""
 
-class CliError(Exception):
+
+class CliError(OneLineError):
     """A user error: printed as one line, exit code 2."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """Argument errors in one line too (argparse would print the usage first)."""
+
+    def error(self, message: str):  # noqa: ANN201 - argparse's signature
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="synthdocqa",
         description="Seeded synthetic enterprise-document QA corpora, scan degradation and judge flows.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the traceback of an unexpected error (also accepted after the command)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMAND_MODULES:
@@ -65,17 +87,161 @@ def parse_int_list(text: str) -> list[int]:
     return values
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def check_range(option: str, value: float | None, lo: float | None = None, hi: float | None = None) -> None:
+    """``CliError`` (one line, exit 2) unless ``lo <= value <= hi``; ``None`` (option not given) passes."""
+    if value is None:
+        return
+    if lo is not None and value < lo:
+        raise CliError(f"{option} must be >= {lo}, got {value}")
+    if hi is not None and value > hi:
+        raise CliError(f"{option} must be <= {hi}, got {value}")
+
+
+def check_writable(path: str | os.PathLike[str], option: str = "--out") -> None:
+    """``CliError`` before any work when ``path`` (a file or folder to be made) cannot be written: its nearest
+    existing folder is on a read-only file system or not writable by this user."""
+    from pathlib import Path
+
+    p = Path(path).absolute()
+    folder = p if p.is_dir() else p.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    if not folder.is_dir():
+        raise CliError(f"{option} {path}: {folder} is not a folder")
+    if os.access(folder, os.W_OK | os.X_OK):
+        return
     try:
-        return int(args.func(args) or 0)
-    except CliError as err:
-        print(f"synthdocqa {args.command}: error: {err}", file=sys.stderr)
-        return 2
+        read_only = bool(os.statvfs(folder).f_flag & os.ST_RDONLY)
+    except OSError:
+        read_only = False
+    raise CliError(f"{option} {path}: {folder}: {'Read-only file system' if read_only else 'Permission denied'}")
+
+
+def require_verified(corpus_dir: str | os.PathLike[str], no_verify: bool) -> None:
+    """Refuse a corpus that does not verify (hashes, records, tables, ids) unless ``--no-verify`` was given."""
+    if no_verify:
+        return
+    from corpus.verify import check_corpus
+
+    problems = check_corpus(corpus_dir)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise CliError(f"{corpus_dir} does not verify: {problems[0]}{more}; run `synthdocqa verify {corpus_dir}`, "
+                       "or pass --no-verify to use it anyway")
+
+
+def _pop_debug(argv: list[str]) -> tuple[list[str], bool]:
+    end = argv.index("--") if "--" in argv else len(argv)
+    head = [a for a in argv[:end] if a != "--debug"]
+    return head + argv[end:], len(head) != end
+
+
+def _stdout_is_broken() -> bool:
+    """Whether stdout is a pipe whose reader has gone (poll reports an error on its write end)."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return True
+
+
+def _silence_stdout() -> None:
+    """The reader went away (``| head``): drop what is left instead of failing at exit."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _on_sigint(signum: int, _frame: object) -> None:
+    record_stop(signum)
+    raise KeyboardInterrupt
+
+
+def _on_sigterm(signum: int, _frame: object) -> None:
+    record_stop(signum)
+    raise Stopped(signum)
+
+
+def _install_stop_handlers() -> dict[int, object]:
+    """SIGINT and SIGTERM record the stop and raise (flows check the record between phases); a SIGINT
+    ignored by whoever started us (``nohup``, ``&``) stays ignored."""
+    old: dict[int, object] = {}
+    try:
+        for signum, handler in ((signal.SIGINT, _on_sigint), (signal.SIGTERM, _on_sigterm)):
+            if signal.getsignal(signum) is signal.SIG_IGN:
+                continue
+            old[signum] = signal.signal(signum, handler)
+    except ValueError:  # not the main thread: leave signals alone
+        pass
+    return old
+
+
+def _stopped(command: str, signum: int, hint: str) -> int:
+    name = signal.Signals(signum).name
+    print(f"synthdocqa {command}: stopped by {name}" + (f"; {hint}" if hint else ""), file=sys.stderr)
+    return 128 + signum
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv, debug = _pop_debug(list(sys.argv[1:] if argv is None else argv))
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit:  # --help, --version or a usage error: make sure a closed pipe stays quiet
+        try:
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+        raise
+    args.debug = debug or args.debug
+    hint = getattr(args, "stop_hint", "")
+    clear_stop()
+    old_handlers = _install_stop_handlers()
+    try:
+        rc = int(args.func(args) or 0)
+        sys.stdout.flush()
+        if stop_requested() is not None:  # the signal's exception was lost on the way; the record was not
+            return _stopped(args.command, stop_requested(), hint)
+        return rc
+    except BrokenPipeError:
+        if not _stdout_is_broken():
+            print(f"synthdocqa {args.command}: error: {expected_failure(sys.exc_info()[1])}", file=sys.stderr)
+            return 2
+        _silence_stdout()
+        return 128 + signal.SIGPIPE
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        return _stopped(args.command, stop_requested() or signal.SIGINT, hint)
+    except Stopped as err:
+        return _stopped(args.command, stop_requested() or err.signum, hint)
+    except Exception as err:
+        if stop_requested() is not None:  # e.g. a future of a worker the stop killed
+            return _stopped(args.command, stop_requested(), hint)
+        line = expected_failure(err)
+        if line is None and args.debug:
+            raise
+        if args.debug:
+            traceback.print_exc()
+        if line is not None:
+            print(f"synthdocqa {args.command}: error: {line}", file=sys.stderr)
+            return 2
+        what = " ".join(str(err).split())[:300]
+        print(f"synthdocqa {args.command}: unexpected error: {err.__class__.__name__}: {what} (run again with "
+              "--debug for the traceback)", file=sys.stderr)
+        return 1
+    except BaseException as err:
+        signum = getattr(err, "signal", None) if err.__class__.__name__ == "TerminationSignal" else None
+        if isinstance(signum, int):  # Prefect's SIGTERM bridge inside a flow run
+            return _stopped(args.command, signum, hint)
+        raise
+    finally:
+        for signum, handler in old_handlers.items():
+            signal.signal(signum, handler)
 
 
 if __name__ == "__main__":

@@ -1,25 +1,51 @@
 """The ``generate-corpus`` flow: one task per document, resumable, on a process or Dask task runner.
 
-    plan+render+degrade+QA per document (tasks, parallel) -> corpus tables + manifest -> artifacts
+    lock + claim the folder -> plan+render+degrade+QA per document (tasks, parallel)
+      -> corpus tables + manifest -> artifacts (report.html)
 
 ``synthdocqa generate`` runs this same flow (against Prefect's API, or a temporary local one), so the
-CLI and the deployments cannot drift apart.
+CLI and the deployments cannot drift apart. One run writes a folder at a time (``corpus.lock``): the run
+checks it still holds the lock before every document and every corpus-level write, and a watch kills the
+workers the moment the lock is lost. Expected failures (another spec's folder, a full disk, a read-only
+folder, an unreachable Dask scheduler) fail the run with one line (``flows.errors``).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+import socket
+import threading
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from prefect import flow, get_run_logger, task
 from pydantic import BaseModel, ConfigDict, Field
 
 from corpus.assemble import code_version
 from corpus.generate import completed_document, doc_indices, generate_document
-from corpus.store import DocRecord, default_corpus_dir, prepare_corpus_dir
+from corpus.lock import LOCK_FILE, LockLost, LockToken, OutputLock
+from corpus.store import (
+    SPEC_FILE,
+    CorpusError,
+    DocFiles,
+    DocRecord,
+    default_corpus_dir,
+    doc_id_for,
+    prepare_corpus_dir,
+)
 from corpus.tables import write_corpus
 from flows.artifacts import publish_corpus_artifacts, publish_progress
+from flows.errors import (
+    RunFailed,
+    check_stop,
+    expected_failure,
+    failing_in_one_line,
+    naming,
+    recording_sigterm,
+)
 from flows.prefect_env import prefect_api
 from ir.spec import CorpusSpec, spec_for_profile
 
@@ -49,16 +75,26 @@ class GenerateParams(BaseModel):
 
 _progress_hook = None
 """In-process progress callback ``(done, total, record)`` set by the CLI for its progress bar."""
+_phase_hook: Callable[[str], None] | None = None
+"""In-process callback told when the run enters a phase without a bar (server start, tables, report)."""
+
+
+def _phase(text: str) -> None:
+    check_stop()
+    if _phase_hook is not None:
+        _phase_hook(text)
 
 
 def make_task_runner(runner: Runner, workers: int, dask_address: str | None = None):
     """Process pool on one machine (CPU-bound work); Dask for a cluster (or a LocalCluster)."""
-    from prefect.task_runners import ProcessPoolTaskRunner, ThreadPoolTaskRunner
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    from flows.workers import GuardedProcessPoolTaskRunner
 
     if runner == "inline" or (runner == "process" and workers == 1):
         return ThreadPoolTaskRunner(max_workers=1)
     if runner == "process":
-        return ProcessPoolTaskRunner(max_workers=workers)
+        return GuardedProcessPoolTaskRunner(max_workers=workers)
     from prefect_dask import DaskTaskRunner
 
     if dask_address:
@@ -68,42 +104,162 @@ def make_task_runner(runner: Runner, workers: int, dask_address: str | None = No
                                           "dashboard_address": None})
 
 
+def check_dask_address(address: str, timeout: float = 5.0) -> None:
+    """Fail in one line, before any work, when the Dask scheduler does not answer (Dask would wait 30 s)."""
+    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme not in ("tcp", "tls") or not parts.hostname or port is None:
+        raise RunFailed(f"dask address {address!r}: expected tcp://HOST:PORT")
+    try:
+        with socket.create_connection((parts.hostname, port), timeout=timeout):
+            pass
+    except OSError as err:
+        reason = err.strerror or str(err) or err.__class__.__name__
+        raise RunFailed(f"dask address {address}: cannot connect ({reason})") from None
+
+
+def check_claim(out_dir: str | os.PathLike[str], spec: CorpusSpec, force: bool) -> None:
+    """Refuse a folder that holds another spec's corpus or other files (writes nothing).
+
+    The same rules as ``corpus.store.prepare_corpus_dir``, except that the run's own lock file does not make
+    the folder "not empty"."""
+    root = Path(out_dir)
+    if force:
+        return
+    spec_path = root / SPEC_FILE
+    if spec_path.is_file():
+        try:
+            old = CorpusSpec.model_validate_json(spec_path.read_text("utf-8"))
+        except ValueError as err:
+            raise CorpusError(f"{spec_path} is not a valid spec ({err.__class__.__name__}); use --force") from None
+        if old.spec_hash() != spec.spec_hash():
+            raise CorpusError(
+                f"{root} holds a corpus of another spec (seed {old.seed}, {old.n_docs} docs, "
+                f"profile {old.profile}); choose another directory or pass --force")
+    elif root.is_dir() and any(p.name != LOCK_FILE for p in root.iterdir()):
+        raise CorpusError(f"{root} exists, is not empty and is not a synthdocqa corpus; choose another directory")
+
+
+@contextmanager
+def claimed_output(out_dir: str | os.PathLike[str], spec: CorpusSpec, force: bool) -> Iterator[OutputLock]:
+    """Lock ``out_dir``, check it may take ``spec``, drop its manifest and write ``spec.json``."""
+    with OutputLock.of(out_dir) as lock:
+        check_claim(out_dir, spec, force)
+        lock.check()
+        prepare_corpus_dir(out_dir, spec, force=True)  # checked above; the lock file is not "another corpus"
+        yield lock
+
+
+class LockWatch:
+    """Polls the run's lock while documents are built; on loss it kills the workers at once."""
+
+    def __init__(self, token: LockToken, interval: float = 0.2) -> None:
+        self.token, self.interval = token, interval
+        self.lost: LockLost | None = None
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="synthdocqa-lock-watch", daemon=True)
+
+    def _run(self) -> None:
+        from flows.workers import kill_all_workers
+
+        while not self._stop.wait(self.interval):
+            try:
+                self.token.check()
+            except LockLost as err:
+                self.lost = err
+                kill_all_workers()
+                return
+
+    def __enter__(self) -> LockWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=2)
+
+
 def doc_cache_key(_ctx, params) -> str:
     spec: CorpusSpec = params["spec"]
     return (f"generate-document-{spec.spec_hash()}-{params['index']}-{code_version()}-"
             f"{os.path.abspath(params['corpus_dir'])}")
 
 
+def retry_unexpected(_task, _task_run, state) -> bool:
+    """Retry a document only after an unexpected error: a full disk or a lost lock will not heal."""
+    try:
+        state.result()
+    except Exception as err:  # noqa: BLE001 - classifying, not handling
+        return expected_failure(err) is None and not isinstance(err, LockLost)
+    return True
+
+
 @task(name="generate-document", cache_key_fn=doc_cache_key, persist_result=True,
-      task_run_name="generate-document-{index}", retries=1)
-def generate_document_task(spec: CorpusSpec, index: int, corpus_dir: str) -> dict:
+      task_run_name="generate-document-{index}", retries=1, retry_condition_fn=retry_unexpected)
+def generate_document_task(spec: CorpusSpec, index: int, corpus_dir: str, lock: LockToken | None = None) -> dict:
     done = completed_document(spec, index, corpus_dir)
     if done is not None:
         get_run_logger().info(f"{done.doc_id}: complete and verified on disk, kept")
         return done.model_dump(mode="json")
-    rec = generate_document(spec, index, corpus_dir)
+    if lock is not None:
+        lock.check()
+    with naming(Path(corpus_dir) / DocFiles(doc_id_for(index)).dir):
+        rec = generate_document(spec, index, corpus_dir)
     get_run_logger().info(f"{rec.doc_id}: generated, {rec.n_pages} pages, {rec.n_qa} QA, "
                           f"{rec.n_assertions} assertions")
     return rec.model_dump(mode="json")
 
 
 @flow(name="generate-documents")
-def generate_documents(spec: CorpusSpec, indices: list[int], corpus_dir: str) -> list[dict]:
+def generate_documents(spec: CorpusSpec, indices: list[int], corpus_dir: str,
+                       lock: LockToken | None = None) -> list[dict]:
     logger = get_run_logger()
     done = {i for i in indices if completed_document(spec, i, corpus_dir) is not None}
     logger.info(f"{len(done)} of {len(indices)} documents already complete; generating {len(indices) - len(done)}")
-    futures = [generate_document_task.with_options(refresh_cache=i not in done).submit(spec, i, corpus_dir)
+    with failing_in_one_line():
+        if lock is None:
+            return _collect(spec, indices, corpus_dir, done, None)
+        with LockWatch(lock) as watch:
+            try:
+                return _collect(spec, indices, corpus_dir, done, lock)
+            except Exception:
+                if watch.lost is not None:
+                    raise RunFailed(str(watch.lost)) from None
+                raise
+
+
+def _collect(spec: CorpusSpec, indices: list[int], corpus_dir: str, done: set[int], lock: LockToken | None
+             ) -> list[dict]:
+    futures = [generate_document_task.with_options(refresh_cache=i not in done).submit(spec, i, corpus_dir, lock)
                for i in indices]
     progress = publish_progress(None, 0, len(futures))
     if _progress_hook is not None:
         _progress_hook(0, len(futures), None)
     records = []
     for n, fut in enumerate(futures, start=1):
-        records.append(fut.result())
+        records.append(_result(fut))
         progress = publish_progress(progress, n, len(futures))
         if _progress_hook is not None:
             _progress_hook(n, len(futures), DocRecord.model_validate(records[-1]))
     return records
+
+
+def _result(fut, poll: float = 0.2):
+    """``fut.result()``, waking up every ``poll`` seconds.
+
+    A signal is handled in the main thread, but the kernel may deliver it to any thread; a main thread
+    blocked in one long wait would not see a Ctrl-C until the document is done. Short waits let it stop
+    the run at once."""
+    wrapped = getattr(fut, "wrapped_future", None)
+    done = getattr(wrapped, "done", None)
+    if callable(done):
+        while not done():
+            check_stop()
+            fut.wait(timeout=poll)
+    return fut.result()
 
 
 @flow(name="generate-corpus")
@@ -111,34 +267,58 @@ def generate_corpus_flow(seed: int = 0, n_docs: int | None = None, profile: str 
                          out: str | None = None, spec: dict | None = None, only: list[int] | None = None,
                          workers: int = 2, runner: str = "process", dask_address: str | None = None,
                          force: bool = False) -> dict:
-    p = GenerateParams(seed=seed, n_docs=n_docs, profile=profile, out=out, spec=spec, only=only,
-                       workers=workers, runner=runner, dask_address=dask_address, force=force)
-    cspec = p.corpus_spec()
-    out_dir = p.out or default_corpus_dir(cspec)
-    indices = doc_indices(cspec, p.only)
-    prepare_corpus_dir(out_dir, cspec, force=p.force)
-    task_runner = make_task_runner(p.runner, p.workers, p.dask_address)
-    records = generate_documents.with_options(task_runner=task_runner)(cspec, indices, out_dir)
-    recs = [DocRecord.model_validate(r) for r in records]
-    if p.only is not None:
-        return {"documents": [r.doc_id for r in recs]}
-    manifest = write_corpus(out_dir, cspec, recs, code_version())
-    publish_corpus_artifacts(out_dir, manifest)
+    with failing_in_one_line(), recording_sigterm():
+        p = GenerateParams(seed=seed, n_docs=n_docs, profile=profile, out=out, spec=spec, only=only,
+                           workers=workers, runner=runner, dask_address=dask_address, force=force)
+        cspec = p.corpus_spec()
+        out_dir = p.out or default_corpus_dir(cspec)
+        try:
+            indices = doc_indices(cspec, p.only)
+        except ValueError as err:
+            raise RunFailed(str(err)) from None
+        if p.runner == "dask" and p.dask_address:
+            check_dask_address(p.dask_address)
+        with claimed_output(out_dir, cspec, p.force) as lock:
+            task_runner = make_task_runner(p.runner, p.workers, p.dask_address)
+            records = generate_documents.with_options(task_runner=task_runner)(cspec, indices, out_dir, lock.token)
+            recs = [DocRecord.model_validate(r) for r in records]
+            if p.only is not None:
+                return {"documents": [r.doc_id for r in recs]}
+            lock.check()
+            _phase(f"writing the corpus tables and manifest ({len(recs)} documents)")
+            with naming(out_dir):
+                manifest = write_corpus(out_dir, cspec, recs, code_version())
+            lock.check()
+            _phase("writing report.html and the run's artifacts")
+            publish_corpus_artifacts(out_dir, manifest)
+            check_stop()
     get_run_logger().info(f"corpus written to {out_dir}: {manifest.stats['documents']} documents, "
                           f"{manifest.stats['pages']} pages, {manifest.stats['qa_pairs']} QA")
     return manifest.stats
 
 
 def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1, only: Iterable[int] | None = None,
-                 force: bool = False, runner: Runner = "process", dask_address: str | None = None, progress=None):
-    """Run ``generate-corpus`` for a spec; returns the corpus stats (or, with ``only``, the doc ids)."""
-    global _progress_hook
-    doc_indices(spec, only)  # validate before any server starts
-    _progress_hook = progress
-    try:
-        with prefect_api():
-            return generate_corpus_flow(spec=spec.model_dump(mode="json"), out=str(out), workers=workers,
-                                        only=list(only) if only is not None else None, force=force,
-                                        runner=runner, dask_address=dask_address)
-    finally:
-        _progress_hook = None
+                 force: bool = False, runner: Runner = "process", dask_address: str | None = None, progress=None,
+                 phase: Callable[[str], None] | None = None):
+    """Run ``generate-corpus`` for a spec; returns the corpus stats (or, with ``only``, the doc ids).
+
+    Everything that can be checked without a server is checked first (indices, the Dask address, the
+    folder's lock and claim), so those failures take a moment, not a server start."""
+    global _progress_hook, _phase_hook
+    doc_indices(spec, only)
+    if runner == "dask" and dask_address:
+        check_dask_address(dask_address)
+    with OutputLock.of(out):
+        check_claim(out, spec, force)
+        _progress_hook, _phase_hook = progress, phase
+        try:
+            from prefect.settings import PREFECT_API_URL
+
+            if not PREFECT_API_URL.value():
+                _phase("starting a temporary Prefect API server")
+            with prefect_api():
+                return generate_corpus_flow(spec=spec.model_dump(mode="json"), out=str(out), workers=workers,
+                                            only=list(only) if only is not None else None, force=force,
+                                            runner=runner, dask_address=dask_address)
+        finally:
+            _progress_hook, _phase_hook = None, None

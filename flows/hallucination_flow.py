@@ -13,6 +13,8 @@ from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from corpus.store import open_corpus
+from corpus.verify import check_corpus
+from flows.errors import RunFailed, failing_in_one_line
 from judges.hallucination.pipeline import JudgesConfig, load_judges_config, prepare_items, run_labeling
 
 
@@ -31,9 +33,19 @@ def resolve_secret_keys(cfg: JudgesConfig) -> tuple[dict[str, str], str | None]:
     return keys, (load(answerer) if answerer else None)
 
 
+def check_verified(corpus: str, no_verify: bool) -> None:
+    """Refuse a corpus that does not verify (``corpus.verify.check_corpus``) unless told otherwise."""
+    if no_verify:
+        return
+    problems = check_corpus(corpus)
+    if problems:
+        raise RunFailed(f"{corpus} does not verify: {problems[0]}; run `synthdocqa verify {corpus}`, or pass "
+                        "no_verify=True")
+
+
 @task(name="prepare-items")
-def prepare_task(cfg: JudgesConfig, corpus, items, answers, seed, per_qa, answerer_key):
-    source = open_corpus(corpus, checked=False) if corpus is not None else None
+def prepare_task(cfg: JudgesConfig, corpus, items, answers, seed, per_qa, answerer_key, no_verify: bool = False):
+    source = open_corpus(corpus, checked=not no_verify) if corpus is not None else None
     return prepare_items(cfg, source=source, items_path=items, answers=answers, seed=seed, per_qa=per_qa,
                          answerer_key=answerer_key)
 
@@ -45,12 +57,21 @@ def label_task(items, cfg: JudgesConfig, out: str, seed: int, keys, header):
 
 @flow(name="label-hallucinations")
 def label_hallucinations(out: str, corpus: str | None = None, items: str | None = None, judges: str | None = None,
-                         answers: str | None = None, seed: int = 0, per_qa: int = 1) -> dict:
-    """Label answers under both criteria and publish the report; returns the run summary."""
-    cfg = load_judges_config(judges)
-    keys, answerer_key = resolve_secret_keys(cfg)
-    its, source = prepare_task(cfg, corpus, items, answers, seed, per_qa, answerer_key)
-    summary, result = label_task(its, cfg, out, seed, keys, [f"Items: {source}."])
+                         answers: str | None = None, seed: int = 0, per_qa: int = 1, no_verify: bool = False) -> dict:
+    """Label answers under both criteria and publish the report; returns the run summary.
+
+    A ``corpus`` must verify (``corpus.verify.check_corpus``) unless ``no_verify``; expected failures
+    (a bad judges.yaml, a corpus that does not verify, an unreadable file) fail the run in one line."""
+    with failing_in_one_line():
+        try:
+            cfg = load_judges_config(judges)
+            if corpus is not None:
+                check_verified(corpus, no_verify)
+            keys, answerer_key = resolve_secret_keys(cfg)
+            its, source = prepare_task(cfg, corpus, items, answers, seed, per_qa, answerer_key, no_verify)
+        except ValueError as err:  # the library's way to say "bad input": a judges.yaml, items, answers
+            raise RunFailed(" ".join(str(err).split())) from err
+        summary, result = label_task(its, cfg, out, seed, keys, [f"Items: {source}."])
     create_markdown_artifact(key="hallucination-report", markdown=Path(summary.files["markdown"]).read_text(),
                              description="Hallucination labeling report")
     if result.mismatch:

@@ -22,11 +22,32 @@ FORMATS: tuple[str, ...] = tuple(EXPORTERS)
 
 
 def export_corpus(corpus_dir: str | os.PathLike[str], fmt: str, out: str | os.PathLike[str]) -> dict[str, int]:
-    """Export ``corpus_dir`` as ``fmt`` into ``out``; counts of what was written."""
+    """Export ``corpus_dir`` as ``fmt`` into ``out``; counts of what was written.
+
+    Document ids become file names in an export, so a corpus whose manifest names an unsafe id or path is
+    refused here, whatever the caller verified (the CLI also runs ``corpus.verify.check_corpus`` first)."""
     if fmt not in EXPORTERS:
         raise ExportError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
+    refuse_unsafe_ids(corpus_dir)
     return EXPORTERS[fmt](corpus_dir, out)
 
 
+def refuse_unsafe_ids(corpus_dir: str | os.PathLike[str]) -> None:
+    """:class:`ExportError` naming the first document id or manifest path that is not a plain name."""
+    from ..store import CorpusError, load_manifest
+    from ..verify import unsafe_doc_ids, unsafe_path
+
+    if not os.path.isdir(corpus_dir):
+        raise ExportError(f"{corpus_dir}: no such directory")
+    try:
+        manifest = load_manifest(corpus_dir)
+    except CorpusError as err:
+        raise ExportError(str(err)) from None
+    problems = unsafe_doc_ids(manifest.documents)
+    problems += [f"{rel!r}: unsafe path in the manifest" for rel in sorted(manifest.files) if unsafe_path(rel)]
+    if problems:
+        raise ExportError(f"{corpus_dir}: {problems[0]}; refusing to export")
+
+
 __all__ = ["EXPORTERS", "EXPORT_MARKER", "FORMATS", "ExportError", "croissant_metadata",
-           "export_card", "export_corpus", "export_croissant", "export_hf"]
+           "export_card", "export_corpus", "export_croissant", "export_hf", "refuse_unsafe_ids"]

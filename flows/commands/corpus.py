@@ -10,7 +10,11 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from flows.cli import CliError, parse_int_list
+from flows.cli import MAX_SEED, CliError, check_range, parse_int_list
+
+MAX_DOCS = 100_000
+"""The largest corpus a spec may ask for (``ir.spec.CorpusSpec.n_docs``)."""
+MAX_WORKERS = 256
 
 
 def _spec_from_args(args: argparse.Namespace):
@@ -22,7 +26,7 @@ def _spec_from_args(args: argparse.Namespace):
         if not path.is_file():
             raise CliError(f"--spec {path}: no such file")
         try:
-            spec = CorpusSpec.model_validate_json(path.read_text("utf-8"))
+            spec = CorpusSpec.model_validate_json(path.read_bytes())
         except ValidationError as err:
             raise CliError(describe_validation_error(err, str(path))) from None
         overrides = {k: v for k, v in (("seed", args.seed), ("n_docs", args.docs)) if v is not None}
@@ -62,21 +66,32 @@ def _progress_bar(total_label: str):
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
+    from corpus.generate import doc_indices
+
+    check_range("--seed", args.seed, 0, MAX_SEED)
+    check_range("--docs", args.docs, 1, MAX_DOCS)
+    check_range("--workers", args.workers, 1, MAX_WORKERS)
     spec = _spec_from_args(args)
+    try:
+        doc_indices(spec, args.only)
+    except ValueError as err:
+        raise CliError(str(err)) from None
+    quiet_engine = not (args.verbose or args.debug)
     if not args.verbose and not os.environ.get("PREFECT_API_URL"):
         # a temporary API: keep the terminal to the progress bar and warnings (set before prefect loads)
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
+    if quiet_engine:
+        os.environ["SYNTHDOCQA_QUIET_ENGINE"] = "1"  # pool workers read it too
     from flows.generate import run_generate
+    from flows.workers import quiet_engine_errors
 
-    if args.workers < 1:
-        raise CliError("--workers must be >= 1")
+    if quiet_engine:
+        quiet_engine_errors()  # the CLI says in one line what failed; tracebacks stay behind --debug
     t0 = time.perf_counter()
-    try:
-        result = run_generate(spec, args.out, workers=args.workers, only=args.only, force=args.force,
-                              runner=args.runner, dask_address=args.dask_address,
-                              progress=None if args.quiet else _progress_bar("generate"))
-    except ValueError as err:
-        raise CliError(str(err)) from None
+    result = run_generate(spec, args.out, workers=args.workers, only=args.only, force=args.force,
+                          runner=args.runner, dask_address=args.dask_address,
+                          progress=None if args.quiet else _progress_bar("generate"),
+                          phase=None if args.quiet else _phase_line)
     dt = time.perf_counter() - t0
     if args.only is None:
         print(f"{args.out}: {_stats_line(result)} in {dt:.1f} s")
@@ -84,6 +99,10 @@ def cmd_generate(args: argparse.Namespace) -> int:
         docs = result["documents"]
         print(f"{args.out}: wrote {len(docs)} documents ({', '.join(docs)}) in {dt:.1f} s; no manifest (--only)")
     return 0
+
+
+def _phase_line(text: str) -> None:
+    print(f"generate: {text} ...", file=sys.stderr, flush=True)
 
 
 def _stats_line(s: dict) -> str:
@@ -95,6 +114,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     from corpus.store import load_manifest
     from corpus.verify import verify_corpus
 
+    check_range("--max-problems", args.max_problems, 0)
     if not Path(args.dir).is_dir():
         raise CliError(f"{args.dir}: no such directory")
     problems = verify_corpus(args.dir, progress=None if args.quiet else _progress_bar("verify"))
@@ -114,12 +134,11 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     from corpus.reproduce import reproduce_corpus
-    from corpus.store import CorpusError
 
-    try:
-        checked, diffs = reproduce_corpus(args.dir, sample=args.sample)
-    except CorpusError as err:
-        raise CliError(str(err)) from None
+    check_range("--sample", args.sample, 1, MAX_DOCS)
+    if not Path(args.dir).is_dir():
+        raise CliError(f"{args.dir}: no such directory")
+    checked, diffs = reproduce_corpus(args.dir, sample=args.sample)
     for d in diffs:
         print(f"DIFF {d}")
     status = "all bytes equal" if not diffs else f"{len(diffs)} difference(s)"
@@ -143,7 +162,8 @@ def register(sub) -> None:
     g.add_argument("--force", action="store_true", help="reuse a directory that holds another spec")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     g.add_argument("--verbose", action="store_true", help="show Prefect's run logs")
-    g.set_defaults(func=cmd_generate)
+    g.set_defaults(func=cmd_generate,
+                   stop_hint="documents already written are kept; rerun the same command to resume")
 
     v = sub.add_parser("verify", help="re-check hashes, evidence boxes and derivations of a corpus")
     v.add_argument("dir")
@@ -153,5 +173,5 @@ def register(sub) -> None:
 
     r = sub.add_parser("reproduce", help="regenerate documents from the manifest's seed and compare bytes")
     r.add_argument("dir")
-    r.add_argument("--sample", type=int, default=None, help="regenerate only K sampled documents")
+    r.add_argument("--sample", type=int, default=None, help="regenerate only K sampled documents (K >= 1)")
     r.set_defaults(func=cmd_reproduce)

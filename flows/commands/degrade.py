@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from flows.cli import CliError
+from flows.cli import MAX_SEED, CliError, check_range, check_writable
 from ir.files import atomic_write_bytes
 
 _IMAGE_SUFFIXES = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".pdf": "pdf"}
@@ -38,14 +38,16 @@ def _degrade(args: argparse.Namespace) -> int:
 
     if args.tier not in TIERS:
         raise CliError(f"--tier: unknown tier {args.tier!r}; expected one of {', '.join(TIERS)}")
-    if args.seed < 0:
-        raise CliError(f"--seed must be >= 0, got {args.seed}")
+    check_range("--seed", args.seed, 0, MAX_SEED)
     if not 50 <= args.dpi <= 1200:
         raise CliError(f"--dpi must be in [50, 1200], got {args.dpi}")
     out = Path(args.out)
     kind = _IMAGE_SUFFIXES.get(out.suffix.lower())
     if kind is None:
         raise CliError(f"--out: unsupported extension {out.suffix!r}; use .jpg, .jpeg, .png or .pdf")
+    check_writable(out)
+    if args.params_out:
+        check_writable(args.params_out, "--params-out")
     src = Path(args.image)
     if not src.is_file():
         raise CliError(f"IMAGE: no such file: {src}")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
-from flows.cli import CliError
+from flows.cli import CliError, check_writable, require_verified
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -13,6 +14,10 @@ def cmd_export(args: argparse.Namespace) -> int:
 
     if args.format not in FORMATS:  # checked here, not by argparse, so the error is one line
         raise CliError(f"--format {args.format!r}: unknown format; choose one of {', '.join(FORMATS)}")
+    if not Path(args.dir).is_dir():
+        raise CliError(f"{args.dir}: no such directory")
+    require_verified(args.dir, args.no_verify)
+    check_writable(Path(args.out).absolute().parent)  # the export is built beside --out, then renamed
     t0 = time.perf_counter()
     try:
         counts = export_corpus(args.dir, args.format, args.out)
@@ -35,4 +40,6 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, help="output folder (new, empty, or a previous export; replaced "
                                                 "atomically); for croissant the corpus folder itself writes only "
                                                 "croissant.json")
+    p.add_argument("--no-verify", action="store_true", help="export a corpus that does not verify anyway (ids, "
+                                                             "paths and file hashes are still checked)")
     p.set_defaults(func=cmd_export)

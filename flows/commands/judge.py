@@ -6,7 +6,9 @@ import argparse
 import time
 from pathlib import Path
 
-from flows.cli import CliError
+from flows.cli import MAX_SEED, CliError, check_range, check_writable, require_verified
+
+MAX_PER_QA = 100
 
 
 def _parse_mix(text: str) -> dict[str, float]:
@@ -29,11 +31,17 @@ def cmd_hallucination(args: argparse.Namespace) -> int:
     from judges.hallucination.items import ItemsError
     from judges.hallucination.pipeline import load_judges_config, prepare_items, run_labeling
 
-    if args.per_qa < 1:
-        raise CliError("--per-qa must be >= 1")
+    check_range("--seed", args.seed, 0, MAX_SEED)
+    check_range("--per-qa", args.per_qa, 1, MAX_PER_QA)
+    check_range("--max-items", args.max_items, 0)
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out}: exists and is not a directory")
+    check_writable(out)
+    if args.corpus is not None:
+        if not Path(args.corpus).is_dir():
+            raise CliError(f"--corpus {args.corpus}: no such directory")
+        require_verified(args.corpus, args.no_verify)
     t0 = time.perf_counter()
     try:
         cfg = load_judges_config(args.judges)
@@ -45,13 +53,16 @@ def cmd_hallucination(args: argparse.Namespace) -> int:
             from flows.hallucination_flow import resolve_secret_keys
 
             keys, answerer_key = resolve_secret_keys(cfg)
-        corpus = open_corpus(args.corpus, checked=False) if args.corpus is not None else None
+        corpus = open_corpus(args.corpus, checked=not args.no_verify) if args.corpus is not None else None
         items, source = prepare_items(cfg, source=corpus, items_path=args.items, answers=args.answers,
                                       seed=args.seed, per_qa=args.per_qa, mix=args.mix, answerer_key=answerer_key)
         if args.max_items and len(items) > args.max_items:
             items = items[: args.max_items]
         summary, result = run_labeling(items, cfg, out, seed=args.seed, api_keys=keys, header=[f"Items: {source}."])
     except (ItemsError, ValueError) as err:
+        if isinstance(err, UnicodeDecodeError):
+            where = args.corpus if args.corpus is not None else args.items
+            raise CliError(f"{where}: a file is not UTF-8 text ({err.reason} at byte {err.start})") from None
         raise CliError(str(err).splitlines()[0]) from None
     dt = time.perf_counter() - t0
     mm = "; ".join(f"{m.labeler} kappa faith {m.kappa_faithfulness.value:.2f} / factual {m.kappa_factual.value:.2f}"
@@ -85,4 +96,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     h.add_argument("--mix", type=_parse_mix, default=None, help="error-type weights, e.g. correct=1,extra_true=2")
     h.add_argument("--max-items", type=int, default=0, help="label at most this many items (0: all)")
     h.add_argument("--no-embedding", action="store_true", help="skip the sentence-embedding labeler")
+    h.add_argument("--no-verify", action="store_true",
+                   help="use a --corpus that does not verify (or has no manifest) anyway")
     h.set_defaults(func=cmd_hallucination)

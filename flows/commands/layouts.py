@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from flows.cli import CliError
+from flows.cli import MAX_SEED, CliError, check_range, check_writable
+
+MAX_LAYOUTS = 1_000_000
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -28,12 +30,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _build(args: argparse.Namespace) -> int:
     from renderers.library_build import build_library
 
-    if args.seed < 0:
-        raise CliError(f"--seed must be >= 0, got {args.seed}")
-    if args.count < 1:
-        raise CliError(f"--count must be >= 1, got {args.count}")
+    check_range("--seed", args.seed, 0, MAX_SEED)
+    check_range("--count", args.count, 1, MAX_LAYOUTS)
     if not 16 <= args.thumb_size <= 512:
         raise CliError(f"--thumb-size must be in [16, 512], got {args.thumb_size}")
+    check_writable(args.out)
     t0 = time.perf_counter()
     manifest = build_library(args.seed, args.count, args.out, args.thumb_size)
     print(f"wrote {manifest['count']} layouts (seed {manifest['seed']}) to {args.out} "

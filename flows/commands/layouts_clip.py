@@ -10,7 +10,7 @@ import shutil
 import time
 from pathlib import Path
 
-from flows.cli import CliError
+from flows.cli import MAX_SEED, CliError, check_range
 
 
 def add_clip_commands(sub: argparse._SubParsersAction) -> None:
@@ -40,8 +40,10 @@ def _train(args: argparse.Namespace) -> int:
     from renderers.clip_train import TrainConfig, train_clip
     from renderers.library_build import load_library
 
-    if args.seed < 0:
-        raise CliError(f"--seed must be >= 0, got {args.seed}")
+    check_range("--seed", args.seed, 0, MAX_SEED)
+    check_range("--epochs", args.epochs, 1, 10_000)
+    check_range("--batch-size", args.batch_size, 1, 65_536)
+    check_range("--threads", args.threads, 1, 256)
     lib_dir = Path(args.library)
     try:
         lib = load_library(lib_dir)
@@ -49,9 +51,6 @@ def _train(args: argparse.Namespace) -> int:
         raise CliError(str(err)) from None
     over = {k: v for k, v in (("epochs", args.epochs), ("batch_size", args.batch_size),
                               ("threads", args.threads)) if v is not None}
-    for k, v in over.items():
-        if v < 1:
-            raise CliError(f"--{k.replace('_', '-')} must be >= 1, got {v}")
     if not (lib_dir / "thumbs").is_dir():
         raise CliError(f"{lib_dir}/thumbs: no thumbnails (run `synthdocqa layouts build`)")
     cfg = TrainConfig(seed=args.seed, **over)
@@ -71,8 +70,7 @@ def _search(args: argparse.Namespace) -> int:
     from renderers.layouts import STYLE_FAMILIES, default_library
     from renderers.retrieval import LayoutRetriever
 
-    if args.k < 1:
-        raise CliError(f"--k must be >= 1, got {args.k}")
+    check_range("--k", args.k, 1, 10_000)
     if not args.query.strip():
         raise CliError("query is empty")
     if args.family is not None and args.family not in STYLE_FAMILIES:

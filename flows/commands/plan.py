@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from flows.cli import CliError, parse_int_list
+from flows.cli import CliError, check_writable, parse_int_list
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,7 +35,7 @@ def load_spec(args: argparse.Namespace):
     from ir.planner import check_spec
     from ir.spec import CorpusSpec, spec_for_profile
 
-    source = "spec"
+    source = "spec"  # --seed and --docs are range-checked with the spec (ir.spec.CorpusSpec: seed, n_docs)
     try:
         if args.spec:
             path = Path(args.spec)
@@ -76,6 +76,7 @@ def run_plan(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out}: exists and is not a folder")
+    check_writable(out)
     pages = 0
     for i in indices:
         pages += len(write_planned(spec, i, out).pages)

@@ -10,7 +10,7 @@ import argparse
 import time
 from pathlib import Path
 
-from flows.cli import CliError, parse_int_list
+from flows.cli import MAX_SEED, CliError, check_range, check_writable, parse_int_list
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,8 +21,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--profile", choices=["demo", "reference"], default="demo")
     p.add_argument("--only", type=parse_int_list, default=None, help="comma-separated document indices")
     p.add_argument("--dpi", type=int, default=150, help="page image dpi (default 150)")
-    p.add_argument("--layout-chooser", choices=["seeded", "clip"], default="seeded",
-                   help="seeded: RNG among compatible layouts; clip: CLIP retrieval (renderers.retrieval)")
+    p.add_argument("--layout-chooser", choices=["clip", "seeded"], default="clip",
+                   help="clip (default, as `generate`): CLIP retrieval over the layout library; seeded: RNG among "
+                        "compatible layouts")
     p.add_argument("--no-verify", action="store_true", help="skip the text-layer check of each PDF")
     p.set_defaults(func=_render)
 
@@ -30,10 +31,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _render(args: argparse.Namespace) -> int:
     from ir.spec import spec_for_profile
 
-    if args.seed < 0:
-        raise CliError(f"--seed must be >= 0, got {args.seed}")
-    if args.docs < 1:
-        raise CliError(f"--docs must be >= 1, got {args.docs}")
+    check_range("--seed", args.seed, 0, MAX_SEED)
+    check_range("--docs", args.docs, 1, 100_000)
     if not 36 <= args.dpi <= 600:
         raise CliError(f"--dpi must be in [36, 600], got {args.dpi}")
     indices = args.only if args.only is not None else list(range(args.docs))
@@ -46,8 +45,11 @@ def _render(args: argparse.Namespace) -> int:
         raise CliError(str(err)) from None
     from corpus.partial import RenderCheckError, write_rendered
 
-    chooser = _chooser(args.layout_chooser)
     out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CliError(f"--out {out}: exists and is not a folder")
+    check_writable(out)
+    chooser = _chooser(args.layout_chooser)
     t0 = time.perf_counter()
     n_pages = 0
     for i in indices:
@@ -61,12 +63,14 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _chooser(name: str):
+    """``clip`` is the chooser ``generate`` uses (``corpus.assemble.default_layout_chooser``), so both pick
+    the same layouts for the same seed."""
     from renderers.assign import with_layouts
 
     if name == "seeded":
         return with_layouts
     try:
-        from renderers.retrieval import default_layout_chooser
+        from corpus.assemble import default_layout_chooser
     except ImportError as err:
         raise CliError(f"--layout-chooser clip needs renderers.retrieval: {err}") from None
     try:

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import argparse
 import time
+from pathlib import Path
 
-from flows.cli import CliError
+from flows.cli import CliError, check_range, check_writable, require_verified
+
+MAX_GALLERY = 200
 
 
 def cmd_report(args: argparse.Namespace) -> int:
     from corpus.report import ReportError, ReportOptions, write_report
 
-    if args.gallery < 0:
-        raise CliError("--gallery must be >= 0")
+    check_range("--gallery", args.gallery, 0, MAX_GALLERY)
     if not 36 <= args.contact_dpi <= 300:
         raise CliError("--contact-dpi must be in [36, 300]")
+    if not Path(args.dir).is_dir():
+        raise CliError(f"{args.dir}: no such directory")
+    require_verified(args.dir, args.no_verify)
+    if Path(args.out).parent.is_dir():  # a missing folder is the report's own one-line error
+        check_writable(args.out)
     t0 = time.perf_counter()
     try:
         info = write_report(args.dir, args.out, ReportOptions(gallery=args.gallery, contact_dpi=args.contact_dpi))
@@ -35,4 +42,5 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, help="HTML file to write")
     p.add_argument("--gallery", type=int, default=6, help="QA pairs shown with their evidence boxes")
     p.add_argument("--contact-dpi", type=int, default=100, help="resolution of the five-tier contact sheet")
+    p.add_argument("--no-verify", action="store_true", help="report on a corpus that does not verify anyway")
     p.set_defaults(func=cmd_report)

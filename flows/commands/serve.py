@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from flows.cli import CliError
+from flows.cli import CliError, check_range
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
     from flows.deployments import DEPLOYMENTS, serve_all
 
+    check_range("--limit", args.limit, 1, 10_000)
     known = {d.flow for d in DEPLOYMENTS}
     unknown = sorted(set(args.only or []) - known)
     if unknown:

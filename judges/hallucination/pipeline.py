@@ -17,7 +17,8 @@
     n_boot: 1000
     cache: llm_cache.sqlite                # relative to the output directory
 
-Without judges the run is the embedded default: lexical and embedding labelers only.
+Without judges the run is the embedded default: lexical and embedding labelers only. A commented example
+with a local llama.cpp server, vLLM and a hosted API is ``examples/judges.yaml``.
 
 The judges never open a corpus folder: the caller passes a :class:`DocumentSource` (``flows`` pass the
 corpus reader, ``corpus.store.CorpusReader``).
@@ -102,6 +103,10 @@ def load_judges_config(path: str | Path | None) -> JudgesConfig:
         raw = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError as exc:
         raise ValueError(f"{p}: not YAML ({str(exc).splitlines()[0]})") from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    if not isinstance(raw, dict):
+        raise ValueError(f"{p}: expected a mapping of settings (judges, labelers, ...), got {type(raw).__name__}")
     try:
         cfg = JudgesConfig.model_validate(raw)
     except ValidationError as err:
@@ -215,7 +220,11 @@ def prepare_items(
         items = load_items(items_path)
         return items, f"imported from {items_path}"
     corpus = source.label
-    docs = source.documents_and_qa()
+    try:
+        docs = source.documents_and_qa()
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{corpus}: a QA or document file is not UTF-8 text ({exc.reason} at byte {exc.start})"
+                         ) from None
     if answers is not None:
         from .answer import answers_from_file
 

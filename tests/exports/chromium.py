@@ -38,6 +38,9 @@ class PageCheck:
     height: int = 0
     title: str = ""
     screenshot: bytes = b""
+    scripts: list[str] = field(default_factory=list)
+    """Scripts the page compiled while loading (inline ``<script>``, event-handler attributes, ``javascript:``
+    URLs), from DevTools' ``Debugger.scriptParsed``; the probes this module runs afterwards are not counted."""
 
 
 class _Cdp:
@@ -103,7 +106,7 @@ def check_page(html_path: str | Path, width: int = 1400, height: int = 1000, scr
         cdp = _Cdp(f"ws://127.0.0.1:{port}{path}")
         target = cdp.call("Target.createTarget", url="about:blank")["targetId"]
         session = cdp.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
-        for domain in ("Page", "Runtime", "Log", "Network"):
+        for domain in ("Page", "Runtime", "Log", "Network", "Debugger"):
             cdp.call(f"{domain}.enable", session)
         cdp.call("Emulation.setDeviceMetricsOverride", session, width=width, height=height, deviceScaleFactor=1,
                  mobile=False)
@@ -111,6 +114,9 @@ def check_page(html_path: str | Path, width: int = 1400, height: int = 1000, scr
         cdp.wait_for("Page.loadEventFired", timeout=timeout)
         cdp.drain(0.5)
         result = PageCheck()
+        # about:blank compiles nothing; whatever was parsed by now came from the page itself
+        result.scripts = [ev["params"].get("url") or ev["params"].get("scriptId", "")
+                          for ev in cdp.events if ev.get("method") == "Debugger.scriptParsed"]
         probe = ("JSON.stringify({n: document.images.length, broken: [...document.images].filter("
                  "i => !(i.complete && i.naturalWidth > 0)).length, h: document.documentElement.scrollHeight, "
                  "t: document.title})")

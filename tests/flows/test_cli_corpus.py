@@ -16,7 +16,7 @@ def _cli(*args, cwd):
 
 @pytest.mark.parametrize("args, reason", [
     (["generate", "--docs", "2", "--only", "5", "--out", "X"], "document indices must lie in [0, 1]"),
-    (["generate", "--docs", "0", "--out", "X"], "n_docs"),
+    (["generate", "--docs", "0", "--out", "X"], "--docs must be >= 1"),
     (["generate", "--spec", "missing.json", "--out", "X"], "no such file"),
     (["generate", "--workers", "0", "--out", "X"], "--workers must be >= 1"),
     (["verify", "nowhere"], "no such directory"),

@@ -19,7 +19,7 @@ def only_judge_command(monkeypatch):
 
 def test_embedded_default_on_a_corpus(corpus_dir, tmp_path, capsys):
     out = tmp_path / "out"
-    rc = flows.cli.main(["judge", "hallucination", "--corpus", str(corpus_dir), "--out", str(out),
+    rc = flows.cli.main(["judge", "hallucination", "--corpus", str(corpus_dir), "--no-verify", "--out", str(out),
                          "--per-qa", "3", "--seed", "3"])
     assert rc == 0
     res = json.loads((out / "analysis.json").read_text())
@@ -57,7 +57,7 @@ def test_user_answers_file(corpus_dir, tmp_path, doc_and_qas):
     _, qas = doc_and_qas
     answers = tmp_path / "answers.csv"
     answers.write_text("qa_id,answer\n" + "".join(f"{q.id},\"{q.answer_text}\"\n" for q in qas[:6]))
-    rc = flows.cli.main(["judge", "hallucination", "--corpus", str(corpus_dir), "--answers", str(answers),
+    rc = flows.cli.main(["judge", "hallucination", "--corpus", str(corpus_dir), "--no-verify", "--answers", str(answers),
                          "--out", str(tmp_path / "o"), "--no-embedding"])
     assert rc == 0
     items = [json.loads(x) for x in (tmp_path / "o" / "items.jsonl").read_text().splitlines()]
@@ -71,9 +71,9 @@ def test_user_answers_file(corpus_dir, tmp_path, doc_and_qas):
 @pytest.mark.parametrize("argv,msg", [
     (["--items", "{tmp}/missing.jsonl"], "file not found"),
     (["--items", "{tmp}/bad.jsonl"], "bad.jsonl: line 1: question"),
-    (["--corpus", "{tmp}"], "no qa.jsonl"),
+    (["--corpus", "{tmp}", "--no-verify"], "no qa.jsonl"),
     (["--items", "{tmp}/bad.jsonl", "--judges", "{tmp}/judges.yaml"], "unknown labelers"),
-    (["--corpus", "{corpus}", "--answers", "{tmp}/answers.csv"], "unknown qa_id 'nope'"),
+    (["--corpus", "{corpus}", "--no-verify", "--answers", "{tmp}/answers.csv"], "unknown qa_id 'nope'"),
 ])
 def test_user_errors_exit_2_with_one_line_and_write_nothing(argv, msg, tmp_path, corpus_dir, capsys):
     (tmp_path / "bad.jsonl").write_text('{"item_id": "a", "references": ["r"], "candidate": "c"}\n')

@@ -35,7 +35,8 @@ def test_flow_runs_with_secret_block_key_and_publishes_artifacts(tmp_path, corpu
                 "judges": [{{"name": "j", "base_url": srv.url, "model": "m", "api_key_secret_block": "judge-key"}}],
                 "labelers": ["exact_match", "token_f1"], "n_boot": 50, "alpha_boot": 0}}))
             state = label_hallucinations(out={str(tmp_path / 'out')!r}, corpus={str(corpus_dir)!r}, seed=2,
-                                         per_qa=3, judges={str(tmp_path / 'judges.yaml')!r}, return_state=True)
+                                         per_qa=3, judges={str(tmp_path / 'judges.yaml')!r}, no_verify=True,
+                                         return_state=True)
             summary = state.result()
             auth = sorted(set(srv.auth_headers))
         async def keys():

@@ -1,0 +1,176 @@
+"""One writer per output folder: an exclusive ``flock`` on ``<out>/.lock``, which holds the writer's PID.
+
+A second run into the same folder fails at once, naming the first one's PID. The lock is advisory and
+tied to the open file: it goes away with the process that holds it (even after ``kill -9``), so a stale
+``.lock`` never blocks the next run. A run checks it still holds the lock before it writes (the file may
+have been removed or replaced under it); worker processes do the same with a :class:`LockToken`, which
+names the locked file by device and inode.
+
+The holder also owns the folder's temp files: a killed writer can leave ``.<name>.<random>.tmp`` files
+(``ir.files``), and whoever takes the lock next removes them.
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from ir.files import TEMP_SUFFIX
+
+from .store import CorpusError
+
+LOCK_FILE = ".lock"
+"""The lock file inside a locked folder (not part of a corpus: ``verify`` and the manifest ignore it)."""
+
+
+class LockError(CorpusError):
+    """The folder is locked by another run."""
+
+
+class LockLost(LockError):
+    """This run no longer holds the folder's lock (the lock file was removed or replaced)."""
+
+
+@dataclass(frozen=True)
+class LockToken:
+    """What a worker process needs to check that the run's lock is still in place (picklable, JSON-able)."""
+
+    path: str
+    dev: int
+    ino: int
+    pid: int
+
+    def check(self) -> None:
+        """Raise :class:`LockLost` unless ``path`` is still the file this run locked."""
+        try:
+            st = os.stat(self.path)
+        except FileNotFoundError:
+            raise LockLost(f"{self.path}: lock file removed while run {self.pid} was writing; stopped") from None
+        if (st.st_dev, st.st_ino) != (self.dev, self.ino):
+            raise LockLost(f"{self.path}: lock file replaced while run {self.pid} was writing; stopped")
+
+
+def _holder(fd: int) -> str:
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        text = ""
+    return text if text.isdigit() else "unknown"
+
+
+class OutputLock:
+    """The exclusive lock of one output folder; re-entrant within a process (the CLI and the flow it runs
+    both take it)."""
+
+    _held: ClassVar[dict[str, OutputLock]] = {}
+    _guard: ClassVar[threading.Lock] = threading.Lock()
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = Path(folder)
+        self.path = self.folder / LOCK_FILE
+        self._fd: int | None = None
+        self._depth = 0
+        self._token: LockToken | None = None
+
+    @classmethod
+    def of(cls, folder: str | os.PathLike[str]) -> OutputLock:
+        """The process's lock object for ``folder`` (the same one for every spelling of the path)."""
+        key = os.path.realpath(folder)
+        with cls._guard:
+            lock = cls._held.get(key)
+            if lock is None:
+                lock = cls._held[key] = cls(folder)
+            return lock
+
+    # ------------------------------------------------------------ acquire / release
+    def acquire(self) -> OutputLock:
+        if self._depth:
+            self._depth += 1
+            return self
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for _ in range(20):  # the file can be removed between open and flock by a holder that is releasing
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as err:
+                holder = _holder(fd)
+                os.close(fd)
+                if err.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                    raise LockError(f"{self.folder} is in use by another synthdocqa run (pid {holder}); wait for "
+                                    "it to finish or stop it") from None
+                raise
+            st, now = os.fstat(fd), None
+            try:
+                now = os.stat(self.path)
+            except FileNotFoundError:
+                pass
+            if now is None or (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                os.close(fd)
+                continue
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            self._fd = fd
+            self._depth = 1
+            self._token = LockToken(str(self.path), st.st_dev, st.st_ino, os.getpid())
+            remove_temp_files(self.folder)
+            return self
+        raise LockError(f"{self.path}: could not be locked (removed again and again by another process)")
+
+    def release(self) -> None:
+        if not self._depth:
+            return
+        self._depth -= 1
+        if self._depth:
+            return
+        fd, token = self._fd, self._token
+        self._fd, self._token = None, None
+        try:
+            if token is not None:
+                try:
+                    token.check()
+                    remove_temp_files(self.folder)  # of writers killed on the way out (a stopped run)
+                    os.unlink(self.path)  # unlinked while still locked: a waiting opener re-checks the inode
+                except (LockLost, OSError):
+                    pass
+        finally:
+            if fd is not None:
+                os.close(fd)
+
+    def __enter__(self) -> OutputLock:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    # ------------------------------------------------------------ checks
+    @property
+    def held(self) -> bool:
+        return self._depth > 0
+
+    @property
+    def token(self) -> LockToken:
+        if self._token is None:
+            raise LockLost(f"{self.path}: not locked by this process")
+        return self._token
+
+    def check(self) -> None:
+        """Raise :class:`LockLost` unless this process still holds the lock (call before writing)."""
+        self.token.check()
+
+
+def remove_temp_files(folder: str | os.PathLike[str]) -> list[Path]:
+    """Remove the temp files a killed writer left under ``folder`` (only the lock holder may do this)."""
+    removed = []
+    for p in Path(folder).rglob(f".*{TEMP_SUFFIX}"):
+        if p.is_file() and not p.is_symlink():
+            try:
+                p.unlink()
+                removed.append(p)
+            except FileNotFoundError:
+                pass
+    return removed

@@ -1,0 +1,125 @@
+"""Worker processes that die with their run: the process-pool task runner of ``generate-corpus``.
+
+Each pool worker asks the kernel for SIGKILL when its parent goes (``prctl(PR_SET_PDEATHSIG)``), so a
+``kill -9`` of the run leaves no worker writing documents under PID 1. Workers ignore SIGINT: a Ctrl-C at
+the terminal reaches the whole process group, and it is the run that decides what stops, in order: it
+kills its workers (cancelling the documents they were building), then stops the temporary API server.
+A run that leaves its task runner with an exception (a signal, a full disk) kills the workers instead of
+waiting for the documents in flight.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import sys
+import threading
+import weakref
+from typing import Any
+
+from prefect.task_runners import ProcessPoolTaskRunner
+
+PR_SET_PDEATHSIG = 1
+_TRACKER_QUIET = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def die_with_parent(sig: int = signal.SIGKILL) -> bool:
+    """Ask the kernel to send ``sig`` to this process when the thread that started it ends (Linux only)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
+
+
+class DropEngineErrors(logging.Filter):
+    """Keep Prefect's engine errors (tracebacks of a failed or crashed run) off the console: the CLI says
+    what happened in one line, and the run's state carries the message."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not (record.levelno >= logging.ERROR and record.name.startswith("prefect"))
+
+
+def quiet_engine_errors() -> None:
+    """Add :class:`DropEngineErrors` to every Prefect console handler of this process."""
+    from prefect.logging.handlers import PrefectConsoleHandler
+
+    loggers = [logging.getLogger()] + [x for x in logging.Logger.manager.loggerDict.values()
+                                       if isinstance(x, logging.Logger)]
+    for lg in loggers:
+        for h in lg.handlers:
+            if isinstance(h, PrefectConsoleHandler) and not any(isinstance(f, DropEngineErrors) for f in h.filters):
+                h.addFilter(DropEngineErrors())
+
+
+def init_worker(parent_pid: int, quiet: bool) -> None:
+    """Pool-worker initializer: die with the parent, leave SIGINT to the parent, optionally quiet."""
+    die_with_parent()
+    if os.getppid() != parent_pid:  # the parent died before the request above took effect
+        os._exit(1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if quiet:
+        quiet_engine_errors()
+
+
+_live: weakref.WeakValueDictionary[int, GuardedProcessPoolTaskRunner] = weakref.WeakValueDictionary()
+"""Entered runners by ``id`` (Prefect's runners compare by value, so they are not hashable)."""
+_live_lock = threading.Lock()
+
+
+class GuardedProcessPoolTaskRunner(ProcessPoolTaskRunner):
+    """Prefect's process pool with workers that die with the run and are killed when the run stops."""
+
+    def __init__(self, max_workers: int | None = None, quiet: bool | None = None, **kwargs: Any) -> None:
+        if quiet is None:
+            quiet = os.environ.get("SYNTHDOCQA_QUIET_ENGINE") == "1"
+        kwargs.setdefault("initializer", init_worker)
+        kwargs.setdefault("initargs", (os.getpid(), quiet))
+        super().__init__(max_workers=max_workers, **kwargs)
+
+    def _processes(self) -> list[Any]:
+        procs = getattr(self._executor, "_processes", None) or {}
+        return [p for p in list(procs.values()) if p.pid is not None]
+
+    def worker_pids(self) -> list[int]:
+        return [p.pid for p in self._processes() if p.is_alive()]
+
+    def kill_workers(self) -> list[int]:
+        """SIGKILL every worker now and wait for them (documents in flight are cancelled; writes are atomic)."""
+        killed = []
+        procs = self._processes()
+        for p in procs:
+            try:
+                os.kill(p.pid, signal.SIGKILL)
+                killed.append(p.pid)
+            except ProcessLookupError:
+                pass
+        for p in procs:
+            p.join(timeout=5)
+        return killed
+
+    def __enter__(self):
+        # Killed workers leave the queue's semaphores to multiprocessing's resource tracker, which removes
+        # them and warns at exit; the warning is noise after a deliberate stop (the tracker inherits -W).
+        if _TRACKER_QUIET not in sys.warnoptions:
+            sys.warnoptions.append(_TRACKER_QUIET)
+        runner = super().__enter__()
+        with _live_lock:
+            _live[id(self)] = self
+        return runner
+
+    def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> None:
+        with _live_lock:
+            _live.pop(id(self), None)
+        if exc_type is not None:
+            self.kill_workers()
+        super().__exit__(exc_type, exc_value, traceback)
+
+
+def kill_all_workers() -> list[int]:
+    """Kill the workers of every process pool of this process (a stopped run, a lost lock)."""
+    with _live_lock:
+        runners = list(_live.values())
+    return [pid for r in runners for pid in r.kill_workers()]
