@@ -22,9 +22,8 @@ from typing import ClassVar
 
 from ir.files import TEMP_SUFFIX
 
-from .store import CorpusError
+from .store import LOCK_FILE, CorpusError
 
-LOCK_FILE = ".lock"
 """The lock file inside a locked folder (not part of a corpus: ``verify`` and the manifest ignore it)."""
 
 

@@ -48,6 +48,7 @@ STORE_FORMAT = "synthdocqa-corpus/1"
 
 MANIFEST = "corpus.json"
 SPEC_FILE = "spec.json"
+LOCK_FILE = ".lock"
 REPORT_FILE = "report.html"
 DOCS_DIR = "docs"
 DOC_RECORD = "doc.json"
@@ -229,11 +230,14 @@ def complete_doc_record(corpus_dir: str | os.PathLike[str], doc_id: str, spec_ha
     return rec if not check_files(corpus_dir, rec.files) else None
 
 
-def prepare_corpus_dir(corpus_dir: str | os.PathLike[str], spec: CorpusSpec, force: bool = False) -> None:
-    """Claim ``corpus_dir`` for ``spec``: refuse another spec's corpus; drop the manifest before work."""
+def check_claim(corpus_dir: str | os.PathLike[str], spec: CorpusSpec, force: bool = False) -> None:
+    """Refuse a folder that holds another spec's corpus or other files (writes nothing); the run's own
+    lock file does not make a folder "not empty"."""
     root = Path(corpus_dir)
+    if force:
+        return
     spec_path = root / SPEC_FILE
-    if spec_path.is_file() and not force:
+    if spec_path.is_file():
         try:
             old = CorpusSpec.model_validate_json(spec_path.read_text("utf-8"))
         except ValueError as err:
@@ -242,8 +246,15 @@ def prepare_corpus_dir(corpus_dir: str | os.PathLike[str], spec: CorpusSpec, for
             raise CorpusError(
                 f"{root} holds a corpus of another spec (seed {old.seed}, {old.n_docs} docs, "
                 f"profile {old.profile}); choose another directory or pass --force")
-    elif root.is_dir() and any(root.iterdir()) and not spec_path.exists() and not force:
+    elif root.is_dir() and any(p.name != LOCK_FILE for p in root.iterdir()):
         raise CorpusError(f"{root} exists, is not empty and is not a synthdocqa corpus; choose another directory")
+
+
+def prepare_corpus_dir(corpus_dir: str | os.PathLike[str], spec: CorpusSpec, force: bool = False) -> None:
+    """Claim ``corpus_dir`` for ``spec``: refuse another spec's corpus; drop the manifest before work."""
+    root = Path(corpus_dir)
+    spec_path = root / SPEC_FILE
+    check_claim(root, spec, force)
     root.mkdir(parents=True, exist_ok=True)
     manifest = root / MANIFEST
     if manifest.exists():

@@ -26,12 +26,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from corpus.assemble import code_version
 from corpus.generate import completed_document, doc_indices, generate_document
-from corpus.lock import LOCK_FILE, LockLost, LockToken, OutputLock
+from corpus.lock import LockLost, LockToken, OutputLock
 from corpus.store import (
-    SPEC_FILE,
-    CorpusError,
     DocFiles,
     DocRecord,
+    check_claim,
     default_corpus_dir,
     doc_id_for,
     prepare_corpus_dir,
@@ -119,28 +118,6 @@ def check_dask_address(address: str, timeout: float = 5.0) -> None:
     except OSError as err:
         reason = err.strerror or str(err) or err.__class__.__name__
         raise RunFailed(f"dask address {address}: cannot connect ({reason})") from None
-
-
-def check_claim(out_dir: str | os.PathLike[str], spec: CorpusSpec, force: bool) -> None:
-    """Refuse a folder that holds another spec's corpus or other files (writes nothing).
-
-    The same rules as ``corpus.store.prepare_corpus_dir``, except that the run's own lock file does not make
-    the folder "not empty"."""
-    root = Path(out_dir)
-    if force:
-        return
-    spec_path = root / SPEC_FILE
-    if spec_path.is_file():
-        try:
-            old = CorpusSpec.model_validate_json(spec_path.read_text("utf-8"))
-        except ValueError as err:
-            raise CorpusError(f"{spec_path} is not a valid spec ({err.__class__.__name__}); use --force") from None
-        if old.spec_hash() != spec.spec_hash():
-            raise CorpusError(
-                f"{root} holds a corpus of another spec (seed {old.seed}, {old.n_docs} docs, "
-                f"profile {old.profile}); choose another directory or pass --force")
-    elif root.is_dir() and any(p.name != LOCK_FILE for p in root.iterdir()):
-        raise CorpusError(f"{root} exists, is not empty and is not a synthdocqa corpus; choose another directory")
 
 
 @contextmanager
