@@ -8,6 +8,7 @@ from decimal import Decimal
 
 from ..domains import Metric
 from ..rng import Rng
+from .dynamics import display
 
 
 def draw_value(rng: Rng, metric: Metric, money_decimals: int = 0) -> Decimal:
@@ -20,16 +21,8 @@ def draw_value(rng: Rng, metric: Metric, money_decimals: int = 0) -> Decimal:
     floor = max(lo, hi / 300, 1e-6)  # log-uniform over the top 2.5 decades: no pile-up near zero
     x = math.exp(rng.uniform(math.log(floor), math.log(hi))) if hi / floor > 20 else rng.uniform(max(lo, floor), hi)
     if metric.kind == "count":
-        return Decimal(max(1, int(round(x))))
-    if metric.kind == "money":
-        if money_decimals and x < 100000:
-            return Decimal(str(round(x, 2)))
-        step = 10 ** max(0, int(math.log10(max(x, 1))) - 2)
-        return Decimal(int(round(x / step)) * step)
-    # plain number with a unit
-    if x < 20:
-        return Decimal(str(round(x, 1)))
-    return Decimal(int(round(x)))
+        return Decimal(max(1, int(round(x))))  # a one-off count is never zero (zero is drawn above)
+    return display(metric, x, money_decimals)
 
 
 def number_places(metric: Metric, value: Decimal) -> int:
