@@ -41,7 +41,15 @@ def _parquet_bytes(rows: list[dict[str, Any]], columns: list[str]) -> bytes:
     return buf.getvalue()
 
 
-def _qa_row(q: QAPair) -> dict[str, Any]:
+def document_row(r: DocRecord) -> dict[str, Any]:
+    """A ``documents.parquet`` row (``verify`` rebuilds the tables with the same functions)."""
+    f = DocFiles(r.doc_id)
+    return {"doc_id": r.doc_id, "index": r.index, "domain": r.domain, "recipe": r.recipe, "title": r.title,
+            "tier": r.tier, "n_pages": r.n_pages, "n_facts": r.n_facts, "n_spans": r.n_spans, "n_qa": r.n_qa,
+            "n_assertions": r.n_assertions, "pdf": f.pdf, "scan_pdf": f.scan_pdf, "ir": f.ir}
+
+
+def qa_row(q: QAPair) -> dict[str, Any]:
     return {
         "qa_id": q.id, "doc_id": q.doc_id, "question": q.question, "answer_text": q.answer_text,
         "answer_kind": q.answer.kind, "answer_json": q.answer.model_dump_json(),
@@ -52,7 +60,7 @@ def _qa_row(q: QAPair) -> dict[str, Any]:
     }
 
 
-def _assertion_row(a: Assertion) -> dict[str, Any]:
+def assertion_row(a: Assertion) -> dict[str, Any]:
     pages = sorted({e.page_no for e in a.evidence})
     return {
         "assertion_id": a.id, "qa_id": a.qa_id, "doc_id": a.doc_id, "claim": a.claim,
@@ -104,17 +112,13 @@ def write_corpus(corpus_dir: str | os.PathLike[str], spec: CorpusSpec, records: 
     for r in records:
         all_qa += reader.qa(r.doc_id)
         all_asr += reader.assertions(r.doc_id)
-    doc_rows = [{
-        "doc_id": r.doc_id, "index": r.index, "domain": r.domain, "recipe": r.recipe, "title": r.title,
-        "tier": r.tier, "n_pages": r.n_pages, "n_facts": r.n_facts, "n_spans": r.n_spans, "n_qa": r.n_qa,
-        "n_assertions": r.n_assertions, "pdf": DocFiles(r.doc_id).pdf, "scan_pdf": DocFiles(r.doc_id).scan_pdf,
-        "ir": DocFiles(r.doc_id).ir} for r in records]
+    doc_rows = [document_row(r) for r in records]
     page_rows = [p.model_dump() for r in records for p in r.pages]
     outputs = {
         DOCUMENTS_TABLE: _parquet_bytes(doc_rows, DOC_COLUMNS),
         PAGES_TABLE: _parquet_bytes(page_rows, PAGE_COLUMNS),
-        QA_TABLE: _parquet_bytes([_qa_row(q) for q in all_qa], QA_COLUMNS),
-        ASSERTIONS_TABLE: _parquet_bytes([_assertion_row(a) for a in all_asr], ASSERTION_COLUMNS),
+        QA_TABLE: _parquet_bytes([qa_row(q) for q in all_qa], QA_COLUMNS),
+        ASSERTIONS_TABLE: _parquet_bytes([assertion_row(a) for a in all_asr], ASSERTION_COLUMNS),
         QA_FILE: "".join(q.model_dump_json() + "\n" for q in all_qa).encode("utf-8"),
     }
     assert set(outputs) == set(TABLES)

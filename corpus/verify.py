@@ -207,14 +207,6 @@ def _check_listing(manifest: CorpusManifest, records: list[DocRecord]) -> list[s
 
 # ---------------------------------------------------------------- tables against documents
 
-def document_row(r: DocRecord) -> dict[str, Any]:
-    """A ``documents.parquet`` row as ``corpus.tables.write_corpus`` makes it."""
-    f = DocFiles(r.doc_id)
-    return {"doc_id": r.doc_id, "index": r.index, "domain": r.domain, "recipe": r.recipe, "title": r.title,
-            "tier": r.tier, "n_pages": r.n_pages, "n_facts": r.n_facts, "n_spans": r.n_spans, "n_qa": r.n_qa,
-            "n_assertions": r.n_assertions, "pdf": f.pdf, "scan_pdf": f.scan_pdf, "ir": f.ir}
-
-
 def _native(v: Any) -> Any:
     if hasattr(v, "item") and not isinstance(v, (str, bytes)):
         v = v.item()
@@ -244,7 +236,15 @@ def _compare_table(reader: CorpusReader, name: str, columns: list[str], want: li
 def check_tables(reader: CorpusReader, records: list[DocRecord], qa: dict[str, list[QAPair]],
                  asr: dict[str, list[Assertion]]) -> list[str]:
     """The corpus-level tables against the per-document records and files they were assembled from."""
-    from .tables import ASSERTION_COLUMNS, DOC_COLUMNS, PAGE_COLUMNS, QA_COLUMNS, _assertion_row, _qa_row
+    from .tables import (
+        ASSERTION_COLUMNS,
+        DOC_COLUMNS,
+        PAGE_COLUMNS,
+        QA_COLUMNS,
+        assertion_row,
+        document_row,
+        qa_row,
+    )
 
     records = sorted(records, key=lambda r: r.index)
     all_qa = [q for r in records for q in qa[r.doc_id]]
@@ -252,9 +252,9 @@ def check_tables(reader: CorpusReader, records: list[DocRecord], qa: dict[str, l
     problems = _compare_table(reader, DOCUMENTS_TABLE, DOC_COLUMNS, [document_row(r) for r in records], "doc_id")
     problems += _compare_table(reader, PAGES_TABLE, PAGE_COLUMNS,
                                [p.model_dump() for r in records for p in r.pages], "doc_id")
-    problems += _compare_table(reader, QA_TABLE, QA_COLUMNS, [_qa_row(q) for q in all_qa], "qa_id")
+    problems += _compare_table(reader, QA_TABLE, QA_COLUMNS, [qa_row(q) for q in all_qa], "qa_id")
     problems += _compare_table(reader, ASSERTIONS_TABLE, ASSERTION_COLUMNS,
-                               [_assertion_row(a) for a in all_asr], "assertion_id")
+                               [assertion_row(a) for a in all_asr], "assertion_id")
     problems += _check_qa_jsonl(reader, all_qa)
     return problems
 
