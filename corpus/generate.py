@@ -39,8 +39,13 @@ def completed_document(spec: CorpusSpec, index: int, corpus_dir: str | os.PathLi
 
 
 def generate_document(spec: CorpusSpec, index: int, corpus_dir: str | os.PathLike[str],
-                      layout_chooser: Callable[[DocumentIR], DocumentIR] | None = None) -> DocRecord:
-    """Build one document and write it, ``doc.json`` last; a complete, verified document is kept (resume)."""
+                      layout_chooser: Callable[[DocumentIR], DocumentIR] | None = None,
+                      check: Callable[[], None] | None = None) -> DocRecord:
+    """Build one document and write it, ``doc.json`` last; a complete, verified document is kept (resume).
+
+    ``check`` is called before every file is written (the run's lock check: a run that lost its output
+    folder stops before its next write, not after the document)."""
+    check = check or _no_check
     done = completed_document(spec, index, corpus_dir)
     if done is not None:
         return done
@@ -50,9 +55,15 @@ def generate_document(spec: CorpusSpec, index: int, corpus_dir: str | os.PathLik
     if record.exists():
         record.unlink()
     for relpath, data in built.files.items():
+        check()
         atomic_write_bytes(root / relpath, data)
+    check()
     atomic_write_text(record, built.record.to_json())
     return built.record
+
+
+def _no_check() -> None:
+    return None
 
 
 def generate_corpus(spec: CorpusSpec, corpus_dir: str | os.PathLike[str], only: Iterable[int] | None = None,

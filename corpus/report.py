@@ -10,7 +10,6 @@ fetched; the sample is seeded by the corpus seed, so the same corpus gives the s
 from __future__ import annotations
 
 import base64
-import html
 import io
 import json
 import os
@@ -21,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from PIL import Image, ImageDraw
 
 from ir.boxes import pdf_to_px
@@ -240,13 +240,10 @@ def _ordered(g: pd.DataFrame, order: tuple[str, ...]) -> pd.DataFrame:
     return g.sort_values(g.columns[0], ascending=False, kind="stable") if len(g.columns) else g
 
 
-def _html_table(df: pd.DataFrame, index_name: str) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in [index_name, *df.columns])
-    rows = []
-    for idx, row in df.iterrows():
-        cells = "".join(f"<td class='n'>{html.escape(_fmt(v))}</td>" for v in row.tolist())
-        rows.append(f"<tr><th scope='row'>{html.escape(str(idx))}</th>{cells}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+def _table_data(df: pd.DataFrame, index_name: str) -> dict[str, Any]:
+    """A frame as plain strings for the template's ``table`` macro (which escapes them)."""
+    return {"columns": [str(c) for c in [index_name, *df.columns]],
+            "rows": [{"index": str(idx), "cells": [_fmt(v) for v in row.tolist()]} for idx, row in df.iterrows()]}
 
 
 def _fmt(v: Any) -> str:
@@ -286,7 +283,8 @@ def _evidence_of(t: dict[str, pd.DataFrame], qa_id: str) -> list[dict[str, Any]]
     return ev
 
 
-def gallery_item(view: CorpusReader, t: dict[str, pd.DataFrame], qa_id: str, opts: ReportOptions) -> str:
+def gallery_item(view: CorpusReader, t: dict[str, pd.DataFrame], qa_id: str, opts: ReportOptions) -> dict[str, Any]:
+    """One gallery entry: the QA pair's text fields and its evidence drawn on the clean page and the scan."""
     q = t["qa"].set_index("qa_id").loc[qa_id]
     ev = _evidence_of(t, qa_id)
     page_no = ev[0]["page_no"]
@@ -302,44 +300,27 @@ def gallery_item(view: CorpusReader, t: dict[str, pd.DataFrame], qa_id: str, opt
     clean_d = draw_boxes(clean, boxes, CLEAN_COLOUR, width=lw)
     scan_d = draw_quads(scan, quads, SCAN_COLOUR, width=lw)
     pad = round(clean.width * 0.06)
-    zoom_clean = _fit(_crop_around(clean_d, boxes, pad), opts.thumb_width)
-    zoom_scan = _fit(_crop_around(scan_d, scan_boxes or boxes, pad), opts.thumb_width)
-    claims = t["assertions"].loc[t["assertions"]["qa_id"] == qa_id, "claim"].tolist()
     accepted = json.loads(q["accepted_answers"])
     if len(accepted) > 6:
         accepted = [*accepted[:6], f"... {len(accepted) - 6} more"]
-    other_pages = sorted({e["page_no"] for e in ev} - {page_no})
-    more = f" (evidence also on page {', '.join(map(str, other_pages))})" if other_pages else ""
-    meta = (f"{q['doc_id']} &middot; page {page_no}{more} &middot; {html.escape(q['qa_type'])} &middot; "
-            f"{html.escape(q['element_type'])} &middot; {html.escape(q['difficulty'])} &middot; tier "
-            f"{html.escape(str(q['tier']))}")
-    ev_list = "".join(f"<li><code>{html.escape(e['block_id'])}</code> p{e['page_no']}: "
-                      f"&ldquo;{html.escape(e['text'])}&rdquo;</li>" for e in ev[:8])
-    if len(ev) > 8:
-        ev_list += f"<li>&hellip; {len(ev) - 8} more spans</li>"
-    return f"""<article class="qa" id="{html.escape(qa_id)}">
-<h3>{html.escape(q['question'])}</h3>
-<p class="answer">Answer: <strong>{html.escape(q['answer_text'])}</strong>
-<span class="muted">accepted: {html.escape(' | '.join(accepted))}</span></p>
-<p class="meta">{meta}</p>
-<div class="pair">
-<figure><img alt="clean page {page_no} of {q['doc_id']} with evidence boxes" src="{_jpeg_b64(_fit(clean_d, opts.thumb_width))}">
-<figcaption>clean page, <code>bbox_page_px</code></figcaption></figure>
-<figure><img alt="scan of page {page_no} with mapped evidence quads" src="{_jpeg_b64(_fit(scan_d, opts.thumb_width))}">
-<figcaption>scan ({html.escape(str(q['tier']))}), <code>scan_quad</code></figcaption></figure>
-<figure class="zoom"><img alt="zoom on the evidence, clean" src="{_jpeg_b64(zoom_clean, 88)}">
-<img alt="zoom on the evidence, scan" src="{_jpeg_b64(zoom_scan, 88)}">
-<figcaption>evidence, clean (red) and scan (blue)</figcaption></figure>
-</div>
-<details><summary>{len(claims)} assertion(s), {len(ev)} evidence span(s)</summary>
-<ul>{''.join(f'<li>{html.escape(c)}</li>' for c in claims)}</ul><ul class="ev">{ev_list}</ul></details>
-</article>"""
+    return {
+        "qa_id": qa_id, "question": q["question"], "answer": q["answer_text"], "accepted": accepted,
+        "doc_id": q["doc_id"], "page_no": page_no, "other_pages": sorted({e["page_no"] for e in ev} - {page_no}),
+        "qa_type": q["qa_type"], "element_type": q["element_type"], "difficulty": q["difficulty"],
+        "tier": str(q["tier"]),
+        "clean": _jpeg_b64(_fit(clean_d, opts.thumb_width)), "scan": _jpeg_b64(_fit(scan_d, opts.thumb_width)),
+        "zoom_clean": _jpeg_b64(_fit(_crop_around(clean_d, boxes, pad), opts.thumb_width), 88),
+        "zoom_scan": _jpeg_b64(_fit(_crop_around(scan_d, scan_boxes or boxes, pad), opts.thumb_width), 88),
+        "claims": t["assertions"].loc[t["assertions"]["qa_id"] == qa_id, "claim"].tolist(),
+        "evidence": ev[:8], "n_evidence": len(ev),
+    }
 
 
 # ----------------------------------------------------------------- contact sheet
 
-def contact_sheet(view: CorpusReader, doc_id: str, page_no: int, seed: int, dpi: int) -> tuple[str, list[str]]:
-    """The page through all five tiers: (HTML, tier names). Span boxes carried through each tier's geometry."""
+def contact_sheet(view: CorpusReader, doc_id: str, page_no: int, seed: int, dpi: int) -> list[dict[str, Any]]:
+    """The page through all five tiers (image and enabled stages per tier); span boxes carried through each
+    tier's geometry."""
     from degradations import degrade_page, map_boxes, sample_profile
     from renderers import rasterize
 
@@ -357,11 +338,9 @@ def contact_sheet(view: CorpusReader, doc_id: str, page_no: int, seed: int, dpi:
             quads, _ = map_boxes(np.asarray(px, dtype=float), out.transforms)
             img = draw_quads(img, [[tuple(p) for p in q] for q in np.asarray(quads).tolist()], SCAN_COLOUR,
                              width=1, fill_alpha=35)
-        on = [s.name for s in page.stages if s.enabled]
-        cells.append(f"""<figure class="tier"><img alt="{tier} tier" src="{_jpeg_b64(_fit(img, 360), 85)}">
-<figcaption><strong>{tier}</strong><br><span class="muted">{len(on)} stages: {html.escape(', '.join(on) or 'none')}</span>
-</figcaption></figure>""")
-    return f"<div class='sheet'>{''.join(cells)}</div>", list(TIERS)
+        cells.append({"tier": tier, "image": _jpeg_b64(_fit(img, 360), 85),
+                      "stages": [s.name for s in page.stages if s.enabled]})
+    return cells
 
 
 # ----------------------------------------------------------------- page
@@ -405,6 +384,10 @@ def build_report(corpus_dir: str | os.PathLike[str], opts: ReportOptions | None 
         raise ReportError(str(err)) from None
 
 
+_TEMPLATES = Environment(loader=PackageLoader("corpus", "templates"), autoescape=select_autoescape(default=True),
+                         undefined=StrictUndefined, keep_trailing_newline=True)
+
+
 def _build_report(view: CorpusReader, opts: ReportOptions) -> tuple[str, dict[str, Any]]:
     m = view.manifest
     s = m.stats
@@ -416,8 +399,6 @@ def _build_report(view: CorpusReader, opts: ReportOptions) -> tuple[str, dict[st
              ("assertions", s["assertions"]), ("domains", s["domains"]), ("recipes", len(s["by_recipe"])),
              ("QA / page", s["qa_per_page"]), ("assertions / QA", s["assertions_per_qa"]),
              ("unanswerable", int((qa["answer_kind"] == "not_answerable").sum()))]
-    cards_html = "".join(f"<div class='card'><b>{html.escape(_fmt(v))}</b><span>{html.escape(k)}</span></div>"
-                         for k, v in cards)
 
     by_type = qa_breakdown(t, "qa_type")
     by_el = qa_breakdown(t, "element_type", QA_ELEMENTS)
@@ -440,53 +421,25 @@ def _build_report(view: CorpusReader, opts: ReportOptions) -> tuple[str, dict[st
                "documents", PALETTE[1]),
         _chart("hist", [], t["documents"]["n_pages"].tolist(), "Pages per document", "pages", PALETTE[4]),
     ]
-    charts_html = "".join(f"<img alt='chart {i + 1}' src='{c}'>" for i, c in enumerate(charts))
-
-    def panel(title: str, df: pd.DataFrame, idx: str) -> str:
-        return f"<div class='panel'><h3>{html.escape(title)}</h3>{_html_table(df, idx)}</div>"
-
-    tables_html = "".join([
-        panel("By QA type", by_type, "qa type"), panel("By element type", by_el, "element"),
-        panel("By scan tier", by_tier, "tier"),
-        panel("Evidence legible on the scan (OCR, synthdocqa legibility)", legible, "tier")
-        if legible is not None else "",
-        panel("By domain", by_domain, "domain"),
-        panel("By recipe", by_recipe, "recipe"), panel("By answer kind", kind_df, "answer kind"),
-        panel("QA type × element type", cross, "qa type"),
-    ])
+    panels = [("By QA type", by_type, "qa type"), ("By element type", by_el, "element"),
+              ("By scan tier", by_tier, "tier"),
+              ("Evidence legible on the scan (OCR, synthdocqa legibility)", legible, "tier"),
+              ("By domain", by_domain, "domain"), ("By recipe", by_recipe, "recipe"),
+              ("By answer kind", kind_df, "answer kind"), ("QA type × element type", cross, "qa type")]
 
     chosen = sample_gallery(t, seed, opts.gallery)
-    gallery_html = "".join(gallery_item(view, t, qid, opts) for qid in chosen) or "<p>No QA pair has evidence.</p>"
-
     busiest = t["pages"].sort_values(["n_spans", "doc_id", "page_no"], ascending=[False, True, True],
                                      kind="stable").iloc[0]
     c_doc, c_page = str(busiest["doc_id"]), int(busiest["page_no"])
-    sheet_html, _ = contact_sheet(view, c_doc, c_page, seed, opts.contact_dpi)
 
-    title = f"SynthDocQA corpus report: {m.name} (seed {seed})"
-    body = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{html.escape(title)}</title><link rel="icon" href="data:,"><style>{CSS}</style></head>
-<body><header><h1>{html.escape(title)}</h1>
-<p>{s['documents']} documents, {s['pages']} pages, {s['qa_pairs']} QA pairs, {s['assertions']} assertions &middot;
-code <code>{html.escape(m.code_version)}</code> &middot; spec <code>{m.spec_hash[:16]}</code> &middot; dpi {m.spec.dpi}</p>
-<nav><a href="#stats">Stats</a><a href="#charts">Charts</a><a href="#gallery">Evidence gallery</a><a href="#tiers">Five tiers</a></nav>
-</header><main>
-<section id="stats"><div class="cards">{cards_html}</div><div class="grid">{tables_html}</div></section>
-<section id="charts"><h2>Charts</h2><div class="charts">{charts_html}</div></section>
-<section id="gallery"><h2>Evidence gallery</h2>
-<p class="muted">{len(chosen)} QA pairs sampled with seed {seed} across element types. Red: the answer's evidence
-boxes on the clean page image; blue: the same spans carried through the scan's geometry onto the scan.</p>
-{gallery_html}</section>
-<section id="tiers"><h2>Five-tier contact sheet</h2>
-<p class="muted">Page {c_page} of {html.escape(c_doc)} (the page with the most fact spans) rasterised at {opts.contact_dpi} dpi and degraded with each
-tier's sampled stages (<code>sample_profile(tier, 1, Rng({seed}).fork("report", "contact", tier))</code>); blue:
-every fact span's box mapped through the tier's geometric stages.</p>
-{sheet_html}</section>
-<footer>Generated by <code>synthdocqa report</code> from <code>{MANIFEST}</code>; every file read was checked
-against the manifest's sha256.</footer>
-</main></body></html>
-"""
+    body = _TEMPLATES.get_template("report.html.j2").render(
+        title=f"SynthDocQA corpus report: {m.name} (seed {seed})", css=CSS, stats=s,
+        code_version=m.code_version, spec_hash=m.spec_hash[:16], dpi=m.spec.dpi, seed=seed, manifest=MANIFEST,
+        cards=[(k, _fmt(v)) for k, v in cards],
+        panels=[{"title": title, "table": _table_data(df, idx)} for title, df, idx in panels if df is not None],
+        charts=charts, gallery=[gallery_item(view, t, qid, opts) for qid in chosen],
+        sheet={"doc_id": c_doc, "page_no": c_page, "dpi": opts.contact_dpi,
+               "tiers": contact_sheet(view, c_doc, c_page, seed, opts.contact_dpi)})
     summary = {"documents": s["documents"], "pages": s["pages"], "qa_pairs": s["qa_pairs"],
                "assertions": s["assertions"], "gallery": chosen, "contact_sheet": [c_doc, c_page],
                "qa_by_element": s["qa_by_element"], "by_tier": s["by_tier"],

@@ -25,6 +25,7 @@ from __future__ import annotations
 import io
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import InvalidOperation
 from pathlib import Path
@@ -324,7 +325,21 @@ class CorpusReader:
         return data
 
     def read_text(self, rel: str) -> str:
-        return self.read_bytes(rel).decode("utf-8")
+        try:
+            return self.read_bytes(rel).decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise CorpusFileError(f"{self.path(rel)}: not UTF-8 text (byte {err.start})") from None
+
+    def _parsed(self, rel: str, what: str, parse: Callable[[str], Any]) -> Any:
+        """``parse(text of rel)``, a parse error becoming one :class:`CorpusFileError` naming the file."""
+        text = self.read_text(rel)
+        try:
+            return parse(text)
+        except (ValueError, InvalidOperation) as err:
+            if isinstance(err, CorpusFileError):
+                raise
+            first = str(err).splitlines()[0] if str(err) else type(err).__name__
+            raise CorpusFileError(f"{self.path(rel)}: not {what}: {first}") from None
 
     def manifest_bytes(self) -> bytes:
         """``corpus.json`` as written (it cannot list its own hash)."""
@@ -350,16 +365,16 @@ class CorpusReader:
         return self._records[doc_id]
 
     def ir(self, doc_id: str) -> DocumentIR:
-        return DocumentIR.model_validate_json(self.read_text(DocFiles(doc_id).ir))
+        return self._parsed(DocFiles(doc_id).ir, "a DocumentIR", DocumentIR.model_validate_json)
 
     def render_map(self, doc_id: str) -> RenderMap:
-        return RenderMap.model_validate_json(self.read_text(DocFiles(doc_id).render_map))
+        return self._parsed(DocFiles(doc_id).render_map, "a RenderMap", RenderMap.model_validate_json)
 
     def qa(self, doc_id: str) -> list[QAPair]:
-        return _jsonl(self.read_text(DocFiles(doc_id).qa), QAPair)
+        return self._parsed(DocFiles(doc_id).qa, "QA pairs (JSON lines)", lambda t: _jsonl(t, QAPair))
 
     def assertions(self, doc_id: str) -> list[Assertion]:
-        return _jsonl(self.read_text(DocFiles(doc_id).assertions), Assertion)
+        return self._parsed(DocFiles(doc_id).assertions, "assertions (JSON lines)", lambda t: _jsonl(t, Assertion))
 
     def pdf(self, doc_id: str) -> bytes:
         return self.read_bytes(DocFiles(doc_id).pdf)
@@ -396,8 +411,13 @@ class CorpusReader:
     def table(self, name: str) -> pd.DataFrame:
         """A corpus-level Parquet table: ``DOCUMENTS_TABLE``, ``PAGES_TABLE``, ``QA_TABLE`` or ``ASSERTIONS_TABLE``."""
         import pandas as pd
+        import pyarrow as pa
 
-        return pd.read_parquet(io.BytesIO(self.read_bytes(name)))
+        data = self.read_bytes(name)
+        try:
+            return pd.read_parquet(io.BytesIO(data))
+        except (pa.ArrowException, OSError, ValueError) as err:
+            raise CorpusFileError(f"{self.path(name)}: not a Parquet table ({str(err).splitlines()[0]})") from None
 
     # ------------------------------------------------------------ the judges' DocumentSource
     def documents_and_qa(self) -> list[tuple[DocumentIR, list[QAPair]]]:

@@ -7,6 +7,7 @@ import io
 import json
 import os
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -102,8 +103,11 @@ def corpus_stats(records: list[DocRecord], qa: list[QAPair], asr: list[Assertion
 
 
 def write_corpus(corpus_dir: str | os.PathLike[str], spec: CorpusSpec, records: list[DocRecord],
-                 code_version: str) -> CorpusManifest:
-    """Assemble the corpus tables from complete documents, then write the manifest (last, atomically)."""
+                 code_version: str, check: Callable[[], None] | None = None) -> CorpusManifest:
+    """Assemble the corpus tables from complete documents, then write the manifest (last, atomically).
+
+    ``check`` is called before every file is written (the run's lock check)."""
+    check = check or (lambda: None)
     root = Path(corpus_dir)
     reader = open_corpus(root, checked=False)  # the documents were verified when their records were made
     records = sorted(records, key=lambda r: r.index)
@@ -124,6 +128,7 @@ def write_corpus(corpus_dir: str | os.PathLike[str], spec: CorpusSpec, records: 
     assert set(outputs) == set(TABLES)
     files: dict[str, str] = {}
     for name, data in outputs.items():
+        check()
         atomic_write_bytes(root / name, data)
         files[name] = sha256_bytes(data)
     for r in records:
@@ -134,5 +139,6 @@ def write_corpus(corpus_dir: str | os.PathLike[str], spec: CorpusSpec, records: 
         name=spec.name, spec=spec, spec_hash=spec.spec_hash(), code_version=code_version,
         stats=corpus_stats(records, all_qa, all_asr), documents=[r.doc_id for r in records],
         files=dict(sorted(files.items())))
+    check()
     atomic_write_text(root / MANIFEST, manifest.to_json())
     return manifest

@@ -18,11 +18,11 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import urlsplit
 
 from prefect import flow, get_run_logger, task
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from corpus.assemble import code_version
 from corpus.generate import completed_document, doc_indices, generate_document
@@ -46,7 +46,7 @@ from flows.errors import (
     recording_sigterm,
 )
 from flows.prefect_env import prefect_api
-from ir.spec import CorpusSpec, spec_for_profile
+from ir.spec import CorpusSpec, layered_spec, spec_for_profile
 
 Runner = Literal["process", "dask", "inline"]
 
@@ -59,16 +59,24 @@ class GenerateParams(BaseModel):
     n_docs: int | None = Field(default=None, ge=1)
     profile: Literal["demo", "reference"] = "demo"
     out: str | None = Field(default=None, description="corpus directory (default: out/corpora/<name>-seed<S>-n<N>)")
-    spec: CorpusSpec | None = Field(default=None, description="full spec; overrides seed/n_docs/profile")
+    spec: dict[str, Any] | None = Field(
+        default=None, description="a whole or partial spec laid over its own profile key (or profile); "
+                                  "seed and n_docs apply when it does not set them")
     only: list[int] | None = None
     workers: int = Field(default=2, ge=1, le=256)
     runner: Runner = "process"
     dask_address: str | None = None
     force: bool = False
 
+    @model_validator(mode="after")
+    def _whole_spec(self) -> GenerateParams:
+        self.corpus_spec()  # the whole spec is validated with the parameters, before any work
+        return self
+
     def corpus_spec(self) -> CorpusSpec:
         if self.spec is not None:
-            return self.spec
+            data = {"seed": self.seed, **({"n_docs": self.n_docs} if self.n_docs else {}), **self.spec}
+            return layered_spec(data, self.profile)
         return spec_for_profile(self.profile, self.seed, self.n_docs)
 
 
@@ -181,10 +189,8 @@ def generate_document_task(spec: CorpusSpec, index: int, corpus_dir: str, lock: 
     if done is not None:
         get_run_logger().info(f"{done.doc_id}: complete and verified on disk, kept")
         return done.model_dump(mode="json")
-    if lock is not None:
-        lock.check()
     with naming(Path(corpus_dir) / DocFiles(doc_id_for(index)).dir):
-        rec = generate_document(spec, index, corpus_dir)
+        rec = generate_document(spec, index, corpus_dir, check=None if lock is None else lock.check)
     get_run_logger().info(f"{rec.doc_id}: generated, {rec.n_pages} pages, {rec.n_qa} QA, "
                           f"{rec.n_assertions} assertions")
     return rec.model_dump(mode="json")
@@ -264,7 +270,7 @@ def generate_corpus_flow(seed: int = 0, n_docs: int | None = None, profile: str 
             lock.check()
             _phase(f"writing the corpus tables and manifest ({len(recs)} documents)")
             with naming(out_dir):
-                manifest = write_corpus(out_dir, cspec, recs, code_version())
+                manifest = write_corpus(out_dir, cspec, recs, code_version(), check=lock.check)
             lock.check()
             _phase("writing report.html and the run's artifacts")
             publish_corpus_artifacts(out_dir, manifest)

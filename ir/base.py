@@ -18,7 +18,8 @@ class Model(BaseModel):
 def describe_validation_error(err: ValidationError, source: str = "") -> str:
     """One line naming the first offending field, e.g. ``spec.n_docs: must be >= 1``."""
     first = err.errors()[0]
-    loc = ".".join(str(p) for p in first.get("loc", ())) or "<root>"
+    loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.get("loc", ())).lstrip(".") or "<root>"
     more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
     prefix = f"{source}: " if source else ""
-    return f"{prefix}{loc}: {first.get('msg', 'invalid')}{more}"
+    msg = str(first.get("msg", "invalid")).removeprefix("Value error, ")
+    return f"{prefix}{loc}: {msg}{more}"

@@ -41,9 +41,12 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, fsync: bool = 
                 fh.flush()
                 os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as err:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
+        if isinstance(err, OSError) and err.filename is None and err.errno is not None:
+            # a full disk or a quota names no file; the one line the user sees should name this one
+            raise type(err)(err.errno, err.strerror, str(path)) from err
         raise
 
 

@@ -59,19 +59,9 @@ annotation, text): part of the byte contract, deliberately not ``ir.vocab.ELEMEN
 # ---------------------------------------------------------------- document-level choices
 
 def check_spec(spec: CorpusSpec) -> None:
-    """Names in the spec must exist; the message names the field (``domains[2]: unknown domain 'x'``)."""
-    for field, names, known, what in (("domains", spec.domains, DOMAIN_BY_SLUG, "domain"),
-                                      ("recipes", spec.recipes, RECIPE_BY_SLUG, "recipe")):
-        if names is None:
-            continue
-        if not names:
-            raise ValueError(f"{field}: must not be empty (use null for all)")
-        for i, n in enumerate(names):
-            if n not in known:
-                raise ValueError(f"{field}[{i}]: unknown {what} {n!r}")
-    for n in sorted(spec.recipe_mix or {}):
-        if n not in RECIPE_BY_SLUG:
-            raise ValueError(f"recipe_mix: unknown recipe {n!r}")
+    """A spec built without validation (``model_construct``) is validated again before planning: the
+    names it uses must exist, its sizes lie within limits (``ValueError`` naming the field)."""
+    CorpusSpec.model_validate(spec.model_dump())
 
 
 def domain_for(spec: CorpusSpec, index: int) -> Domain:

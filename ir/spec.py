@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from .base import Model
+from .domains import DOMAIN_BY_SLUG, RECIPE_BY_SLUG
 from .vocab import ELEMENT_TYPES, TIERS
+
+MAX_PAGES_PER_DOC = 400
+"""Longest document a spec may ask for (the reference profile's longest is 120 pages)."""
+MAX_CORPUS_PAGES = 1_000_000
+"""Most planned pages in one corpus (``n_docs * pages.mean``): 230 reference corpora, days of CPU."""
 
 
 class PageCountDist(Model):
@@ -17,10 +23,10 @@ class PageCountDist(Model):
     planner draws the count first, then a recipe whose own page range holds it (``ir.domains.Recipe.pages``),
     so the corpus follows this distribution and no genre is stretched beyond its length."""
 
-    mean: float = Field(gt=0)
+    mean: float = Field(gt=0, le=MAX_PAGES_PER_DOC)
     sigma: float = Field(default=0.35, ge=0, le=2)
-    min: int = Field(default=1, ge=1)
-    max: int = Field(default=200, ge=1)
+    min: int = Field(default=1, ge=1, le=MAX_PAGES_PER_DOC)
+    max: int = Field(default=200, ge=1, le=MAX_PAGES_PER_DOC)
 
     @model_validator(mode="after")
     def _ordered(self) -> PageCountDist:
@@ -42,13 +48,25 @@ def _check_weights(name: str, weights: dict[str, float], allowed: tuple[str, ...
     return weights
 
 
+def _known(names: dict[str, Any], what: str) -> AfterValidator:
+    def check(n: str) -> str:
+        if n not in names:
+            raise ValueError(f"unknown {what} {n!r}")
+        return n
+    return AfterValidator(check)
+
+
+DomainName = Annotated[str, _known(DOMAIN_BY_SLUG, "domain")]
+RecipeName = Annotated[str, _known(RECIPE_BY_SLUG, "recipe")]
+
+
 class CorpusSpec(Model):
     name: str = Field(default="corpus", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     seed: int = Field(ge=0, lt=2**63)
     n_docs: int = Field(ge=1, le=100_000)
     profile: Literal["demo", "reference", "custom"] = "custom"
-    domains: list[str] | None = Field(default=None, description="None: all 50 domains, cycled")
-    recipes: list[str] | None = Field(default=None, description="None: the domain's recipes")
+    domains: list[DomainName] | None = Field(default=None, description="None: all 50 domains, cycled")
+    recipes: list[RecipeName] | None = Field(default=None, description="None: the domain's recipes")
     recipe_mix: dict[str, float] | None = Field(
         default=None, description="weights of recipes among those that fit a document's length (None: equal)")
     pages: PageCountDist
@@ -58,6 +76,13 @@ class CorpusSpec(Model):
     dpi: int = Field(default=150, ge=36, le=600, description="raster dpi of page images")
     scan_dpi: int = Field(default=150, ge=36, le=600, description="dpi of scan images")
     qa_per_page: float = Field(default=3.8, gt=0, le=50, description="target QA pairs per page")
+
+    @field_validator("domains", "recipes")
+    @classmethod
+    def _not_empty(cls, v: list[str] | None) -> list[str] | None:
+        if v is not None and not v:
+            raise ValueError("must not be empty (use null for all)")
+        return v
 
     @field_validator("element_mix")
     @classmethod
@@ -69,7 +94,18 @@ class CorpusSpec(Model):
     def _recipe_weights(cls, v: dict[str, float] | None) -> dict[str, float] | None:
         if v is not None and (any(w < 0 for w in v.values()) or sum(v.values()) <= 0):
             raise ValueError("recipe_mix weights must be >= 0 and not all zero")
+        for n in sorted(v or {}):
+            if n not in RECIPE_BY_SLUG:
+                raise ValueError(f"unknown recipe {n!r}")
         return v
+
+    @model_validator(mode="after")
+    def _size(self) -> CorpusSpec:
+        planned = self.n_docs * self.pages.mean
+        if planned > MAX_CORPUS_PAGES:
+            raise ValueError(f"n_docs * pages.mean = {planned:,.0f} planned pages exceeds the limit of "
+                             f"{MAX_CORPUS_PAGES:,}; split the corpus")
+        return self
 
     @field_validator("tier_mix")
     @classmethod
@@ -133,3 +169,24 @@ def spec_for_profile(profile: str, seed: int, n_docs: int | None = None) -> Corp
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose one of {sorted(PROFILES)}")
     return PROFILES[profile](seed) if n_docs is None else PROFILES[profile](seed, n_docs)
+
+
+def layered_spec(data: dict[str, Any], profile: str = "demo") -> CorpusSpec:
+    """A spec from a possibly partial mapping: its keys are laid over the named profile's spec (the mapping's
+    own ``profile`` key, else ``profile``); ``pages`` is merged key by key, every other key replaces the
+    profile's value. ``"profile": "custom"`` takes the mapping as a whole spec. The result is validated as
+    one (pydantic ``ValidationError`` naming the field)."""
+    if not isinstance(data, dict):
+        raise ValueError("a spec must be a JSON object")
+    base_name = data.get("profile", profile)
+    if base_name == "custom":
+        return CorpusSpec.model_validate(data)
+    if base_name not in PROFILES:
+        raise ValueError(f"profile: unknown profile {base_name!r}; choose one of {[*PROFILES, 'custom']}")
+    merged = PROFILES[base_name](0).model_dump(mode="json")
+    for key, value in data.items():
+        if key == "pages" and isinstance(value, dict):
+            merged["pages"] = {**merged["pages"], **value}
+        else:
+            merged[key] = value
+    return CorpusSpec.model_validate(merged)

@@ -8,41 +8,12 @@ import sys
 import time
 from pathlib import Path
 
-from pydantic import ValidationError
-
 from flows.cli import MAX_SEED, CliError, check_range, parse_int_list
+from flows.commands.plan import load_spec
 
 MAX_DOCS = 100_000
 """The largest corpus a spec may ask for (``ir.spec.CorpusSpec.n_docs``)."""
 MAX_WORKERS = 256
-
-
-def _spec_from_args(args: argparse.Namespace):
-    from ir import describe_validation_error
-    from ir.spec import CorpusSpec, spec_for_profile
-
-    if args.spec:
-        path = Path(args.spec)
-        if not path.is_file():
-            raise CliError(f"--spec {path}: no such file")
-        try:
-            spec = CorpusSpec.model_validate_json(path.read_bytes())
-        except ValidationError as err:
-            raise CliError(describe_validation_error(err, str(path))) from None
-        overrides = {k: v for k, v in (("seed", args.seed), ("n_docs", args.docs)) if v is not None}
-        if overrides:
-            try:
-                spec = CorpusSpec.model_validate({**spec.model_dump(), **overrides})
-            except ValidationError as err:
-                raise CliError(describe_validation_error(err, "spec")) from None
-        return spec
-    try:
-        seed = 0 if args.seed is None else args.seed
-        return spec_for_profile(args.profile, seed, args.docs)
-    except ValidationError as err:
-        raise CliError(describe_validation_error(err, "spec")) from None
-    except ValueError as err:
-        raise CliError(str(err)) from None
 
 
 def _progress_bar(total_label: str):
@@ -71,7 +42,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     check_range("--seed", args.seed, 0, MAX_SEED)
     check_range("--docs", args.docs, 1, MAX_DOCS)
     check_range("--workers", args.workers, 1, MAX_WORKERS)
-    spec = _spec_from_args(args)
+    spec = load_spec(args)
     try:
         doc_indices(spec, args.only)
     except ValueError as err:
@@ -152,7 +123,8 @@ def register(sub) -> None:
     g.add_argument("--docs", type=int, default=None, help="number of documents (default: the profile's)")
     g.add_argument("--out", required=True, help="corpus directory")
     g.add_argument("--profile", choices=["demo", "reference"], default="demo")
-    g.add_argument("--spec", help="CorpusSpec JSON file (overrides --profile)")
+    g.add_argument("--spec", help="CorpusSpec JSON file, whole or partial: its keys are laid over its own "
+                   "\"profile\" (or --profile)")
     g.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1),
                    help="parallel worker processes (default: the CPU count, at most 4)")
     g.add_argument("--runner", choices=["process", "dask", "inline"], default="process",

@@ -59,7 +59,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
             from judges.osce.rubric import judge_agreement
 
             rubric = judge_agreement(load_ratings(args.judge_ratings, tax), loaded.table, tax)
-        summary, _ = analyze_file(args.ratings, out, taxonomy=tax, options=options, rubric=rubric, loaded=loaded)
+        summary, _ = analyze_file(args.ratings, out, taxonomy=tax, options=options, rubric=rubric, loaded=loaded,
+                                  progress=None if args.quiet else _fit_bar())
     except (OsceInputError, ColumnError, LmmError, RBackendError) as err:
         raise CliError(_one_line(err)) from None
     for note in summary.input_notes:
@@ -73,6 +74,29 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         print(f"excluded: {x}")
     print(f"report: {summary.files['markdown']}")
     return 0
+
+
+def _fit_bar():
+    """A progress bar on stderr over the model fits (one line per update when stderr is not a terminal)."""
+    import sys
+
+    from tqdm import tqdm
+
+    bar = None
+
+    def update(done: int, total: int, label: str) -> None:
+        nonlocal bar
+        if total == 0:
+            return
+        if bar is None:
+            bar = tqdm(total=total, desc="osce analyze", unit="fit", file=sys.stderr, dynamic_ncols=True,
+                       mininterval=0.5)
+        bar.set_postfix_str(label, refresh=False)
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    return update
 
 
 def _print_plan(plan, all_prompts: bool) -> None:  # noqa: ANN001 (judges.osce.rubric.RubricPlan)
@@ -160,6 +184,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    "encoding, .xlsx, .parquet or .jsonl")
     a.add_argument("--out", required=True, help="report directory (replaced only when complete)")
     a.add_argument("--taxonomy", help="taxonomy JSON/YAML (categories, forms, metrics, reference)")
+    a.add_argument("--quiet", action="store_true", help="no progress bar")
     a.add_argument("--adjust", default="holm", choices=["holm", "bh"], help="multiplicity method of the main table")
     a.add_argument("--no-strata", action="store_true", help="skip the stratified fits")
     a.add_argument("--response-effect", action="store_true",

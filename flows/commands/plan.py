@@ -21,7 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="output folder")
     p.add_argument("--profile", choices=("demo", "reference"), default="demo")
     p.add_argument("--only", type=parse_int_list, default=None, metavar="I,J", help="plan only these indices")
-    p.add_argument("--spec", default=None, metavar="FILE.json", help="a CorpusSpec JSON file (overrides --profile)")
+    p.add_argument("--spec", default=None, metavar="FILE.json", help="a CorpusSpec JSON file, whole or partial: its keys are laid over its own \"profile\" "
+                        "(or --profile)")
     p.set_defaults(func=run_plan)
 
     d = sub.add_parser("domains", help="list the enterprise domains and document recipes")
@@ -30,38 +31,35 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def load_spec(args: argparse.Namespace):
-    """The CorpusSpec from --spec or --profile, with --seed/--docs applied; CliError naming the field."""
+    """The CorpusSpec of --spec (a whole or partial spec, laid over its "profile" key or --profile) or of
+    --profile, with --seed/--docs applied, validated as a whole before any work; CliError naming the field."""
     from ir import describe_validation_error
-    from ir.planner import check_spec
-    from ir.spec import CorpusSpec, spec_for_profile
+    from ir.spec import layered_spec
 
     source = "spec"  # --seed and --docs are range-checked with the spec (ir.spec.CorpusSpec: seed, n_docs)
+    data: dict = {}
+    if args.spec:
+        path = Path(args.spec)
+        source = str(path)
+        if not path.is_file():
+            raise CliError(f"--spec {path}: no such file")
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            raise CliError(f"{path}: not valid JSON ({err})") from None
+        if not isinstance(data, dict):
+            raise CliError(f"{path}: expected a JSON object")
+    if args.seed is not None:
+        data["seed"] = args.seed
+    data.setdefault("seed", 0)
+    if args.docs is not None:
+        data["n_docs"] = args.docs
     try:
-        if args.spec:
-            path = Path(args.spec)
-            source = str(path)
-            if not path.is_file():
-                raise CliError(f"--spec {path}: no such file")
-            try:
-                data = json.loads(path.read_text("utf-8"))
-            except (json.JSONDecodeError, UnicodeDecodeError) as err:
-                raise CliError(f"{path}: not valid JSON ({err})") from None
-            if not isinstance(data, dict):
-                raise CliError(f"{path}: expected a JSON object")
-        else:
-            data = spec_for_profile(args.profile, 0).model_dump(mode="json")
-        if args.seed is not None:
-            data["seed"] = args.seed
-        if args.docs is not None:
-            data["n_docs"] = args.docs
-        spec = CorpusSpec.model_validate(data)
+        return layered_spec(data, args.profile)
     except ValidationError as err:
         raise CliError(describe_validation_error(err, source)) from None
-    try:
-        check_spec(spec)
     except ValueError as err:
         raise CliError(f"{source}: {err}") from None
-    return spec
 
 
 def run_plan(args: argparse.Namespace) -> int:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import base64
-import html
 import io
 import math
 from collections.abc import Sequence
@@ -11,6 +9,7 @@ from pathlib import Path
 
 from ir.files import atomic_write_bytes
 
+from ..html import Section, png_image, render_page, table
 from .analysis import AnalysisResult
 
 Table = tuple[list[str], list[list[str]]]
@@ -31,13 +30,6 @@ def _md_table(t: Table) -> str:
     out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
     out += ["| " + " | ".join(r) + " |" for r in rows]
     return "\n".join(out)
-
-
-def _html_table(t: Table) -> str:
-    head, rows = t
-    h = "".join(f"<th>{html.escape(c)}</th>" for c in head)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{h}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def tables(res: AnalysisResult) -> dict[str, Table]:
@@ -150,19 +142,16 @@ def render_markdown(res: AnalysisResult, header: Sequence[str] = (), images: Seq
     return "\n".join(lines)
 
 
+CSS = ("body{font-family:sans-serif;max-width:1200px;margin:2em auto}table{border-collapse:collapse;"
+       "font-size:13px;margin-bottom:1.5em}td,th{border:1px solid #ccc;padding:3px 6px}th{background:#eee}")
+
+
 def render_html(res: AnalysisResult, header: Sequence[str] = (), images: dict[str, bytes] | None = None) -> str:
-    parts = ["<!doctype html><html><head><meta charset='utf-8'><title>Hallucination labeling report</title>",
-             "<style>body{font-family:sans-serif;max-width:1200px;margin:2em auto}table{border-collapse:collapse;"
-             "font-size:13px;margin-bottom:1.5em}td,th{border:1px solid #ccc;padding:3px 6px}th{background:#eee}"
-             "</style></head><body><h1>Hallucination labeling report</h1>"]
-    parts += [f"<p>{html.escape(h)}</p>" for h in header if h]
-    parts.append(f"<p>Items: {res.n_items} (dev {res.n_dev}, test {res.n_test}; with gold {res.n_with_gold}).</p>")
-    for name, png in (images or {}).items():
-        parts.append(f"<img alt='{html.escape(name)}' src='data:image/png;base64,{base64.b64encode(png).decode()}'>")
-    for title, t in tables(res).items():
-        parts += [f"<h2>{html.escape(title)}</h2>", _html_table(t)]
-    parts.append("</body></html>")
-    return "\n".join(parts)
+    intro = [h for h in header if h]
+    intro.append(f"Items: {res.n_items} (dev {res.n_dev}, test {res.n_test}; with gold {res.n_with_gold}).")
+    sections = [Section(images=[png_image(n, png) for n, png in (images or {}).items()])]
+    sections += [Section(title, tables=[table(*t)]) for title, t in tables(res).items()]
+    return render_page("Hallucination labeling report", CSS, intro, sections)
 
 
 def write_report(res: AnalysisResult, out_dir: str | Path, header: Sequence[str] = ()) -> dict[str, Path]:

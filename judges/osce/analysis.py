@@ -23,7 +23,7 @@ each left out and named in ``AnalysisResult.exclusions``.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -329,10 +329,12 @@ def analyze(
     taxonomy: Taxonomy | None = None,
     options: AnalysisOptions | None = None,
     metrics: Sequence[str] | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> AnalysisResult:
     """Fit every metric (main + stratified), adjust p-values, compute reliability.
 
-    ``ratings`` must already be validated (``loaders.validate_ratings``).
+    ``ratings`` must already be validated (``loaders.validate_ratings``). ``progress(done, total, label)`` is
+    told before the first fit and after each (the R backend fits all models in one call: one step).
     """
     tax = taxonomy or Taxonomy()
     opt = options or AnalysisOptions()
@@ -354,12 +356,19 @@ def analyze(
         jobs.extend(mjobs)
         analysed.append(metric)
 
+    tell = progress or (lambda done, total, label: None)
     if opt.backend == "r":
         from .r_backend import fit_jobs_r
 
+        tell(0, 1, f"{len(jobs)} models in R")
         results = fit_jobs_r(jobs, ref, opt)
+        tell(1, 1, f"{len(jobs)} models in R")
     else:
-        results = [fit_job(j, ref, opt) for j in jobs]
+        results = []
+        for i, j in enumerate(jobs):
+            tell(i, len(jobs), f"{j.metric} {j.stratifier or 'main'}")
+            results.append(fit_job(j, ref, opt))
+        tell(len(jobs), len(jobs), "done")
     fits: list[MetricFit] = []
     main: list[Contrast] = []
     strata: list[Contrast] = []

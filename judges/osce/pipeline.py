@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -75,11 +76,12 @@ def analyze_file(ratings: str | os.PathLike[str], out_dir: str | os.PathLike[str
                  taxonomy: Taxonomy | None = None, options: AnalysisOptions | None = None,
                  rubric: pd.DataFrame | None = None, loaded: LoadedRatings | None = None,
                  encoding: str | None = None, columns: dict[str, str] | None = None,
-                 sheet: str | None = None) -> tuple[RunSummary, AnalysisResult]:
+                 sheet: str | None = None,
+                 progress: Callable[[int, int, str], None] | None = None) -> tuple[RunSummary, AnalysisResult]:
     """Read, validate, fit every metric, write the report; nothing is written unless all of it succeeds."""
     tax = taxonomy or Taxonomy()
     got = loaded or read_ratings(ratings, tax, encoding=encoding, columns=columns, sheet=sheet)
-    result = analyze(got.table, tax, options)
+    result = analyze(got.table, tax, options, progress=progress)
     if not result.metrics:
         raise OsceInputError(str(ratings), ["nothing to analyse: " + "; ".join(result.exclusions)])
     out = render_report(result, out_dir, rubric=rubric)

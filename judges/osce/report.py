@@ -8,8 +8,6 @@ metadata, so the same analysis gives the same bytes.
 
 from __future__ import annotations
 
-import base64
-import html
 import io
 import json
 import os
@@ -22,10 +20,13 @@ from matplotlib.figure import Figure
 
 from ir.files import atomic_dir
 
+from ..html import Section, png_image, render_page, table
 from .contrasts import ADJUST_NAMES
 from .schema import AnalysisResult
 
 PNG_META = {"Software": None}
+CSS = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;font-size:12px}"
+       "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}")
 
 
 def _png(fig: Figure) -> bytes:
@@ -180,12 +181,6 @@ def _md(head: list[str], body: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-def _html_table(head: list[str], body: list[list[str]]) -> str:
-    h = "".join(f"<th>{html.escape(x)}</th>" for x in head)
-    rows = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in body)
-    return f"<table><thead><tr>{h}</tr></thead><tbody>{rows}</tbody></table>"
-
-
 def _method_text(result: AnalysisResult) -> list[str]:
     out = [
         f"Model per metric: `{result.model_formula}`.",
@@ -262,37 +257,26 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
             md += ["## LLM rubric judge vs human raters\n", _md(*rubric_tab), ""]
         (tmp / "report.md").write_text("\n".join(md) + "\n")
 
-        def img(name: str) -> str:
-            return f'<img alt="{name}" src="data:image/png;base64,{base64.b64encode(figures[name]).decode()}">'
+        def img(name: str) -> list[dict[str, str]]:
+            return [png_image(name, figures[name])] if name in figures else []
 
-        parts = ["<!doctype html><html><head><meta charset='utf-8'><title>OSCE/VSP scoring analysis</title>",
-                 "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;font-size:12px}"
-                 "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}</style></head><body>",
-                 "<h1>OSCE/VSP scoring analysis</h1>",
-                 f"<p>{result.n_scores} scores; responders: {html.escape(', '.join(result.responders))}.</p><h2>Method</h2><ul>"]
-        parts += [f"<li>{html.escape(t.replace('**', '').replace('`', ''))}</li>" for t in _method_text(result)]
-        parts.append("</ul>")
+        sections = [Section("Method", items=[t.replace("**", "").replace("`", "") for t in _method_text(result)])]
         if result.exclusions:
-            parts += ["<h2>Exclusions</h2><ul>"] + [f"<li>{html.escape(x)}</li>" for x in result.exclusions] + ["</ul>"]
-        parts += ["<h2>Difference from the reference</h2>", _html_table(mh, mb)]
-        if "forest.png" in figures:
-            parts.append(img("forest.png"))
+            sections.append(Section("Exclusions", items=result.exclusions))
+        sections.append(Section("Difference from the reference", images=img("forest.png"), tables=[table(mh, mb)]))
         if eb:
-            parts += ["<h2>Estimated marginal means</h2>", _html_table(eh, eb)]
+            sections.append(Section("Estimated marginal means", tables=[table(eh, eb)]))
         for s, head, body in strata_tables:
-            parts += [f"<h2>By {html.escape(s)}</h2>"]
-            if f"heatmap_{s}.png" in figures:
-                parts.append(img(f"heatmap_{s}.png"))
-            parts.append(_html_table(head, body))
+            sections.append(Section(f"By {s}", images=img(f"heatmap_{s}.png"), tables=[table(head, body)]))
         if ordinal_tab:
-            parts += ["<h2>Ordinal sensitivity model</h2>", f"<p>{html.escape(result.ordinal_model or '')}</p>",
-                      _html_table(*ordinal_tab)]
-        parts += ["<h2>Reliability</h2>", _html_table(rh, rb)]
+            sections.append(Section("Ordinal sensitivity model", paras=[result.ordinal_model or ""],
+                                    tables=[table(*ordinal_tab)]))
+        sections.append(Section("Reliability", tables=[table(rh, rb)]))
         if cb:
-            parts += ["<h2>Fixed effects (main models)</h2>", _html_table(ch, cb)]
-        parts += ["<h2>Fit diagnostics</h2>", _html_table(dh, db)]
+            sections.append(Section("Fixed effects (main models)", tables=[table(ch, cb)]))
+        sections.append(Section("Fit diagnostics", tables=[table(dh, db)]))
         if rubric_tab:
-            parts += ["<h2>LLM rubric judge vs human raters</h2>", _html_table(*rubric_tab)]
-        parts.append("</body></html>\n")
-        (tmp / "report.html").write_text("".join(parts))
+            sections.append(Section("LLM rubric judge vs human raters", tables=[table(*rubric_tab)]))
+        intro = [f"{result.n_scores} scores; responders: {', '.join(result.responders)}."]
+        (tmp / "report.html").write_text(render_page("OSCE/VSP scoring analysis", CSS, intro, sections))
     return out

@@ -62,7 +62,7 @@ def test_report_is_self_contained_with_every_section(corpus, report):
     s = truth["stats"]
     assert f"{s['documents']} documents, {s['pages']} pages, {s['qa_pairs']} QA pairs" in text
     for qa_type, n in s["qa_by_type"].items():
-        assert f"<th scope='row'>{qa_type}</th><td class='n'>{n}</td>" in text
+        assert f'<th scope="row">{qa_type}</th><td class="n">{n}</td>' in text
 
 
 def test_report_is_deterministic(corpus, report):
@@ -115,8 +115,6 @@ def test_report_refuses_a_crafted_doc_id_corpus(corpus_copy, tmp_path, capsys):
 
 
 @pytest.mark.skipif(chromium_binary() is None, reason="Debian chromium not installed (.ci/run installs it)")
-@pytest.mark.xfail(strict=True, reason="corpus/report.py still interpolates doc ids unescaped; the jinja2 autoescape "
-                                       "rewrite (issue 16, point 5) makes this pass")
 def test_crafted_doc_id_report_opens_in_chromium_with_no_script_run(corpus_copy, tmp_path):
     """Built past ``verify`` (as ``--no-verify`` would): escaping alone must keep the injected id inert."""
     craft_doc_id(corpus_copy)

@@ -474,9 +474,9 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
-def _start_generate(spec: Path, out: Path, tmp_path: Path) -> subprocess.Popen:
+def _start_generate(spec: Path, out: Path, tmp_path: Path, runner: str = "process") -> subprocess.Popen:
     return subprocess.Popen([str(BIN / "synthdocqa"), "generate", "--spec", str(spec), "--out", str(out),
-                             "--workers", "2", "--quiet"], cwd=tmp_path, env=_env(tmp_path), stdout=subprocess.PIPE,
+                             "--workers", "2", "--quiet", "--runner", runner], cwd=tmp_path, env=_env(tmp_path), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=_default_sigint)
 
 
@@ -496,11 +496,14 @@ def _late_files(out: Path, since: float) -> list[str]:
 
 
 @pytest.mark.slow
-def test_kill_9_leaves_no_process_of_the_run_and_no_later_write(tmp_path, spec_file):
+@pytest.mark.parametrize("runner", ["process", "dask"])
+def test_kill_9_leaves_no_process_of_the_run_and_no_later_write(runner, tmp_path, spec_file):
+    """Pool workers ask for SIGKILL on their parent's death (flows.workers); a Dask LocalCluster's workers
+    exit when the pipe their parent holds open closes (distributed.process)."""
     out = tmp_path / "c"
-    proc = _start_generate(spec_file(seed=21, n_docs=12), out, tmp_path)
+    proc = _start_generate(spec_file(seed=21, n_docs=12), out, tmp_path, runner)
     procs = _wait_for_a_document(proc, out)
-    assert len(procs) >= 3  # the API server, the pool workers, multiprocessing's resource tracker
+    assert len(procs) >= 3  # the API server, the pool or Dask workers, multiprocessing's resource tracker
     t_kill = time.time()
     os.kill(proc.pid, signal.SIGKILL)
     proc.communicate()
@@ -542,3 +545,115 @@ def test_a_signal_stops_the_run_within_10_s_in_one_line(signum, tmp_path, spec_f
     assert not (out / "corpus.json").exists() and not list(out.rglob(".*.tmp")) and not (out / ".lock").exists()
     done = [p.parent.name for p in out.glob("docs/*/doc.json")]
     assert 0 < len(done) < 12 and all(complete_doc_record(out, d, spec.spec_hash(), code_version()) for d in done)
+
+
+# ---------------------------------------------------------------- specs: checked whole, before any work
+
+@pytest.mark.parametrize("data, words", [
+    ({"pages": {"mean": 1000, "max": 100000}}, "pages.mean: Input should be less than or equal to 400"),
+    ({"profile": "reference", "n_docs": 50000}, "planned pages exceeds the limit of 1,000,000"),
+    ({"domains": ["logistics", "moon"]}, "domains[1]: unknown domain 'moon'"),
+    ({"recipes": ["invoice", "haiku"]}, "recipes[1]: unknown recipe 'haiku'"),
+    ({"recipe_mix": {"haiku": 1.0}}, "recipe_mix: unknown recipe 'haiku'"),
+    ({"profile": "gold"}, "profile: unknown profile 'gold'; choose one of ['demo', 'reference', 'custom']"),
+    ({"pages": {"mean": 4, "max": 3}}, "pages: mean (4.0) must lie in [min, max] = [2, 3]"),
+])
+@pytest.mark.parametrize("cmd", ["generate", "plan"])
+def test_a_bad_spec_fails_in_one_line_before_any_work(cmd, data, words, tmp_path, generate_env, capsys):
+    path = tmp_path / "spec.json"
+    path.write_text(json.dumps(data), "utf-8")
+    t0 = time.perf_counter()
+    rc, _, err = _run(capsys, cmd, "--spec", path, "--out", tmp_path / "c")
+    _one_line(rc, err, str(path), words)
+    assert time.perf_counter() - t0 < 5 and not (tmp_path / "c").exists()
+
+
+def test_a_partial_spec_is_laid_over_its_profile():
+    from ir.spec import demo_spec, layered_spec, reference_spec
+
+    assert layered_spec({"profile": "reference", "seed": 4, "n_docs": 2}) == reference_spec(4, 2)
+    assert layered_spec({"seed": 4, "n_docs": 2}, "reference") == reference_spec(4, 2)
+    got = layered_spec({"seed": 3, "n_docs": 2, "pages": {"max": 4}, "tier_mix": {"poor": 1}})
+    want = demo_spec(3, 2).model_dump()
+    want["pages"]["max"], want["tier_mix"] = 4, {"poor": 1}
+    assert got.model_dump() == want  # pages merged key by key, tier_mix replaced as a whole
+    full = reference_spec(9, 3).model_dump(mode="json")
+    assert layered_spec(full, "demo") == reference_spec(9, 3)  # a whole spec is itself
+
+
+def test_a_partial_spec_file_runs_and_the_flow_takes_one_too(tmp_path, capsys):
+    from pydantic import ValidationError
+
+    from corpus.store import DocFiles
+    from flows.generate import GenerateParams
+    from ir.document import DocumentIR
+
+    path = tmp_path / "partial.json"
+    path.write_text(json.dumps({"n_docs": 1, "pages": {"mean": 2, "min": 2, "max": 2}}), "utf-8")
+    rc, _, err = _run(capsys, "plan", "--spec", path, "--profile", "reference", "--seed", "7", "--out", tmp_path / "p")
+    assert rc == 0, err
+    doc = DocumentIR.model_validate_json((tmp_path / "p" / DocFiles("doc-00000").ir).read_text())
+    assert len(doc.pages) == 2
+    p = GenerateParams(profile="reference", seed=7, spec={"n_docs": 1, "pages": {"mean": 2, "min": 2, "max": 2}})
+    assert p.corpus_spec().profile == "reference" and p.corpus_spec().seed == 7
+    with pytest.raises(ValidationError, match="unknown domain 'moon'"):
+        GenerateParams(spec={"domains": ["moon"]})
+
+
+# ---------------------------------------------------------------- writes: named, and none after the lock is lost
+
+def test_a_write_error_without_a_file_name_names_the_target(tmp_path, monkeypatch):
+    import ir.files
+
+    def full(src, dst):
+        raise OSError(errno.ENOSPC, "No space left on device")  # as a full disk reports it: no file name
+
+    monkeypatch.setattr(ir.files.os, "replace", full)
+    with pytest.raises(OSError) as info:
+        ir.files.atomic_write_bytes(tmp_path / "qa.parquet", b"x")
+    assert info.value.errno == errno.ENOSPC and info.value.filename == str(tmp_path / "qa.parquet")
+    assert list(tmp_path.iterdir()) == []  # and the temp file is gone
+
+
+def test_no_file_is_written_after_the_lock_is_lost(tmp_path):
+    from corpus.generate import generate_document
+    from corpus.lock import LockLost
+    from corpus.tables import write_corpus
+
+    calls = []
+
+    def check(after: int):
+        def inner():
+            calls.append(1)
+            if len(calls) > after:
+                raise LockLost("lock lost")
+        return inner
+
+    spec = tiny_spec(seed=3, n_docs=1)
+    with pytest.raises(LockLost):
+        generate_document(spec, 0, tmp_path, check=check(2))
+    files = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(files) == 2 and not any(p.name == "doc.json" for p in files)  # two writes, then none
+    calls.clear()
+    rec = generate_document(spec, 0, tmp_path / "ok", check=check(10_000))
+    calls.clear()
+    with pytest.raises(LockLost):
+        write_corpus(tmp_path / "ok", spec, [rec], "test", check=check(1))
+    assert not (tmp_path / "ok" / "corpus.json").exists()
+    assert len([p for p in (tmp_path / "ok").iterdir() if p.is_file()]) == 1  # one table, no manifest
+
+
+def test_a_document_file_that_is_not_utf8_or_not_json_is_named(corpus_copy):
+    from corpus.store import CorpusFileError, DocFiles, open_corpus
+
+    files = DocFiles("doc-00000")
+    (corpus_copy / files.ir).write_bytes(b"\xff\xfe garbage")
+    (corpus_copy / files.qa).write_text('{"qa_id": 1}\n')
+    (corpus_copy / "assertions.parquet").write_bytes(b"PAR1 no table")
+    reader = open_corpus(corpus_copy, checked=False)
+    with pytest.raises(CorpusFileError, match=rf"{corpus_copy}/docs/doc-00000/ir.json: not UTF-8 text"):
+        reader.ir("doc-00000")
+    with pytest.raises(CorpusFileError, match=rf"{files.qa}: not QA pairs \(JSON lines\)"):
+        reader.qa("doc-00000")
+    with pytest.raises(CorpusFileError, match="assertions.parquet: not a Parquet table"):
+        reader.table("assertions.parquet")

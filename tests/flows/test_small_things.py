@@ -51,3 +51,33 @@ def test_example_judges_yaml_loads_and_names_keys_only_by_reference():
     assert hosted and all(j.api_key_env for j in hosted)
     raw = yaml.safe_load(path.read_text())
     assert not any("api_key" in k and not k.startswith("api_key_") for j in raw["judges"] for k in j)
+
+
+def test_generate_names_its_phases_and_writes_files_with_the_umask(tmp_path):
+    """Through the real CLI, stderr not a terminal: the phases without a bar are named (server start, tables,
+    report), and every file and folder of the corpus takes the umask's mode (027 here: 0640 / 0750)."""
+    import os
+    import stat
+    import subprocess
+    import sys
+
+    from tests.corpus.conftest import tiny_spec
+
+    spec = tmp_path / "spec.json"
+    spec.write_text(tiny_spec(seed=31, n_docs=1).to_json(), "utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update({"PYTHONPATH": str(REPO), "PREFECT_HOME": str(tmp_path / "ph"), "HF_HUB_OFFLINE": "1",
+                "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
+    out = tmp_path / "c"
+    r = subprocess.run([str(Path(sys.executable).parent / "synthdocqa"), "generate", "--spec", str(spec), "--out",
+                        str(out), "--workers", "1"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=600, preexec_fn=lambda: os.umask(0o027))
+    assert r.returncode == 0, r.stderr[-2000:]
+    for phase in ("generate: starting a temporary Prefect API server ...",
+                  "generate: writing the corpus tables and manifest (1 documents) ...",
+                  "generate: writing report.html and the run's artifacts ..."):
+        assert phase in r.stderr
+    assert "generate: 100%" in r.stderr  # the document bar, to its end
+    modes = {stat.S_IMODE(p.stat().st_mode) for p in out.rglob("*") if p.is_file()}
+    dirs = {stat.S_IMODE(p.stat().st_mode) for p in [out, *out.rglob("*")] if p.is_dir()}
+    assert modes == {0o640} and dirs == {0o750}, (modes, dirs)

@@ -212,3 +212,16 @@ def test_a_failed_report_write_leaves_no_temp_file(tmp_path, monkeypatch):
         report.write_report(res, tmp_path)
     assert paths["html"].read_bytes() == before
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_labeler_names_reach_the_html_report_escaped(tmp_path):
+    """Labeler names come from the user's judges.yaml; the template engine escapes them."""
+    from judges.hallucination import report
+
+    evil = '<img src=x onerror="alert(1)">'
+    items = _items(60, 1)
+    s = np.array([0.2 if it.error_type == "wrong_value" else 0.8 for it in items])
+    res = analyse(items, {evil: s}, rng=Rng(1), n_boot=20, alpha_boot=0)
+    html = report.render_html(res, header=[f"judges: {evil}"], images={"x.png": b"\x89PNG"})
+    assert evil not in html and "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in html
+    assert html.count("<img ") == 1 and 'src="data:image/png;base64,iVBORw=="' in html

@@ -68,10 +68,20 @@ def test_stratified_contrasts_equal_within_stratum_differences(small_study):
         assert emm[(resp, form)] == pytest.approx(v, abs=1e-6)
 
 
+def _lbfgs_stops_early():
+    """The first study seed where statsmodels' lbfgs stops with converged=False on 'consistency'. Which seeds
+    do depends on the machine's floating point (seed 1 on one CPU, seeds 2 and 6 on another), so the test
+    looks for one instead of naming it."""
+    for seed in range(40):
+        s = simulate_study(SimulationConfig(metrics=("consistency",)), Rng(seed))
+        fit = fit_crossed(metric_frame(s.ratings, "consistency", "human"), "score ~ C(resp)", VC)
+        if not fit.diagnostics.attempts[0].startswith("lbfgs: ok"):
+            return fit
+    pytest.fail("lbfgs converged on all 40 study seeds: the non-convergence path is not exercised")
+
+
 def test_real_lbfgs_nonconvergence_is_recorded_and_best_kept():
-    """Seed 1 of the study design: statsmodels' lbfgs stops with converged=False on 'consistency'."""
-    s = simulate_study(SimulationConfig(metrics=("consistency",)), Rng(1))
-    fit = fit_crossed(metric_frame(s.ratings, "consistency", "human"), "score ~ C(resp)", VC)
+    fit = _lbfgs_stops_early()
     d = fit.diagnostics
     assert d.attempts[0].startswith("lbfgs: ") and not d.attempts[0].startswith("lbfgs: ok")
     assert d.method != "lbfgs" and d.converged and d.refit
@@ -81,7 +91,8 @@ def test_real_lbfgs_nonconvergence_is_recorded_and_best_kept():
 
 def test_statsmodels_false_convergence_is_flagged_against_our_optimum():
     """Seed 0 of the study ('osce-sim' stream), 'engagement': lbfgs reports converged at a REML log-lik
-    below the optimum (-319.604 vs -319.120); with only lbfgs the backend says so instead of 'yes'."""
+    below the optimum (-319.604 on one CPU, -319.180 on another, vs -319.120); with only lbfgs the backend
+    says so instead of 'yes'."""
     s = simulate_study(SimulationConfig(metrics=("engagement",)), Rng(0).fork("osce-sim"))
     only_lbfgs = AnalysisOptions(stratifiers=(), reliability=False, backend="statsmodels", methods=("lbfgs",))
     res = analyze(s.ratings, options=only_lbfgs)
@@ -89,7 +100,7 @@ def test_statsmodels_false_convergence_is_flagged_against_our_optimum():
     assert d.method == "lbfgs" and not d.converged
     assert any("below the optimum" in w for w in d.warnings)
     ours = analyze(s.ratings, options=MAIN_ONLY).fits[0].diagnostics
-    assert ours.converged and ours.loglik - d.loglik > 0.4
+    assert ours.converged and ours.loglik - d.loglik > 1e-3  # the flagging threshold (judges.osce.analysis)
     best = analyze(s.ratings, options=only_lbfgs.model_copy(update={"methods": ("lbfgs", "bfgs", "powell", "nm")}))
     assert best.fits[0].diagnostics.loglik == pytest.approx(ours.loglik, abs=1e-3)
 

@@ -225,3 +225,24 @@ def test_simulate_unbalanced_preset(tmp_path, monkeypatch):
     r = pd.read_csv(tmp_path / "unb.csv")
     assert set(r.loc[r["rater"] == "r05", "case"]) == {"case1"}
     assert 0.9 * 1725 * 4 / 5 < len(r) < 1725 * (1 - 2 / 15)  # one rater lost 2 of 3 cases, ~5% missing
+
+
+def test_analyze_shows_its_progress_on_stderr_and_quiet_hides_it(analysed, monkeypatch, capsys):
+    capsys.readouterr()
+    assert run_cli(monkeypatch, "osce", "analyze", str(analysed / "ratings.csv"), "--out", str(analysed / "p1"),
+                   "--no-strata") == 0
+    err = capsys.readouterr().err
+    assert "osce analyze" in err and "9/9" in err  # one main model per metric, counted to the end
+    assert run_cli(monkeypatch, "osce", "analyze", str(analysed / "ratings.csv"), "--out", str(analysed / "p2"),
+                   "--no-strata", "--quiet") == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_user_values_reach_the_html_report_escaped(analysed, small_study):
+    """Exclusion texts carry metric names from the user's file; the template engine escapes them."""
+    result = analyze(small_study.ratings, options=AnalysisOptions(stratifiers=()), metrics=["correctness"])
+    evil = '<img src=x onerror="alert(1)">'
+    result = result.model_copy(update={"exclusions": [f"metric {evil} excluded"], "responders": [evil]})
+    html = (render_report(result, analysed / "escaped") / "report.html").read_text()
+    assert evil not in html and "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in html
+    assert html.count("<img ") == 1  # the forest plot only

@@ -1,0 +1,38 @@
+"""HTML for the judge reports through one autoescaping template, so no value reaches the page unescaped.
+
+Labeler names, error types, exclusions and rubric columns come from user files; the template escapes
+every one of them. Images are inlined as PNG data URIs.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+
+_ENV = Environment(loader=PackageLoader("judges", "templates"), autoescape=select_autoescape(default=True),
+                   undefined=StrictUndefined, keep_trailing_newline=True)
+
+
+@dataclass
+class Section:
+    title: str | None = None
+    paras: Sequence[str] = ()
+    items: Sequence[str] = ()
+    images: Sequence[dict[str, str]] = ()
+    tables: Sequence[dict[str, Sequence]] = field(default_factory=list)
+
+
+def png_image(name: str, png: bytes) -> dict[str, str]:
+    return {"name": name, "uri": "data:image/png;base64," + base64.b64encode(png).decode("ascii")}
+
+
+def table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> dict[str, Sequence]:
+    return {"head": list(head), "rows": [list(r) for r in rows]}
+
+
+def render_page(title: str, css: str, intro: Sequence[str], sections: Sequence[Section]) -> str:
+    return _ENV.get_template("sections.html.j2").render(title=title, css=css, intro=list(intro),
+                                                        sections=list(sections))
