@@ -40,6 +40,8 @@ class EvaluationParams(BaseModel):
     judges_config: str | None = Field(default=None, description="judges.yaml for label-hallucinations")
     answers: str | None = Field(default=None, description="system-under-test answers file keyed by QA id")
     osce_ratings: str | None = Field(default=None, description="ratings file for osce-analysis")
+    max_items: int = Field(default=0, ge=0, description="label at most this many items, and put at most this "
+                                                        "many questions to the system under test (0: all)")
     out: str = "out/evaluations"
     workers: int = Field(default=2, ge=1, le=256)
 
@@ -48,7 +50,8 @@ class EvaluationParams(BaseModel):
         import hashlib
 
         what = {"spec_hash": spec_hash, "corpus_dir": self.corpus_dir, "judges": sorted(self.judges),
-                "judges_config": self.judges_config, "answers": self.answers, "osce_ratings": self.osce_ratings}
+                "judges_config": self.judges_config, "answers": self.answers, "osce_ratings": self.osce_ratings,
+                **({"max_items": self.max_items} if self.max_items else {})}
         return hashlib.sha256(json.dumps(what, sort_keys=True).encode()).hexdigest()[:12]
 
 
@@ -64,13 +67,14 @@ def _run_date() -> str:
 def evaluation_batch_flow(seed: int = 0, profile: str = "demo", n_docs: int | None = None,
                           corpus_dir: str | None = None, judges: list[str] | None = None,
                           judges_config: str | None = None, answers: str | None = None,
-                          osce_ratings: str | None = None, out: str = "out/evaluations", workers: int = 2) -> dict:
+                          osce_ratings: str | None = None, out: str = "out/evaluations", workers: int = 2,
+                          max_items: int = 0) -> dict:
     """Reuse or generate the corpus, run the judges, write the batch's report folder (expected failures: one
     line)."""
     with failing_in_one_line():
         p = EvaluationParams(seed=seed, profile=profile, n_docs=n_docs, corpus_dir=corpus_dir, judges=judges or [],
                              judges_config=judges_config, answers=answers, osce_ratings=osce_ratings, out=out,
-                             workers=workers)
+                             workers=workers, max_items=max_items)
         logger = get_run_logger()
         spec = spec_for_profile(p.profile, p.seed, p.n_docs)
         cdir = p.corpus_dir or default_corpus_dir(spec)
@@ -87,7 +91,8 @@ def evaluation_batch_flow(seed: int = 0, profile: str = "demo", n_docs: int | No
             from flows.hallucination_flow import label_hallucinations
 
             results["hallucination"] = label_hallucinations(out=str(day_dir / "hallucination"), corpus=cdir,
-                                                            judges=p.judges_config, answers=p.answers, seed=p.seed)
+                                                            judges=p.judges_config, answers=p.answers, seed=p.seed,
+                                                            max_items=p.max_items)
         if "osce" in p.judges:
             if not p.osce_ratings:
                 raise RunFailed("judge 'osce' needs osce_ratings (a ratings file)")

@@ -44,10 +44,11 @@ def check_verified(corpus: str, no_verify: bool) -> None:
 
 
 @task(name="prepare-items")
-def prepare_task(cfg: JudgesConfig, corpus, items, answers, seed, per_qa, answerer_key, no_verify: bool = False):
+def prepare_task(cfg: JudgesConfig, corpus, items, answers, seed, per_qa, answerer_key, no_verify: bool = False,
+                 max_items: int = 0, cache_path: str | None = None):
     source = open_corpus(corpus, checked=not no_verify) if corpus is not None else None
     return prepare_items(cfg, source=source, items_path=items, answers=answers, seed=seed, per_qa=per_qa,
-                         answerer_key=answerer_key)
+                         answerer_key=answerer_key, max_items=max_items, cache_path=cache_path)
 
 
 @task(name="label-and-report")
@@ -57,7 +58,8 @@ def label_task(items, cfg: JudgesConfig, out: str, seed: int, keys, header):
 
 @flow(name="label-hallucinations")
 def label_hallucinations(out: str, corpus: str | None = None, items: str | None = None, judges: str | None = None,
-                         answers: str | None = None, seed: int = 0, per_qa: int = 1, no_verify: bool = False) -> dict:
+                         answers: str | None = None, seed: int = 0, per_qa: int = 1, no_verify: bool = False,
+                         max_items: int = 0) -> dict:
     """Label answers under both criteria and publish the report; returns the run summary.
 
     A ``corpus`` must verify (``corpus.verify.check_corpus``) unless ``no_verify``; expected failures
@@ -68,10 +70,13 @@ def label_hallucinations(out: str, corpus: str | None = None, items: str | None 
             if corpus is not None:
                 check_verified(corpus, no_verify)
             keys, answerer_key = resolve_secret_keys(cfg)
-            its, source = prepare_task(cfg, corpus, items, answers, seed, per_qa, answerer_key, no_verify)
-        except ValueError as err:  # the library's way to say "bad input": a judges.yaml, items, answers
+            if max_items < 0:
+                raise ValueError(f"max_items must be >= 0, got {max_items}")
+            its, source = prepare_task(cfg, corpus, items, answers, seed, per_qa, answerer_key, no_verify,
+                                       max_items, str(Path(out) / cfg.cache))
+            summary, result = label_task(its, cfg, out, seed, keys, [f"Items: {source}."])
+        except ValueError as err:  # the library's way to say "bad input" or "no valid verdict"
             raise RunFailed(" ".join(str(err).split())) from err
-        summary, result = label_task(its, cfg, out, seed, keys, [f"Items: {source}."])
     create_markdown_artifact(key="hallucination-report", markdown=Path(summary.files["markdown"]).read_text(),
                              description="Hallucination labeling report")
     if result.mismatch:

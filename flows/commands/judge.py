@@ -54,11 +54,12 @@ def cmd_hallucination(args: argparse.Namespace) -> int:
 
             keys, answerer_key = resolve_secret_keys(cfg)
         corpus = open_corpus(args.corpus, checked=not args.no_verify) if args.corpus is not None else None
+        progress = None if args.quiet else llm_progress()
         items, source = prepare_items(cfg, source=corpus, items_path=args.items, answers=args.answers,
-                                      seed=args.seed, per_qa=args.per_qa, mix=args.mix, answerer_key=answerer_key)
-        if args.max_items and len(items) > args.max_items:
-            items = items[: args.max_items]
-        summary, result = run_labeling(items, cfg, out, seed=args.seed, api_keys=keys, header=[f"Items: {source}."])
+                                      seed=args.seed, per_qa=args.per_qa, mix=args.mix, answerer_key=answerer_key,
+                                      max_items=args.max_items, cache_path=out / cfg.cache, progress=progress)
+        summary, result = run_labeling(items, cfg, out, seed=args.seed, api_keys=keys, header=[f"Items: {source}."],
+                                       progress=progress)
     except (ItemsError, ValueError) as err:
         if isinstance(err, UnicodeDecodeError):
             where = args.corpus if args.corpus is not None else args.items
@@ -73,6 +74,28 @@ def cmd_hallucination(args: argparse.Namespace) -> int:
         print(mm)
     print(f"report: {summary.files['markdown']}")
     return 0
+
+
+def llm_progress():
+    """A bar per endpoint on stderr: requests done of the total, with valid / invalid / cached counts."""
+    import sys
+
+    from tqdm import tqdm
+
+    bars: dict[str, tqdm] = {}
+
+    def update(label: str, total: int, stats) -> None:  # noqa: ANN001 (judges.llm.ClientStats)
+        bar = bars.get(label)
+        if bar is None:
+            bar = bars[label] = tqdm(total=total, desc=label, unit="req", file=sys.stderr, dynamic_ncols=True,
+                                     mininterval=0.5)
+        bar.set_postfix_str(f"valid {stats.ok}, invalid {sum(stats.invalid.values())}, cached {stats.cache_hits}",
+                            refresh=False)
+        bar.update(stats.items - bar.n)
+        if stats.items >= total:
+            bar.close()
+
+    return update
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -96,6 +119,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     h.add_argument("--mix", type=_parse_mix, default=None, help="error-type weights, e.g. correct=1,extra_true=2")
     h.add_argument("--max-items", type=int, default=0, help="label at most this many items (0: all)")
     h.add_argument("--no-embedding", action="store_true", help="skip the sentence-embedding labeler")
+    h.add_argument("--quiet", action="store_true", help="no progress bars")
     h.add_argument("--no-verify", action="store_true",
                    help="use a --corpus that does not verify (or has no manifest) anyway")
     h.set_defaults(func=cmd_hallucination)

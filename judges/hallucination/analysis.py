@@ -71,6 +71,10 @@ def binary_metrics(y_true: Sequence[bool], y_pred: Sequence[bool]) -> dict[str, 
     return {k: float(v) for k, v in metrics_from_counts(*confusion(y_true, y_pred)).items()}
 
 
+MIN_N = 2
+"""Fewer paired items than this and a statistic is undefined (n/a), not 0."""
+
+
 class MetricCI(BaseModel):
     value: float
     low: float
@@ -81,6 +85,8 @@ def bootstrap_metrics(y_true: Sequence[bool], y_pred: Sequence[bool], rng: np.ra
                       n_boot: int = 1000, confidence: float = 0.95) -> dict[str, MetricCI]:
     """Point estimates + stratified percentile bootstrap CIs (gold positives/negatives resampled apart)."""
     t, p = np.asarray(y_true, dtype=bool), np.asarray(y_pred, dtype=bool)
+    if len(t) < MIN_N:  # nothing to estimate: undefined, not 0 (the report prints n/a with the n)
+        return {k: MetricCI(value=math.nan, low=math.nan, high=math.nan) for k in METRICS}
     point = metrics_from_counts(*confusion(t, p))
     pp, pn = p[t], p[~t]
     tp = (pp[rng.integers(0, len(pp), (n_boot, len(pp)))].sum(axis=1) if len(pp) else np.zeros(n_boot))
@@ -137,6 +143,8 @@ def mcnemar_exact(a: Sequence[bool], b: Sequence[bool]) -> McNemarResult:
     x, y = np.asarray(a, dtype=bool), np.asarray(b, dtype=bool)
     n01, n10 = int((x & ~y).sum()), int((~x & y).sum())
     m = n01 + n10
+    if len(x) < MIN_N:
+        return McNemarResult(b=n01, c=n10, n=len(x), statistic=math.nan, p_value=math.nan)
     p = 1.0 if m == 0 else min(1.0, 2 * float(stats.binom.cdf(min(n01, n10), m, 0.5)))
     return McNemarResult(b=n01, c=n10, n=len(x), statistic=float(min(n01, n10)), p_value=p)
 
@@ -154,6 +162,8 @@ def cochrans_q(matrix: np.ndarray) -> CochranResult:
     n, k = x.shape
     if k < 2:
         raise ValueError("Cochran's Q needs at least two labelers")
+    if n < MIN_N:
+        return CochranResult(q=math.nan, df=k - 1, p_value=math.nan, n=n)
     col, row = x.sum(axis=0), x.sum(axis=1)
     total = x.sum()
     denom = k * total - (row ** 2).sum()

@@ -9,7 +9,7 @@
         api_key_env: OPENAI_API_KEY        # or api_key_secret_block: <Prefect Secret block name>
         max_concurrency: 4
         rate_limit_rps: 5
-    prompts: {faithfulness: hallucination_faithfulness_v1, factual: hallucination_factual_v1}
+    prompts: {faithfulness: hallucination_faithfulness_v2, factual: hallucination_factual_v2}
     labelers: [exact_match, token_f1, rouge_l, chrf, bleu, embedding_cosine]   # + nli_entailment
     nli_checkpoint: /models/nli-deberta    # local HF directory, needed for nli_entailment
     answerer: {base_url: ..., model: ...}  # system under test (with --corpus)
@@ -27,7 +27,7 @@ corpus reader, ``corpus.store.CorpusReader``).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal, Protocol
 
@@ -129,6 +129,31 @@ class RunSummary(BaseModel):
     files: dict[str, str]
 
 
+class JudgeFailed(ValueError):
+    """A judge gave no valid verdict at all (every call failed, or no reply could be read): there is nothing
+    to report about it, so the run stops in one line instead of printing statistics of nothing."""
+
+
+def check_judge(run: JudgeRun, n_items: int) -> None:
+    """Raise :class:`JudgeFailed` when ``run`` has no valid verdict under any prompt."""
+    if n_items == 0 or run.valid() > 0:
+        return
+    reasons: dict[str, int] = {}
+    first_error = ""
+    for crit, statuses in run.statuses.items():
+        for i, st in enumerate(statuses):
+            reason = st.split(":", 1)[1] if ":" in st else st
+            reasons[reason] = reasons.get(reason, 0) + 1
+            first_error = first_error or (run.errors.get(crit, [None] * (i + 1))[i] or "")
+    counts = ", ".join(f"{k} {v}" for k, v in sorted(reasons.items()))
+    hint = {"auth": "check the API key source", "quota": "the account's quota is spent",
+            "retries_exhausted": "the endpoint did not answer", "http_error": "the endpoint refused the requests",
+            "unparseable": "no reply was a valid verdict, even after a repair request"}
+    main = max(reasons, key=lambda k: reasons[k])
+    raise JudgeFailed(f"judge {run.judge}: 0 valid verdicts of {sum(reasons.values())} ({counts}): {hint[main]}"
+                      + (f"; first error: {first_error}" if first_error else ""))
+
+
 def run_labeling(
     items: Sequence[HallucinationItem],
     config: JudgesConfig,
@@ -137,14 +162,21 @@ def run_labeling(
     seed: int = 0,
     api_keys: Mapping[str, str] | None = None,
     header: Sequence[str] = (),
+    progress: Callable[[str, int, ClientStats], None] | None = None,
 ) -> tuple[RunSummary, AnalysisResult]:
     """Score, judge, analyse and write ``items.jsonl``, ``labels.jsonl``, ``report.{md,html}``, ``analysis.json``.
 
     ``api_keys`` maps judge name -> key (the flow resolves Prefect Secret blocks into it); otherwise
-    each judge's ``api_key_env`` is read. Keys are never written.
+    each judge's ``api_key_env`` is read. Keys are never written. ``progress(judge, total requests, stats)``
+    is told after every verdict. A judge with no valid verdict stops the run (:class:`JudgeFailed`) before
+    any report file is written.
     """
     out = Path(out_dir)
     rng = Rng(seed).fork("hallucination-run")
+    if not items:
+        raise ValueError("no items to label")
+    if not config.labelers and not config.judges:
+        raise ValueError("nothing to label with: the labelers list is empty and no judges are configured")
     keys = {jc.name: jc.resolve_api_key((api_keys or {}).get(jc.name)) for jc in config.judges}  # fail early
     scores = score_items(items, config.labelers, embedding_model=config.embedding_model,
                          nli_checkpoint=config.nli_checkpoint)
@@ -155,9 +187,13 @@ def run_labeling(
     prompts = load_judge_prompts(config.prompts) if config.judges else {}
     if config.judges:
         with ResponseCache(out / config.cache) as cache:
+            total = len(items) * len(prompts)
             for jc in config.judges:
-                with ChatClient(jc, api_key=keys[jc.name], cache=cache, rng=rng.fork("llm", jc.name)) as c:
+                tell = None if progress is None else (lambda st, name=jc.name: progress(name, total, st))
+                with ChatClient(jc, api_key=keys[jc.name], cache=cache, rng=rng.fork("llm", jc.name),
+                                progress=tell) as c:
                     run = run_judge(c, items, prompts)
+                check_judge(run, len(items))
                 runs[jc.name] = run
                 for crit, labels in run.labels.items():
                     judge_labels[f"{jc.name}/{crit}-prompt"] = labels
@@ -171,8 +207,12 @@ def run_labeling(
         row.update({f"score:{k}": float(v[i]) for k, v in scores.items()})
         for jn, run in runs.items():
             for crit in run.labels:
-                row[f"label:{jn}/{crit}-prompt"] = run.labels[crit][i]
-                row[f"status:{jn}/{crit}-prompt"] = run.statuses[crit][i]
+                col = f"{jn}/{crit}-prompt"
+                row[f"label:{col}"] = run.labels[crit][i]
+                row[f"status:{col}"] = run.statuses[crit][i]
+                row[f"reason:{col}"] = run.reasons.get(crit, [None] * len(items))[i]
+                row[f"reply:{col}"] = run.replies.get(crit, [None] * len(items))[i]
+                row[f"error:{col}"] = run.errors.get(crit, [None] * len(items))[i]
         rows.append(row)
     labels_path = out / "labels.jsonl"
     atomic_write_text(labels_path, "".join(json.dumps(r) + "\n" for r in rows))
@@ -180,9 +220,11 @@ def run_labeling(
               if prompts else "No LLM judges configured (embedded default: lexical and embedding labelers)."]
     for jn, run in runs.items():
         s = run.stats
-        header.append(f"Judge {jn} ({run.model}): {s.items} verdict requests, {s.http_calls} HTTP calls, "
-                      f"{s.cache_hits} cache hits, {s.retries} retries, invalid {s.invalid}, "
-                      f"tokens {s.prompt_tokens}+{s.completion_tokens}, cost {s.cost:.4f}.")
+        fallback = f", response formats rejected: {', '.join(s.format_fallbacks)}" if s.format_fallbacks else ""
+        header.append(f"Judge {jn} ({run.model}): {s.items} verdict requests, {s.ok} valid "
+                      f"({s.repaired} after a repair request), invalid {s.invalid or 0}; {s.http_calls} HTTP calls, "
+                      f"{s.cache_hits} cache hits, {s.retries} retries{fallback}; tokens "
+                      f"{s.prompt_tokens}+{s.completion_tokens}, cost {s.cost:.4f}.")
     files = write_report(result, out, header)
     files.update(items=out / "items.jsonl", labels=labels_path)
     summary = RunSummary(out_dir=str(out), n_items=len(items), labelers=list(scores),
@@ -203,11 +245,16 @@ def prepare_items(
     per_qa: int = 1,
     mix: Mapping[str, float] | None = None,
     answerer_key: str | None = None,
+    max_items: int = 0,
+    cache_path: str | Path | None = None,
+    progress: Callable[[str, int, ClientStats], None] | None = None,
 ) -> tuple[list[HallucinationItem], str]:
     """The items to label and a one-line description of where they came from.
 
     ``--items``: imported; ``--corpus`` (the ``source``) + ``answers``: a user's answers file; ``--corpus`` +
     an ``answerer`` endpoint in the config: the system under test answers; ``--corpus`` alone: synthesised.
+    ``max_items`` (0: all) caps the items, and the questions put to the system under test, before any work;
+    ``cache_path`` caches the answerer's replies like the judges'.
     """
     from .items import load_items
     from .synthesize import synthesize
@@ -218,7 +265,7 @@ def prepare_items(
         if answers is not None:
             raise ValueError("--answers needs --corpus (answers are keyed by the corpus' QA ids)")
         items = load_items(items_path)
-        return items, f"imported from {items_path}"
+        return _capped(items, max_items), f"imported from {items_path}"
     corpus = source.label
     try:
         docs = source.documents_and_qa()
@@ -228,16 +275,39 @@ def prepare_items(
     if answers is not None:
         from .answer import answers_from_file
 
-        return answers_from_file(answers, docs), f"answers file {answers} over corpus {corpus}"
+        return _capped(answers_from_file(answers, docs), max_items), f"answers file {answers} over corpus {corpus}"
     if config.answerer is not None:
+        from contextlib import nullcontext
+
         from .answer import answers_from_endpoint
 
         cfg = config.answerer
-        with ChatClient(cfg, api_key=cfg.resolve_api_key(answerer_key), rng=Rng(seed).fork("answerer")) as c:
+        if max_items:
+            docs = _first_questions(docs, max_items)
+        n_questions = sum(len(qas) for _, qas in docs)
+        tell = None if progress is None else (lambda st: progress(f"answerer {cfg.name}", n_questions, st))
+        with (ResponseCache(cache_path) if cache_path is not None else nullcontext()) as cache, \
+                ChatClient(cfg, api_key=cfg.resolve_api_key(answerer_key), rng=Rng(seed).fork("answerer"),
+                           cache=cache, progress=tell) as c:
             items, failures = answers_from_endpoint(c, docs, source, mode=config.answer_mode)
         if not items:
             raise ValueError(f"answerer {cfg.name}: no answers ({len(failures)} failures: "
                              f"{sorted(set(failures.values()))})")
         return items, f"answers of {cfg.name} ({config.answer_mode}) over corpus {corpus}; {len(failures)} failed"
     items = synthesize(docs, Rng(seed).fork("hallucination-synth"), per_qa=per_qa, mix=mix)
-    return items, f"synthesised from corpus {corpus} (seed {seed}, {per_qa} per QA pair)"
+    return _capped(items, max_items), f"synthesised from corpus {corpus} (seed {seed}, {per_qa} per QA pair)"
+
+
+def _capped(items: list[HallucinationItem], max_items: int) -> list[HallucinationItem]:
+    return items[:max_items] if max_items else items
+
+
+def _first_questions(docs: list[tuple[DocumentIR, list[QAPair]]], n: int) -> list[tuple[DocumentIR, list[QAPair]]]:
+    """The first ``n`` QA pairs in document order (the questions a capped run puts to the system under test)."""
+    out = []
+    for doc, qas in docs:
+        if n <= 0:
+            break
+        out.append((doc, list(qas[:n])))
+        n -= len(out[-1][1])
+    return out

@@ -10,7 +10,7 @@ from pathlib import Path
 from ir.files import atomic_write_bytes
 
 from ..html import Section, png_image, render_page, table
-from .analysis import AnalysisResult
+from .analysis import MIN_N, AnalysisResult
 
 Table = tuple[list[str], list[list[str]]]
 
@@ -22,7 +22,14 @@ def _f(x: float | None, nd: int = 3) -> str:
 
 
 def _ci(ci) -> str:
+    if ci.value is None or math.isnan(ci.value):
+        return "n/a"
     return f"{_f(ci.value)} [{_f(ci.low)}, {_f(ci.high)}]"
+
+
+def _na(n: int, text: str) -> str:
+    """``text``, or "n/a (n=N)" when there are too few items for the statistic."""
+    return f"n/a (n={n})" if n < MIN_N else text
 
 
 def _md_table(t: Table) -> str:
@@ -49,8 +56,8 @@ def tables(res: AnalysisResult) -> dict[str, Table]:
         ["labeler", "criterion", "threshold", "n", "invalid", "accuracy", "balanced acc.", "precision", "recall",
          "F1", "MCC", "kappa"],
         [[m.labeler, m.criterion, _f(m.threshold), str(m.n), str(m.n_invalid)]
-         + [_ci(m.metrics[k]) for k in ("accuracy", "balanced_accuracy", "precision", "recall", "f1", "mcc",
-                                        "kappa")] for m in res.metrics])
+         + [_na(m.n, _ci(m.metrics[k])) for k in ("accuracy", "balanced_accuracy", "precision", "recall", "f1",
+                                                  "mcc", "kappa")] for m in res.metrics])
     t["Bias table: error rates per error type (test split)"] = (
         ["labeler", "criterion", "error type", "n", "gold hallucinated", "flag rate", "FPR", "FNR"],
         [[b.labeler, b.criterion, b.error_type, str(b.n), str(b.n_gold_hallucinated), _f(b.flag_rate), _f(b.fpr),
@@ -58,11 +65,12 @@ def tables(res: AnalysisResult) -> dict[str, Table]:
     if res.mcnemar:
         t["Exact McNemar: faithfulness prompt vs factual prompt, per judge"] = (
             ["judge", "n", "only faithfulness prompt flags", "only factual prompt flags", "p (exact)"],
-            [[j, str(r.n), str(r.b), str(r.c), f"{r.p_value:.3g}"] for j, r in res.mcnemar.items()])
+            [[j, str(r.n), str(r.b), str(r.c), _na(r.n, f"{r.p_value:.3g}")] for j, r in res.mcnemar.items()])
     if res.cochran:
         t["Cochran's Q across labelers (correctness vs gold, test split)"] = (
             ["criterion", "n", "Q", "df", "p"],
-            [[c, str(r.n), _f(r.q, 2), str(r.df), f"{r.p_value:.3g}"] for c, r in res.cochran.items()])
+            [[c, str(r.n), _na(r.n, _f(r.q, 2)), str(r.df), _na(r.n, f"{r.p_value:.3g}")]
+             for c, r in res.cochran.items()])
     if res.alpha:
         t["Krippendorff's alpha among labelers (nominal, test split)"] = (
             ["criterion", "labelers", "alpha [95% CI]"],

@@ -1,8 +1,12 @@
-"""Persistent SQLite cache of chat replies, so a rerun of a judged set costs nothing.
+"""Persistent SQLite cache of chat replies, keyed by what was asked, so a rerun costs nothing and an edit
+always misses.
 
-Key = sha256 over (model, prompt hash, item key, sampling params). Only completed exchanges are
-stored (a reply with content, parseable or not: at temperature 0 with a seed, re-asking would not
-change an unparseable verdict into a good one); transport failures and quota refusals are not
+Key = sha256 over the whole rendered request: the endpoint (``base_url`` without credentials, query or
+fragment), the request body (model, every message, sampling parameters, response format and schema) and
+the prompt's version hash. Anything that could change the reply changes the key: an edited candidate,
+question or piece of evidence, another server, another schema. Only completed exchanges are stored (a
+reply with content, parseable or not: at temperature 0 with a seed, re-asking would not change it; a
+repair request is a request of its own with its own key); transport failures and quota refusals are not
 stored, so a rerun retries them. The API key is never part of a row.
 """
 
@@ -13,8 +17,13 @@ import json
 import sqlite3
 import threading
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import BaseModel
+
+KEY_VERSION = "request-v2"
+"""Part of every key: rows written under an older key scheme can never be returned."""
 
 
 class CachedReply(BaseModel):
@@ -23,10 +32,18 @@ class CachedReply(BaseModel):
     completion_tokens: int = 0
 
 
-def cache_key(model: str, prompt_hash: str, item_key: str, params: dict[str, object]) -> str:
-    """Stable hex key; params are canonicalised (sorted keys) so dict order does not matter."""
-    blob = json.dumps([model, prompt_hash, item_key, params], sort_keys=True, separators=(",", ":"),
-                      default=str)
+def endpoint_identity(base_url: str) -> str:
+    """``base_url`` as part of a key: scheme, host, port and path only (no user:password, query or fragment)."""
+    parts = urlsplit(base_url.strip())
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme.lower(), netloc.lower(), parts.path.rstrip("/"), "", ""))
+
+
+def cache_key(base_url: str, body: dict[str, Any], prompt_hash: str = "") -> str:
+    """Stable hex key of one request: canonical JSON (sorted keys) of the endpoint, body and prompt version."""
+    blob = json.dumps([KEY_VERSION, endpoint_identity(base_url), prompt_hash, body], sort_keys=True,
+                      separators=(",", ":"), ensure_ascii=False, default=str)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
@@ -43,6 +60,20 @@ class ResponseCache:
             "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, model TEXT NOT NULL, "
             "prompt_hash TEXT NOT NULL, item_key TEXT NOT NULL, content TEXT NOT NULL, "
             "prompt_tokens INTEGER NOT NULL, completion_tokens INTEGER NOT NULL)")
+        self._conn.execute(
+            "CREATE TABLE IF NOT EXISTS rejected_formats (endpoint TEXT NOT NULL, model TEXT NOT NULL, "
+            "format TEXT NOT NULL, PRIMARY KEY (endpoint, model, format))")
+
+    def rejected_formats(self, endpoint: str, model: str) -> set[str]:
+        """Response formats this endpoint and model refused before (``judges.llm.client`` steps past them)."""
+        with self._lock:
+            rows = self._conn.execute("SELECT format FROM rejected_formats WHERE endpoint = ? AND model = ?",
+                                      (endpoint, model)).fetchall()
+        return {r[0] for r in rows}
+
+    def reject_format(self, endpoint: str, model: str, fmt: str) -> None:
+        with self._lock:
+            self._conn.execute("INSERT OR IGNORE INTO rejected_formats VALUES (?, ?, ?)", (endpoint, model, fmt))
 
     def get(self, key: str) -> CachedReply | None:
         with self._lock:
@@ -53,6 +84,7 @@ class ResponseCache:
         return CachedReply(content=row[0], prompt_tokens=row[1], completion_tokens=row[2])
 
     def put(self, key: str, *, model: str, prompt_hash: str, item_key: str, reply: CachedReply) -> None:
+        """Store a reply; ``item_key`` and ``prompt_hash`` are kept for inspection only (not in the key)."""
         with self._lock:
             self._conn.execute(
                 "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?, ?)",

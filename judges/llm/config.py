@@ -8,8 +8,13 @@ so a config can be logged, hashed and written to a report without leaking anythi
 from __future__ import annotations
 
 import os
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, model_validator
+
+ResponseFormat = Literal["json_schema", "json_object", "text"]
+FORMAT_FALLBACK: dict[str, ResponseFormat] = {"json_schema": "json_object", "json_object": "text"}
+"""What a client tries next when the server rejects a response format with HTTP 400."""
 
 
 class EndpointConfig(BaseModel):
@@ -33,7 +38,14 @@ class EndpointConfig(BaseModel):
     temperature: float = Field(default=0.0, ge=0)
     seed: int | None = Field(default=0, description="sent as the OpenAI 'seed' parameter; None omits it")
     max_tokens: int | None = Field(default=512, ge=1)
-    json_mode: bool = Field(default=False, description="send response_format={'type': 'json_object'}")
+    response_format: ResponseFormat = Field(
+        default="json_schema",
+        description="how a reply is constrained when the caller gives a JSON schema: json_schema (OpenAI "
+                    "structured outputs; llama.cpp and vLLM accept it), json_object, or text (prompt only). A "
+                    "server that rejects the format with HTTP 400 gets the next one (json_object, then text).")
+    json_mode: bool | None = Field(default=None, description="deprecated: true means response_format json_object")
+    repair_retries: int = Field(default=1, ge=0, le=3,
+                                description="re-asks after an unparsable reply, quoting the parse error")
     price_per_1k_prompt: float = Field(default=0.0, ge=0, description="currency units per 1,000 prompt tokens")
     price_per_1k_completion: float = Field(default=0.0, ge=0)
 
@@ -45,6 +57,10 @@ class EndpointConfig(BaseModel):
             raise ValueError(f"base_url must start with http:// or https://, got {self.base_url!r}")
         if not self.name:
             self.name = self.model
+        if self.json_mode is not None:
+            if self.json_mode and "response_format" not in self.model_fields_set:
+                self.response_format = "json_object"
+            self.json_mode = None
         return self
 
     @property
@@ -52,15 +68,23 @@ class EndpointConfig(BaseModel):
         return self.base_url.rstrip("/") + "/chat/completions"
 
     def request_params(self) -> dict[str, object]:
-        """The sampling parameters sent with every request (and part of the cache key)."""
+        """The sampling parameters sent with every request (part of the body, so of the cache key)."""
         params: dict[str, object] = {"temperature": self.temperature}
         if self.seed is not None:
             params["seed"] = self.seed
         if self.max_tokens is not None:
             params["max_tokens"] = self.max_tokens
-        if self.json_mode:
-            params["response_format"] = {"type": "json_object"}
         return params
+
+    @staticmethod
+    def response_format_body(fmt: ResponseFormat, schema: dict[str, Any] | None, name: str = "reply"
+                             ) -> dict[str, Any] | None:
+        """The ``response_format`` request field for a format and an optional JSON schema (None: send none)."""
+        if fmt == "json_schema" and schema is not None:
+            return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
+        if fmt in ("json_schema", "json_object"):
+            return {"type": "json_object"}
+        return None
 
     def resolve_api_key(self, secret_value: str | SecretStr | None = None) -> SecretStr | None:
         """The key as a SecretStr: an explicit value (from a Secret block) wins, else the env var.

@@ -30,7 +30,15 @@ from .case_scripts import NO_SCRIPT, missing_scripts
 from .loaders import OsceInputError
 from .schema import RATING_COLUMNS, Dialogue, MetricSpec, Taxonomy
 
-RUBRIC_PROMPT_PATH = Path(__file__).resolve().parent / "prompts" / "osce_rubric_v2.md"
+RUBRIC_PROMPT_PATH = Path(__file__).resolve().parent / "prompts" / "osce_rubric_v3.md"
+"""v3: the whole instruction in the user message (chat templates such as Gemma's drop system messages)."""
+
+
+def score_schema(scale_min: int, scale_max: int) -> dict[str, Any]:
+    """The JSON schema of a rubric reply (structured output): a short reason, then a score on the scale."""
+    return {"type": "object", "additionalProperties": False, "required": ["reason", "score"],
+            "properties": {"reason": {"type": "string", "maxLength": 300},
+                           "score": {"type": "integer", "enum": list(range(scale_min, scale_max + 1))}}}
 CONTEXT_TURNS = 3
 CHARS_PER_TOKEN = 4  # rough size estimate for the dry run
 
@@ -112,7 +120,7 @@ def build_requests(
                                   responder=d.responder)
                 msgs = prompt.render({**values, "target": "the patient's answers across the whole dialogue",
                                       "transcript": _transcript(d.turns)})
-                out.append((item, ChatRequest(key=key, prompt_hash=prompt.sha256, messages=msgs), m))
+                out.append((item, _request(key, prompt, msgs, m), m))
                 continue
             for i, t in enumerate(d.turns):
                 key = f"{m.name}|{d.case}|{d.encounter}|{d.responder}|{t.utterance_id}"
@@ -122,8 +130,13 @@ def build_requests(
                 context = d.turns[max(0, i - CONTEXT_TURNS): i + 1]
                 msgs = prompt.render({**values, "target": "only the patient's LAST answer in the dialogue",
                                       "transcript": _transcript(context)})
-                out.append((item, ChatRequest(key=key, prompt_hash=prompt.sha256, messages=msgs), m))
+                out.append((item, _request(key, prompt, msgs, m), m))
     return out
+
+
+def _request(key: str, prompt: PromptTemplate, msgs: list[dict[str, str]], m: MetricSpec) -> ChatRequest:
+    return ChatRequest(key=key, prompt_hash=prompt.sha256, messages=msgs, schema=score_schema(m.scale_min, m.scale_max),
+                       repair_hint=f'{{"reason": "<one sentence>", "score": <integer {m.scale_min}-{m.scale_max}>}}')
 
 
 class RubricPlan(BaseModel):

@@ -17,10 +17,20 @@ from judges.llm.prompts import make_verdict_parser
 from ..items import HallucinationItem
 
 DEFAULT_PROMPTS: dict[str, str] = {
-    "faithfulness": "hallucination_faithfulness_v1",
-    "factual": "hallucination_factual_v1",
+    "faithfulness": "hallucination_faithfulness_v2",
+    "factual": "hallucination_factual_v2",
 }
+"""v2: criterion and instructions in the user message (chat templates such as Gemma's drop system messages),
+the factual criterion as the study defines it (absence from the reference is not an error), and the judge
+told that verdict-like text inside the candidate is data."""
 PARSE_VERDICT = make_verdict_parser("verdict", {"hallucinated": True, "not_hallucinated": False})
+VERDICT_SCHEMA: dict[str, object] = {
+    "type": "object", "additionalProperties": False, "required": ["verdict", "reason"],
+    "properties": {"verdict": {"type": "string", "enum": ["hallucinated", "not_hallucinated"]},
+                   "reason": {"type": "string", "maxLength": 200}},
+}
+"""The reply's JSON schema, sent as structured output (``judges.llm.client``)."""
+REPAIR_HINT = '{"verdict": "hallucinated" or "not_hallucinated", "reason": "<one short sentence>"}'
 
 
 class JudgeRun(BaseModel):
@@ -31,7 +41,17 @@ class JudgeRun(BaseModel):
     prompts: dict[str, str] = Field(description="criterion -> prompt name@short hash")
     labels: dict[str, list[bool | None]] = Field(description="criterion -> label per item (None = invalid)")
     statuses: dict[str, list[str]] = Field(description="criterion -> 'ok' or 'invalid:<reason>' per item")
+    replies: dict[str, list[str | None]] = Field(default_factory=dict,
+                                                 description="criterion -> the raw first reply per item")
+    errors: dict[str, list[str | None]] = Field(default_factory=dict,
+                                                description="criterion -> parse or transport error per item")
+    reasons: dict[str, list[str | None]] = Field(default_factory=dict,
+                                                 description="criterion -> the judge's stated reason per item")
     stats: ClientStats
+
+    def valid(self) -> int:
+        """Valid verdicts over every criterion."""
+        return sum(x is not None for labels in self.labels.values() for x in labels)
 
 
 def prompt_fields(item: HallucinationItem) -> dict[str, str]:
@@ -51,12 +71,20 @@ def run_judge(client: ChatClient, items: Sequence[HallucinationItem],
               prompts: Mapping[str, PromptTemplate]) -> JudgeRun:
     labels: dict[str, list[bool | None]] = {}
     statuses: dict[str, list[str]] = {}
+    replies: dict[str, list[str | None]] = {}
+    errors: dict[str, list[str | None]] = {}
+    reasons: dict[str, list[str | None]] = {}
     for crit, prompt in prompts.items():
-        requests = [ChatRequest(key=it.item_id, prompt_hash=prompt.sha256, messages=prompt.render(prompt_fields(it)))
-                    for it in items]
+        requests = [ChatRequest(key=it.item_id, prompt_hash=prompt.sha256, messages=prompt.render(prompt_fields(it)),
+                                schema=VERDICT_SCHEMA, repair_hint=REPAIR_HINT) for it in items]
         results: list[ChatResult] = client.complete_many(requests, parse=PARSE_VERDICT)
         labels[crit] = [r.verdict["verdict"] if r.status == "ok" and r.verdict else None for r in results]
-        statuses[crit] = ["ok" if r.status == "ok" else f"invalid:{r.invalid_reason}" for r in results]
+        statuses[crit] = ["ok" + (":repaired" if r.repaired else "") if r.status == "ok"
+                          else f"invalid:{r.invalid_reason}" for r in results]
+        replies[crit] = [r.raw if r.raw is not None else r.content for r in results]
+        errors[crit] = [r.error for r in results]
+        reasons[crit] = [str(r.verdict.get("reason", ""))[:300] if r.verdict else None for r in results]
     return JudgeRun(judge=client.config.name, model=client.config.model,
                     prompts={c: f"{p.name}@{p.short_hash}" for c, p in prompts.items()},
-                    labels=labels, statuses=statuses, stats=client.stats.model_copy())
+                    labels=labels, statuses=statuses, replies=replies, errors=errors, reasons=reasons,
+                    stats=client.stats.model_copy())

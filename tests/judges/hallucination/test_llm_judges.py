@@ -19,7 +19,7 @@ from tests.judges.fake_openai_server import FakeOpenAIServer, FakeReply
 
 def _responder(req):
     """Flags a candidate as hallucinated when it has text beyond the reference (a scripted rule)."""
-    user = req["messages"][-1]["content"]
+    user = next(m["content"] for m in req["messages"] if m["role"] == "user")  # a repair request adds turns
     ref = re.search(r"<reference_answer>(.*?)</reference_answer>", user, re.S).group(1)
     cand = re.search(r"<candidate_answer>(.*?)</candidate_answer>", user, re.S).group(1)
     verdict = "not_hallucinated" if cand.strip() == ref.split(" (also accepted")[0].strip() else "hallucinated"
@@ -50,20 +50,25 @@ def test_two_judges_two_prompts_with_faults_then_cached_rerun(tmp_path, doc_and_
             assert s.items == 2 * n and s.ok + sum(s.invalid.values()) == 2 * n
             assert s.cache_hits == 0 and s.prompt_tokens > 0
         invalid_total = sum(sum(s.invalid.values()) for s in summary.judges.values())
-        assert invalid_total >= 1  # the malformed verdict reply (first matching request only)
+        assert invalid_total == 0  # the malformed verdict reply (first matching request only) was repaired
+        assert sum(s.repaired for s in summary.judges.values()) == 1
         labels = [json.loads(x) for x in (tmp_path / "out" / "labels.jsonl").read_text().splitlines()]
         assert len(labels) == n
         statuses = [v for row in labels for k, v in row.items() if k.startswith("status:")]
-        assert len(statuses) == 4 * n and statuses.count("invalid:unparseable") == invalid_total
+        assert len(statuses) == 4 * n and statuses.count("ok:repaired") == 1
+        repaired = [(row, k[7:]) for row in labels for k, v in row.items() if v == "ok:repaired"]
+        (row, col), = repaired
+        assert row[f"reply:{col}"] == "I think it is fine" and "not JSON" in row[f"error:{col}"]
+        assert row[f"reason:{col}"] == "scripted"
         for row in labels:
             for k, v in row.items():
                 if k.startswith("label:"):
-                    assert (v is None) == (row["status:" + k[6:]] != "ok")
+                    assert (v is None) == (not row["status:" + k[6:]].startswith("ok"))
         assert {r.labeler for r in res.metrics} >= {"j1/faithfulness-prompt", "j2/factual-prompt", "token_f1"}
         assert set(res.mcnemar) == {"j1", "j2"}
         assert res.invalid_counts["j1/faithfulness-prompt"]["n"] == n
         report = (tmp_path / "out" / "report.md").read_text()
-        assert "Exact McNemar" in report and "hallucination_faithfulness_v1@" in report
+        assert "Exact McNemar" in report and "hallucination_faithfulness_v2@" in report
         assert "<img" in (tmp_path / "out" / "report.html").read_text()
 
         summary2, res2 = run_labeling(items, cfg, tmp_path / "out", seed=1)

@@ -57,7 +57,8 @@ def test_faults_end_as_verdict_or_invalid_counts_add_up_and_rerun_is_free(tmp_pa
         srv.script("ITEM-007", FakeReply.text("The answer is hallucinated."))
         srv.script("ITEM-008", FakeReply.status_code(503), FakeReply.truncated(), FakeReply.rate_limit(None))
         cache_path = tmp_path / "cache.sqlite"
-        with ResponseCache(cache_path) as cache, ChatClient(_cfg(srv.url), cache=cache, rng=Rng(3)) as client:
+        with ResponseCache(cache_path) as cache, \
+                ChatClient(_cfg(srv.url, repair_retries=0), cache=cache, rng=Rng(3)) as client:
             results = client.complete_many(_requests(n), parse=PARSE)
             stats = client.stats
         assert [r.key for r in results] == [f"item-{i}" for i in range(n)]
@@ -76,7 +77,8 @@ def test_faults_end_as_verdict_or_invalid_counts_add_up_and_rerun_is_free(tmp_pa
         assert srv.status_counts[429] == 3 and srv.status_counts[500] == 1 and srv.status_counts[503] == 1
         calls_first = srv.calls
 
-        with ResponseCache(cache_path) as cache, ChatClient(_cfg(srv.url), cache=cache, rng=Rng(3)) as client:
+        with ResponseCache(cache_path) as cache, \
+                ChatClient(_cfg(srv.url, repair_retries=0), cache=cache, rng=Rng(3)) as client:
             again = client.complete_many(_requests(n), parse=PARSE)
             assert client.stats.cache_hits == n and client.stats.http_calls == 0
             assert client.stats.invalid == {"unparseable": 3}

@@ -157,7 +157,7 @@ def test_rubric_dry_run_prints_prompts_and_counts_without_an_endpoint(analysed, 
     out = capsys.readouterr().out
     assert out.count("--- request ") == 9  # one example per metric
     assert "<case_script>\nChest pain, 2 days, smoker.\n</case_script>" in out
-    assert "dry run: no endpoint called; prompt osce_rubric_v2" in out
+    assert "dry run: no endpoint called; prompt osce_rubric_v3" in out
     assert "1410" not in out and f"{3 * 17 * 5 + 6 * 3 * 5} requests" in out
     assert "case scripts: case1, case2, case3" in out
     # metrics that compare with the case script refuse to run without one
@@ -183,7 +183,11 @@ def test_rubric_cli_and_judge_agreement_section(analysed, monkeypatch):
                      "--out", str(analysed / "judge.csv"), "--cache", str(analysed / "cache.sqlite"),
                      "--case-script", str(analysed / "cases.json"))
         assert rc == 0
-        assert srv.calls == 17 * 5 + 3 * 5  # utterances x responders + encounters
+        # utterances x responders + encounters, each with its own prompt; equal prompts are asked once
+        import pandas as pd
+
+        assert len(pd.read_csv(analysed / "judge.csv")) == 17 * 5 + 3 * 5
+        assert srv.calls == len({json.dumps(r["messages"]) for r in srv.requests}) <= 17 * 5 + 3 * 5
         bodies = [m["content"] for r in srv.requests for m in r["messages"] if m["role"] == "user"]
         assert all("<case_script>\nScript of case" in b for b in bodies)
     rc = run_cli(monkeypatch, "osce", "analyze", str(analysed / "ratings.csv"), "--out", str(analysed / "report_j"),
