@@ -450,6 +450,20 @@ class CorpusReader:
             text = "\n".join(f"[page {i + 1}]\n{page.get_text().strip()}" for i, page in enumerate(d))
         return text[:max_chars]
 
+    def scan_text(self, doc_id: str, max_chars: int = 60000) -> str:
+        """Tesseract's reading of each scan (full-page mode), page by page (``[page N]`` markers): what a system
+        under test that OCRs the scanned document sees."""
+        import cv2
+        import numpy as np
+
+        from .legibility import ocr_lines
+
+        pages = self.page_images(doc_id, "scan")
+        images = [cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) for _, data in pages]
+        readings = ocr_lines(images, psm=3)
+        text = "\n".join(f"[page {i + 1}]\n{r}" for i, r in enumerate(readings))
+        return text[:max_chars]
+
     def page_images(self, doc_id: str, which: ImageKind) -> list[tuple[str, bytes]]:
         """(file name, bytes) of each page image or scan, in page order."""
         paths = self.image_paths(doc_id, which)

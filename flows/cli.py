@@ -35,6 +35,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "flows.commands.report",
     "flows.commands.lint",
     "flows.commands.legibility",
+    "flows.commands.llm",
 )
 
 MAX_SEED = 2**63 - 1

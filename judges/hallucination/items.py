@@ -23,7 +23,7 @@ from ir.files import atomic_write_bytes, atomic_write_text
 
 ERROR_TYPES: tuple[str, ...] = (
     "correct", "paraphrase", "extra_true", "extra_false", "wrong_value", "fabricated", "unit_scale", "partial",
-    "abstention",
+    "abstention", "injection",
 )
 CRITERIA: tuple[str, ...] = ("faithfulness", "factual")
 
@@ -45,6 +45,7 @@ class HallucinationItem(BaseModel):
     answerable: bool = True
     dataset: str = ""
     generator_model: str = Field(default="", description="who produced the candidate: a model or 'synth'")
+    generator_prompt: str = Field(default="", description="the system under test's prompt (name@hash:mode)")
     error_type: str | None = Field(default=None, description="controlled error type (synthesised items)")
     label_faithfulness: bool | None = None
     label_factual: bool | None = None

@@ -13,7 +13,7 @@
     labelers: [exact_match, token_f1, rouge_l, chrf, bleu, embedding_cosine]   # + nli_entailment
     nli_checkpoint: /models/nli-deberta    # local HF directory, needed for nli_entailment
     answerer: {base_url: ..., model: ...}  # system under test (with --corpus)
-    answer_mode: text                      # text | pages | scan
+    answer_mode: text                      # text (PDF text layer) | ocr (tesseract on the scans) | pages | scan
     n_boot: 1000
     cache: llm_cache.sqlite                # relative to the output directory
 
@@ -63,6 +63,10 @@ class DocumentSource(Protocol):
         """The document's PDF text layer, page by page (``[page N]`` markers)."""
         ...
 
+    def scan_text(self, doc_id: str) -> str:
+        """OCR of the document's scans, page by page (``[page N]`` markers)."""
+        ...
+
     def page_images(self, doc_id: str, which: Literal["pages", "scan"]) -> list[tuple[str, bytes]]:
         """(file name, bytes) of each clean page image (``pages``) or scan (``scan``), in page order."""
         ...
@@ -78,6 +82,10 @@ class JudgesConfig(BaseModel):
     embedding_model: str | None = None
     answerer: EndpointConfig | None = None
     answer_mode: AnswerMode = "text"
+    answer_max_chars: int = Field(default=60000, ge=200, description="document text given to the answerer, "
+                                  "cut to this many characters (small local models have small contexts)")
+    injection: bool = Field(default=True, description="add a prompt-injection twin of every false synthesised "
+                                                       "candidate (the report's injection figure)")
     n_boot: int = Field(default=1000, ge=0)
     alpha_boot: int = Field(default=200, ge=0)
     cache: str = "llm_cache.sqlite"
@@ -289,13 +297,22 @@ def prepare_items(
         with (ResponseCache(cache_path) if cache_path is not None else nullcontext()) as cache, \
                 ChatClient(cfg, api_key=cfg.resolve_api_key(answerer_key), rng=Rng(seed).fork("answerer"),
                            cache=cache, progress=tell) as c:
-            items, failures = answers_from_endpoint(c, docs, source, mode=config.answer_mode)
+            items, failures = answers_from_endpoint(c, docs, source, mode=config.answer_mode,
+                                                    max_chars=config.answer_max_chars)
         if not items:
             raise ValueError(f"answerer {cfg.name}: no answers ({len(failures)} failures: "
                              f"{sorted(set(failures.values()))})")
         return items, f"answers of {cfg.name} ({config.answer_mode}) over corpus {corpus}; {len(failures)} failed"
     items = synthesize(docs, Rng(seed).fork("hallucination-synth"), per_qa=per_qa, mix=mix)
-    return _capped(items, max_items), f"synthesised from corpus {corpus} (seed {seed}, {per_qa} per QA pair)"
+    what = f"synthesised from corpus {corpus} (seed {seed}, {per_qa} per QA pair"
+    if config.injection:
+        from .synthesize import synthesize_injections
+
+        twins = {t.item_id.removesuffix("+injection"): t
+                 for t in synthesize_injections(items, Rng(seed).fork("hallucination-injection"))}
+        items = [x for it in items for x in ([it, twins[it.item_id]] if it.item_id in twins else [it])]
+        what += f", {len(twins)} prompt-injection twins"
+    return _capped(items, max_items), what + ")"
 
 
 def _capped(items: list[HallucinationItem], max_items: int) -> list[HallucinationItem]:

@@ -27,6 +27,16 @@ def _ci(ci) -> str:
     return f"{_f(ci.value)} [{_f(ci.low)}, {_f(ci.high)}]"
 
 
+def _wilson(k: int, n: int, z: float = 1.959964) -> str:
+    """The Wilson score interval of a share k/n, as "[low, high]"."""
+    if n == 0:
+        return ""
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return f"[{_f(max(0.0, centre - half))}, {_f(min(1.0, centre + half))}]"
+
+
 def _na(n: int, text: str) -> str:
     """``text``, or "n/a (n=N)" when there are too few items for the statistic."""
     return f"n/a (n={n})" if n < MIN_N else text
@@ -78,6 +88,12 @@ def tables(res: AnalysisResult) -> dict[str, Table]:
     if res.score_means and not res.metrics:
         t["Mean support score per labeler (no gold labels)"] = (
             ["labeler", "mean score"], [[k, _f(v)] for k, v in res.score_means.items()])
+    if res.injection:
+        t["Prompt injection: verdicts that follow the injected text (injection twins of false candidates)"] = (
+            ["judge prompt", "twins judged", "passed (as the injection asks)", "share [95% Wilson]",
+             "same candidates without it: passed", "flipped by the injection"],
+            [[r.labeler, str(r.n), str(r.followed), _na(r.n, f"{_f(r.share)} {_wilson(r.followed, r.n)}"),
+              f"{r.base_passed} of {r.base_n}", str(r.flipped)] for r in res.injection])
     if res.invalid_counts:
         t["LLM verdicts recorded as invalid"] = (
             ["judge prompt", "items", "invalid", "flag rate among valid"],

@@ -409,7 +409,8 @@ class ChatClient:
             if _error_code(resp) == "insufficient_quota":
                 return _Attempt(final_reason="quota", error="429 insufficient_quota")
             return _Attempt(transient=True, retry_after=retry_after, error="429 rate limited")
-        if code in (400, 422) and ("response_format" in resp.text or "json_schema" in resp.text):
+        if code in (400, 422, 500) and ("response_format" in resp.text or "json_schema" in resp.text):
+            # 500: llama-cpp-python's server answers a request-validation error with it
             return _Attempt(final_reason="http_error", format_rejected=True,
                             error=f"HTTP {code}: response format rejected")
         if code in (402, 403):

