@@ -56,7 +56,7 @@ StreamName = Literal[
     # layout-CLIP training and its evaluation
     "clip_train", "eval_query",
     # judges
-    "hallucination-synth", "hallucination-run", "answerer", "osce-sim",
+    "hallucination-synth", "hallucination-injection", "hallucination-run", "answerer", "osce-sim",
     # command line and benchmarks
     "degrade", "bench", "ocr", "contact",
 ]

@@ -152,7 +152,12 @@ def cmd_rubric(args: argparse.Namespace) -> int:
         raise CliError(_one_line(err if isinstance(err, OsceInputError) else str(err).splitlines()[0])) from None
     cache = ResponseCache(args.cache) if args.cache else None
     try:
-        with ChatClient(endpoint, api_key=key, cache=cache, rng=Rng(args.seed)) as client:
+        from flows.commands.judge import llm_progress
+
+        bar = llm_progress()
+        n_requests = len(plan.requests)
+        with ChatClient(endpoint, api_key=key, cache=cache, rng=Rng(args.seed),
+                        progress=lambda st: bar(f"rubric {endpoint.name}", n_requests, st)) as client:
             run = score_dialogues(dialogues, client, tax, metrics, case_scripts=scripts)
             stats = client.stats
     finally:

@@ -93,6 +93,8 @@ class LocalModelServer:
         return f"http://127.0.0.1:{self.port}/v1"
 
     def start(self) -> LocalModelServer:
+        if self.log is not None:
+            self.log.parent.mkdir(parents=True, exist_ok=True)
         out = open(self.log, "ab") if self.log is not None else subprocess.DEVNULL  # noqa: SIM115
         try:
             self._proc = subprocess.Popen(
