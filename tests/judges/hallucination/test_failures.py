@@ -87,3 +87,28 @@ def test_max_items_caps_the_questions_put_to_the_system_under_test(tiny_corpus, 
     assert "answerer sut" in err and "valid" in err and "cached" in err  # progress on stderr
     items = [json.loads(x) for x in (tmp_path / "o" / "items.jsonl").read_text().splitlines()]
     assert len(items) == 3 and {i["candidate"] for i in items} == {"42"}
+
+
+def test_the_system_under_test_can_read_the_scans_through_ocr(tiny_corpus, tmp_path):  # noqa: F811
+    """answer_mode: ocr gives the answerer tesseract's reading of the scans, not the PDF text layer."""
+    import shutil
+
+    from corpus.store import open_corpus
+    from judges.hallucination.answer import answers_from_endpoint
+    from judges.llm import ChatClient, EndpointConfig
+
+    if shutil.which("tesseract") is None:
+        pytest.skip("tesseract is not installed (Debian tesseract-ocr; .ci/run installs it)")
+    reader = open_corpus(tiny_corpus)
+    docs = [(doc, qas[:1]) for doc, qas in reader.documents_and_qa()][:1]
+    with FakeOpenAIServer(lambda req: "not stated") as srv, \
+            ChatClient(EndpointConfig(base_url=srv.url, model="m")) as client:
+        items, failures = answers_from_endpoint(client, docs, reader, mode="ocr")
+        prompt = srv.requests[0]["messages"][-1]["content"]
+    assert not failures and items[0].generator_prompt.endswith(":ocr")
+    ocr = reader.scan_text(docs[0][0].doc_id)
+    text = reader.document_text(docs[0][0].doc_id)
+    assert ocr.startswith("[page 1]") and ocr != text
+    body = prompt.split("<document>")[1].split("</document>")[0]
+    words = [w for w in ocr.split() if len(w) > 5 and w.isalpha()][:5]
+    assert len(words) == 5 and all(w in body for w in words)  # the OCR reading went to the model

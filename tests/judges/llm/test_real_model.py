@@ -64,9 +64,9 @@ def test_hallucination_judge_on_a_real_model_both_prompts_schema_cache_and_an_ed
 def test_osce_rubric_on_a_real_model(model, tmp_path):
     from ir.rng import Rng
     from judges.llm import ChatClient, EndpointConfig
+    from judges.osce.loaders import validate_dialogues
     from judges.osce.rubric import score_dialogues
     from judges.osce.schema import Taxonomy
-    from judges.osce.loaders import validate_dialogues
     from judges.osce.simulate import SimulationConfig, simulate_study
 
     study = simulate_study(SimulationConfig(), Rng(5))
