@@ -434,6 +434,7 @@ def _build_report(view: CorpusReader, opts: ReportOptions) -> tuple[str, dict[st
 
     body = _TEMPLATES.get_template("report.html.j2").render(
         title=f"SynthDocQA corpus report: {m.name} (seed {seed})", css=CSS, stats=s,
+        report_key=report_key(view.root, opts),
         code_version=m.code_version, spec_hash=m.spec_hash[:16], dpi=m.spec.dpi, seed=seed, manifest=MANIFEST,
         cards=[(k, _fmt(v)) for k, v in cards],
         panels=[{"title": title, "table": _table_data(df, idx)} for title, df, idx in panels if df is not None],
@@ -447,14 +448,41 @@ def _build_report(view: CorpusReader, opts: ReportOptions) -> tuple[str, dict[st
     return body, summary
 
 
+def report_key(corpus_dir: str | os.PathLike[str], opts: ReportOptions | None = None) -> str:
+    """What a report is a function of: the manifest's bytes (every corpus file's hash), the options and the
+    report's own code and template. Written into the page, so an unchanged corpus need not be drawn again."""
+    import hashlib
+
+    h = hashlib.sha256()
+    h.update((Path(corpus_dir) / MANIFEST).read_bytes())
+    h.update(repr(opts or ReportOptions()).encode())
+    h.update(Path(__file__).read_bytes())
+    h.update((Path(__file__).parent / "templates" / "report.html.j2").read_bytes())
+    return h.hexdigest()
+
+
+def _key_in(path: Path) -> str | None:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(2048).decode("utf-8", "replace")
+    except OSError:
+        return None
+    marker = '<meta name="synthdocqa-report-key" content="'
+    i = head.find(marker)
+    return head[i + len(marker): i + len(marker) + 64] if i >= 0 else None
+
+
 def write_report(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[str],
-                 opts: ReportOptions | None = None) -> dict[str, Any]:
-    """Build the report and write it atomically (nothing is written if building fails)."""
+                 opts: ReportOptions | None = None, *, reuse: bool = False) -> dict[str, Any]:
+    """Build the report and write it atomically (nothing is written if building fails). With ``reuse`` an
+    existing ``out`` made from the same corpus, options and code (``report_key``) is kept as it is."""
     out = Path(out)
     if not out.parent.resolve().is_dir():
         raise ReportError(f"{out.parent}: no such directory")
     if out.is_dir():
         raise ReportError(f"{out}: is a directory; give a file name such as report.html")
+    if reuse and (Path(corpus_dir) / MANIFEST).is_file() and _key_in(out) == report_key(corpus_dir, opts):
+        return {"path": str(out), "bytes": out.stat().st_size, "reused": True}
     text, summary = build_report(corpus_dir, opts)
     atomic_write_text(out, text)
-    return {**summary, "path": str(out), "bytes": len(text.encode("utf-8"))}
+    return {**summary, "path": str(out), "bytes": len(text.encode("utf-8")), "reused": False}

@@ -61,7 +61,8 @@ def publish_corpus_artifacts(out: str, manifest: CorpusManifest) -> None:
 
 
 def publish_report_artifact(out: str | os.PathLike[str], manifest: Any) -> str | None:
-    """Write ``<corpus>/report.html`` and a markdown artifact with its path and key figures.
+    """Write ``<corpus>/report.html`` (kept when the corpus did not change) and a markdown artifact with its
+    path and key figures.
 
     Called at the end of ``generate-corpus``; the report is a view, so a failure is logged, not raised.
     """
@@ -72,7 +73,7 @@ def publish_report_artifact(out: str | os.PathLike[str], manifest: Any) -> str |
     logger = get_run_logger()
     path = Path(out).resolve() / REPORT_FILE
     try:
-        info = write_report(out, path)
+        info = write_report(out, path, reuse=True)  # an unchanged corpus keeps its report (a rerun)
     except Exception as err:  # noqa: BLE001 - the corpus is written; a report failure must not fail the run
         logger.warning(f"corpus report not written: {err.__class__.__name__}: {err}")
         return None
@@ -87,6 +88,7 @@ def publish_report_artifact(out: str | os.PathLike[str], manifest: Any) -> str |
         f"| assertions | {s['assertions']} |", f"| QA per page | {s['qa_per_page']} |",
         f"| assertions per QA | {s['assertions_per_qa']} |", f"| QA by element | {elements} |",
         f"| documents by tier | {tiers} |", "",
+        "The corpus did not change since the report was drawn: it was kept." if info["reused"] else
         f"Gallery: {', '.join(info['gallery'])}; contact sheet: {info['contact_sheet'][0]} page "
         f"{info['contact_sheet'][1]}."])
     create_markdown_artifact(key="corpus-report", markdown=md, description=f"report of {manifest.name}")

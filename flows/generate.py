@@ -46,6 +46,7 @@ from flows.errors import (
     recording_sigterm,
 )
 from flows.prefect_env import prefect_api
+from flows.timings import TIMINGS
 from ir.spec import CorpusSpec, layered_spec, spec_for_profile
 
 Runner = Literal["process", "dask", "inline"]
@@ -86,19 +87,42 @@ _phase_hook: Callable[[str], None] | None = None
 """In-process callback told when the run enters a phase without a bar (server start, tables, report)."""
 
 
-def _phase(text: str) -> None:
+def _phase(text: str, timing: str | None = None) -> None:
     check_stop()
+    TIMINGS.mark(timing or text)
     if _phase_hook is not None:
         _phase_hook(text)
 
 
-def make_task_runner(runner: Runner, workers: int, dask_address: str | None = None):
-    """Process pool on one machine (CPU-bound work); Dask for a cluster (or a LocalCluster)."""
+SMALL_RUN_DOCS = 8
+"""Below this many documents the process runner builds them in the run's own process: a pool worker
+imports torch and loads the layout-CLIP and its library embeddings before its first document (seconds on
+a small machine), which a few documents do not pay back. The flow and the bytes are the same."""
+
+
+def in_process(runner: Runner, workers: int, n_docs: int) -> bool:
+    """Whether ``generate-corpus`` builds its documents in this process (no pool, no cluster).
+    ``SYNTHDOCQA_SMALL_RUN_DOCS`` overrides ``SMALL_RUN_DOCS`` (0: always a pool, as the tests of the pool do)."""
+    small = int(os.environ.get("SYNTHDOCQA_SMALL_RUN_DOCS", SMALL_RUN_DOCS))
+    return runner == "inline" or (runner == "process" and (workers == 1 or n_docs < small))
+
+
+def warm_up() -> None:
+    """Import the document pipeline and load the layout-CLIP with its library embeddings (cached per process),
+    so an in-process run can do it while the Prefect API server starts."""
+    from corpus.assemble import default_layout_chooser
+
+    default_layout_chooser()
+
+
+def make_task_runner(runner: Runner, workers: int, dask_address: str | None = None, n_docs: int | None = None):
+    """Process pool on one machine (CPU-bound work); Dask for a cluster (or a LocalCluster); this process for a
+    small run (``in_process``)."""
     from prefect.task_runners import ThreadPoolTaskRunner
 
     from flows.workers import GuardedProcessPoolTaskRunner
 
-    if runner == "inline" or (runner == "process" and workers == 1):
+    if in_process(runner, workers, SMALL_RUN_DOCS if n_docs is None else n_docs):
         return ThreadPoolTaskRunner(max_workers=1)
     if runner == "process":
         return GuardedProcessPoolTaskRunner(max_workers=workers)
@@ -224,6 +248,8 @@ def _collect(spec: CorpusSpec, indices: list[int], corpus_dir: str, done: set[in
     records = []
     for n, fut in enumerate(futures, start=1):
         records.append(_result(fut))
+        if n == 1:
+            TIMINGS.mark("the other documents")
         progress = publish_progress(progress, n, len(futures))
         if _progress_hook is not None:
             _progress_hook(n, len(futures), DocRecord.model_validate(records[-1]))
@@ -262,17 +288,18 @@ def generate_corpus_flow(seed: int = 0, n_docs: int | None = None, profile: str 
         if p.runner == "dask" and p.dask_address:
             check_dask_address(p.dask_address)
         with claimed_output(out_dir, cspec, p.force) as lock:
-            task_runner = make_task_runner(p.runner, p.workers, p.dask_address)
+            TIMINGS.mark("worker start and the first document")
+            task_runner = make_task_runner(p.runner, p.workers, p.dask_address, n_docs=len(indices))
             records = generate_documents.with_options(task_runner=task_runner)(cspec, indices, out_dir, lock.token)
             recs = [DocRecord.model_validate(r) for r in records]
             if p.only is not None:
                 return {"documents": [r.doc_id for r in recs]}
             lock.check()
-            _phase(f"writing the corpus tables and manifest ({len(recs)} documents)")
+            _phase(f"writing the corpus tables and manifest ({len(recs)} documents)", "tables and manifest")
             with naming(out_dir):
                 manifest = write_corpus(out_dir, cspec, recs, code_version(), check=lock.check)
             lock.check()
-            _phase("writing report.html and the run's artifacts")
+            _phase("writing report.html and the run's artifacts", "report.html and artifacts")
             publish_corpus_artifacts(out_dir, manifest)
             check_stop()
     get_run_logger().info(f"corpus written to {out_dir}: {manifest.stats['documents']} documents, "
@@ -297,11 +324,22 @@ def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1
         try:
             from prefect.settings import PREFECT_API_URL
 
+            warm = None
+            if in_process(runner, workers, len(doc_indices(spec, only))):
+                # the model load overlaps the server start (the server is another process)
+                warm = threading.Thread(target=warm_up, name="warm-up", daemon=True)
+                warm.start()
             if not PREFECT_API_URL.value():
-                _phase("starting a temporary Prefect API server")
+                _phase("starting a temporary Prefect API server", "Prefect API server start")
             with prefect_api():
-                return generate_corpus_flow(spec=spec.model_dump(mode="json"), out=str(out), workers=workers,
-                                            only=list(only) if only is not None else None, force=force,
-                                            runner=runner, dask_address=dask_address)
+                if warm is not None:
+                    TIMINGS.mark("layout-CLIP load (after the server start)")
+                    warm.join()
+                TIMINGS.mark("flow run start (Prefect engine)")
+                result = generate_corpus_flow(spec=spec.model_dump(mode="json"), out=str(out), workers=workers,
+                                              only=list(only) if only is not None else None, force=force,
+                                              runner=runner, dask_address=dask_address)
+                TIMINGS.mark("flow run end, API server stop")
+                return result
         finally:
             _progress_hook, _phase_hook = None, None

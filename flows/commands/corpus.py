@@ -38,6 +38,11 @@ def _progress_bar(total_label: str):
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from corpus.generate import doc_indices
+    from flows.timings import TIMINGS
+
+    if args.timings:
+        TIMINGS.enable()
+        TIMINGS.mark("checks (spec, folder)")
 
     check_range("--seed", args.seed, 0, MAX_SEED)
     check_range("--docs", args.docs, 1, MAX_DOCS)
@@ -53,8 +58,11 @@ def cmd_generate(args: argparse.Namespace) -> int:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     if quiet_engine:
         os.environ["SYNTHDOCQA_QUIET_ENGINE"] = "1"  # pool workers read it too
+    TIMINGS.mark("import Prefect and the pipeline")
     from flows.generate import run_generate
     from flows.workers import quiet_engine_errors
+
+    TIMINGS.mark("lock and claim the folder")
 
     if quiet_engine:
         quiet_engine_errors()  # the CLI says in one line what failed; tracebacks stay behind --debug
@@ -69,6 +77,8 @@ def cmd_generate(args: argparse.Namespace) -> int:
     else:
         docs = result["documents"]
         print(f"{args.out}: wrote {len(docs)} documents ({', '.join(docs)}) in {dt:.1f} s; no manifest (--only)")
+    if args.timings:
+        TIMINGS.print()
     return 0
 
 
@@ -131,6 +141,7 @@ def register(sub) -> None:
                    help="task runner of the generate-corpus flow")
     g.add_argument("--dask-address", default=None, help="scheduler address (default: a LocalCluster)")
     g.add_argument("--only", type=parse_int_list, help="comma-separated document indices (no manifest)")
+    g.add_argument("--timings", action="store_true", help="print the wall time of each phase on stderr at the end")
     g.add_argument("--force", action="store_true", help="reuse a directory that holds another spec")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     g.add_argument("--verbose", action="store_true", help="show Prefect's run logs")

@@ -73,8 +73,9 @@ print("STATS", json.dumps(stats))
 
 
 def _flow(server, spec, out, runner, **kw):
+    env = {**server.env, "SYNTHDOCQA_SMALL_RUN_DOCS": "0"}  # a pool even for two documents
     return subprocess.Popen([sys.executable, "-c", FLOW_SCRIPT, json.dumps(spec.model_dump(mode="json")), str(out),
-                             runner], env=server.env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             runner], env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, **kw)
 
 

@@ -69,10 +69,15 @@ def test_generate_names_its_phases_and_writes_files_with_the_umask(tmp_path):
     env.update({"PYTHONPATH": str(REPO), "PREFECT_HOME": str(tmp_path / "ph"), "HF_HUB_OFFLINE": "1",
                 "PREFECT_SERVER_ANALYTICS_ENABLED": "false"})
     out = tmp_path / "c"
-    r = subprocess.run([str(Path(sys.executable).parent / "synthdocqa"), "generate", "--spec", str(spec), "--out",
-                        str(out), "--workers", "1"], cwd=tmp_path, env=env, capture_output=True, text=True,
-                       timeout=600, preexec_fn=lambda: os.umask(0o027))
+    argv = [str(Path(sys.executable).parent / "synthdocqa"), "generate", "--spec", str(spec), "--out", str(out),
+            "--workers", "2", "--timings"]
+    r = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+                       preexec_fn=lambda: os.umask(0o027))
     assert r.returncode == 0, r.stderr[-2000:]
+    for phase in ("timings (wall):", "Prefect API server start", "layout-CLIP load (after the server start)",
+                  "worker start and the first document", "tables and manifest", "report.html and artifacts",
+                  "total"):
+        assert phase in r.stderr, phase  # one document, two workers asked: built in this process
     for phase in ("generate: starting a temporary Prefect API server ...",
                   "generate: writing the corpus tables and manifest (1 documents) ...",
                   "generate: writing report.html and the run's artifacts ..."):
@@ -81,3 +86,38 @@ def test_generate_names_its_phases_and_writes_files_with_the_umask(tmp_path):
     modes = {stat.S_IMODE(p.stat().st_mode) for p in out.rglob("*") if p.is_file()}
     dirs = {stat.S_IMODE(p.stat().st_mode) for p in [out, *out.rglob("*")] if p.is_dir()}
     assert modes == {0o640} and dirs == {0o750}, (modes, dirs)
+    report = (out / "report.html").stat().st_mtime_ns
+    again = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert (out / "report.html").stat().st_mtime_ns == report  # an unchanged corpus keeps its report
+
+
+def test_small_runs_build_in_this_process_and_big_ones_in_a_pool(monkeypatch):
+    from prefect.task_runners import ThreadPoolTaskRunner
+
+    from flows.generate import SMALL_RUN_DOCS, in_process, make_task_runner
+    from flows.workers import GuardedProcessPoolTaskRunner
+
+    assert in_process("process", 2, SMALL_RUN_DOCS - 1) and not in_process("process", 2, SMALL_RUN_DOCS)
+    assert in_process("process", 1, 500) and in_process("inline", 4, 500) and not in_process("dask", 2, 1)
+    assert isinstance(make_task_runner("process", 2, n_docs=3), ThreadPoolTaskRunner)
+    assert isinstance(make_task_runner("process", 2, n_docs=SMALL_RUN_DOCS), GuardedProcessPoolTaskRunner)
+    monkeypatch.setenv("SYNTHDOCQA_SMALL_RUN_DOCS", "0")
+    assert isinstance(make_task_runner("process", 2, n_docs=3), GuardedProcessPoolTaskRunner)
+
+
+def test_the_report_is_kept_for_an_unchanged_corpus_and_redrawn_after_a_change(corpus_copy, tmp_path):
+    from corpus.report import write_report
+    from tests.flows.crafted import rehash_manifest
+
+    out = tmp_path / "r.html"
+    first = write_report(corpus_copy, out, reuse=True)
+    assert first["reused"] is False
+    assert write_report(corpus_copy, out, reuse=True)["reused"] is True
+    assert write_report(corpus_copy, out)["reused"] is False  # without reuse: always drawn
+    qa = corpus_copy / "docs" / "doc-00000" / "qa.jsonl"
+    qa.write_text(qa.read_text())  # same bytes: the manifest does not change
+    assert write_report(corpus_copy, out, reuse=True)["reused"] is True
+    qa.write_text(qa.read_text() + "\n")  # another file: another manifest
+    rehash_manifest(corpus_copy)
+    assert write_report(corpus_copy, out, reuse=True)["reused"] is False
