@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 OUT ?= out
 SEED ?= 0
 
-.PHONY: demo test lint install clean
+.PHONY: demo test test-fast lint install clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +21,10 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(BIN)/python -m pytest -q
+
+# The inner loop: everything but the tests marked slow (Prefect servers, signals, a real model).
+test-fast: $(VENV)/.installed
+	$(BIN)/python -m pytest -q -m "not slow"
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

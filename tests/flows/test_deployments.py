@@ -35,6 +35,7 @@ def test_prefect_yaml_matches_the_served_deployments():
     assert crons == {d.entrypoint: d.cron for d in DEPLOYMENTS if d.cron}
 
 
+@pytest.mark.slow  # a Prefect server
 def test_served_deployment_run_completes_and_verifies(server, tmp_path):
     serve_log = open(tmp_path / "serve.log", "w")
     serve = subprocess.Popen([str(BIN / "synthdocqa"), "serve", "--only", "generate-corpus"], env=server.env,
@@ -79,6 +80,7 @@ def _flow(server, spec, out, runner, **kw):
                             text=True, **kw)
 
 
+@pytest.mark.slow  # a Prefect server
 def test_two_worker_processes_give_the_same_corpus(server, tiny_corpus, tmp_path):
     out = tmp_path / "w2"
     proc = _flow(server, tiny_spec(), out, "process")
@@ -88,6 +90,7 @@ def test_two_worker_processes_give_the_same_corpus(server, tiny_corpus, tmp_path
     assert (out / "corpus.json").read_bytes() == (tiny_corpus / "corpus.json").read_bytes()
 
 
+@pytest.mark.slow  # a Prefect server
 def test_dask_local_cluster_corpus_is_byte_identical(server, tiny_corpus, tmp_path):
     out = tmp_path / "dask"
     proc = _flow(server, tiny_spec(), out, "dask")
@@ -96,6 +99,7 @@ def test_dask_local_cluster_corpus_is_byte_identical(server, tiny_corpus, tmp_pa
     assert load_manifest(out).files == load_manifest(tiny_corpus).files
 
 
+@pytest.mark.slow  # a Prefect server
 def test_killed_flow_run_resumes_only_missing_documents(server, tmp_path):
     spec = tiny_spec(seed=9, n_docs=4)
     out = tmp_path / "killed"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 import yaml
 
 from flows.cli import build_parser, main
@@ -53,6 +54,7 @@ def test_example_judges_yaml_loads_and_names_keys_only_by_reference():
     assert not any("api_key" in k and not k.startswith("api_key_") for j in raw["judges"] for k in j)
 
 
+@pytest.mark.slow  # the real CLI with its temporary Prefect server, twice
 def test_generate_names_its_phases_and_writes_files_with_the_umask(tmp_path):
     """Through the real CLI, stderr not a terminal: the phases without a bar are named (server start, tables,
     report), and every file and folder of the corpus takes the umask's mode (027 here: 0640 / 0750)."""
