@@ -66,6 +66,28 @@ def _no_check() -> None:
     return None
 
 
+def up_to_date(corpus_dir: str | os.PathLike[str], spec: CorpusSpec) -> CorpusManifest | None:
+    """The manifest of ``corpus_dir`` when the corpus there is whole (``verify.check_corpus``: every file's
+    hash, the tables against the documents) and was made from ``spec`` by this code, with an up-to-date
+    report: a rerun has nothing to do. None otherwise."""
+    from .report import report_is_current
+    from .store import MANIFEST, REPORT_FILE, CorpusError, load_manifest
+    from .verify import check_corpus
+
+    root = Path(corpus_dir)
+    if not (root / MANIFEST).is_file():
+        return None
+    try:
+        manifest = load_manifest(root)
+    except (CorpusError, ValueError):
+        return None
+    if manifest.spec_hash != spec.spec_hash() or manifest.code_version != code_version():
+        return None
+    if not report_is_current(root, root / REPORT_FILE) or check_corpus(root):
+        return None
+    return manifest
+
+
 def generate_corpus(spec: CorpusSpec, corpus_dir: str | os.PathLike[str], only: Iterable[int] | None = None,
                     force: bool = False, progress: Progress | None = None) -> CorpusManifest | list[DocRecord]:
     """Generate (or resume) a corpus serially in this process: each document, then tables and manifest.

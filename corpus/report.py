@@ -472,6 +472,12 @@ def _key_in(path: Path) -> str | None:
     return head[i + len(marker): i + len(marker) + 64] if i >= 0 else None
 
 
+def report_is_current(corpus_dir: str | os.PathLike[str], report: str | os.PathLike[str],
+                      opts: ReportOptions | None = None) -> bool:
+    """Whether ``report`` was drawn from this corpus, with these options, by this code (``report_key``)."""
+    return (Path(corpus_dir) / MANIFEST).is_file() and _key_in(Path(report)) == report_key(corpus_dir, opts)
+
+
 def write_report(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[str],
                  opts: ReportOptions | None = None, *, reuse: bool = False) -> dict[str, Any]:
     """Build the report and write it atomically (nothing is written if building fails). With ``reuse`` an
@@ -481,7 +487,7 @@ def write_report(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[str]
         raise ReportError(f"{out.parent}: no such directory")
     if out.is_dir():
         raise ReportError(f"{out}: is a directory; give a file name such as report.html")
-    if reuse and (Path(corpus_dir) / MANIFEST).is_file() and _key_in(out) == report_key(corpus_dir, opts):
+    if reuse and report_is_current(corpus_dir, out, opts):
         return {"path": str(out), "bytes": out.stat().st_size, "reused": True}
     text, summary = build_report(corpus_dir, opts)
     atomic_write_text(out, text)

@@ -25,7 +25,7 @@ from prefect import flow, get_run_logger, task
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from corpus.assemble import code_version
-from corpus.generate import completed_document, doc_indices, generate_document
+from corpus.generate import completed_document, doc_indices, generate_document, up_to_date
 from corpus.lock import LockLost, LockToken, OutputLock
 from corpus.store import (
     DocFiles,
@@ -320,6 +320,13 @@ def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1
         check_dask_address(dask_address)
     with OutputLock.of(out):
         check_claim(out, spec, force)
+        if only is None and not force:
+            TIMINGS.mark("check for a complete corpus")
+            done = up_to_date(out, spec)
+            if done is not None:  # nothing to do: no server, no flow run (a deployment run still runs the flow)
+                if phase is not None:
+                    phase("the corpus is complete and verified for this spec and code: nothing to generate")
+                return done.stats
         _progress_hook, _phase_hook = progress, phase
         try:
             from prefect.settings import PREFECT_API_URL

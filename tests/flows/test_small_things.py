@@ -91,7 +91,9 @@ def test_generate_names_its_phases_and_writes_files_with_the_umask(tmp_path):
     report = (out / "report.html").stat().st_mtime_ns
     again = subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr[-2000:]
-    assert (out / "report.html").stat().st_mtime_ns == report  # an unchanged corpus keeps its report
+    assert "complete and verified for this spec and code: nothing to generate" in again.stderr
+    assert "Prefect API server start" not in again.stderr  # a rerun with nothing to do starts no server
+    assert (out / "report.html").stat().st_mtime_ns == report  # and keeps the report
 
 
 def test_small_runs_build_in_this_process_and_big_ones_in_a_pool(monkeypatch):
@@ -123,3 +125,19 @@ def test_the_report_is_kept_for_an_unchanged_corpus_and_redrawn_after_a_change(c
     qa.write_text(qa.read_text() + "\n")  # another file: another manifest
     rehash_manifest(corpus_copy)
     assert write_report(corpus_copy, out, reuse=True)["reused"] is False
+
+
+def test_a_complete_corpus_is_up_to_date_until_something_changes(corpus_copy, tmp_path):
+    from corpus.generate import up_to_date
+    from corpus.report import write_report
+    from corpus.store import load_manifest
+    from tests.corpus.conftest import tiny_spec
+
+    spec = tiny_spec()
+    assert up_to_date(corpus_copy, spec) is None  # no report.html yet: the run must draw it
+    write_report(corpus_copy, corpus_copy / "report.html")
+    assert up_to_date(corpus_copy, spec) == load_manifest(corpus_copy)
+    assert up_to_date(corpus_copy, tiny_spec(seed=99)) is None  # another spec
+    page = next((corpus_copy / "docs").glob("*/pages/page-0001.png"))
+    page.write_bytes(page.read_bytes()[:-10])  # a damaged file
+    assert up_to_date(corpus_copy, spec) is None
