@@ -31,7 +31,9 @@ def __getattr__(name: str) -> Any:
     if module is None:
         try:  # a submodule, e.g. ``from renderers import retrieval``
             return importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError:
+        except ModuleNotFoundError as err:
+            if err.name != f"{__name__}.{name}":
+                raise  # the submodule exists; something it imports is missing: say that, not "no attribute"
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}") from None
     value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
     globals()[name] = value
