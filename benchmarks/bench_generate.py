@@ -1,11 +1,14 @@
 """Corpus generation throughput through the generate-corpus flow.
 
-    speedup   : the same corpus with 1 worker (baseline, in-process) and with 2 worker processes, side by
-                side; prints the wall times, the speed-up ratio, and checks both corpora are byte-identical.
+    speedup   : ``synthdocqa generate`` as a user runs it (whole CLI processes, a temporary Prefect API,
+                the report), 1 worker (the baseline: documents in the run's own process) and 2 workers (a
+                pool forked from the warm fork server), interleaved per seed with the order alternating;
+                prints the wall times, the ratio per seed, its median and worst, and checks that the two
+                corpora are byte-identical. Threads pinned to 1.
     reference : the full reference profile (100 docs, ~4,400 pages) with 2 workers: wall time, pages/s,
                 pages/doc, QA/page, assertions/QA and the QA mix by type and element.
 
-    .venv/bin/python benchmarks/bench_generate.py speedup --docs 24
+    .venv/bin/python benchmarks/bench_generate.py speedup --docs 24 --seeds 51,52,53
     .venv/bin/python benchmarks/bench_generate.py reference --out /tmp/reference
 """
 
@@ -13,7 +16,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -21,50 +28,54 @@ from pathlib import Path
 from corpus.store import load_manifest
 from flows.generate import generate_corpus_flow
 from flows.prefect_env import prefect_api
-from ir.spec import PageCountDist, demo_spec, reference_spec
+from ir.spec import reference_spec
 
 
-def _run(spec, out: Path, workers: int, runner: str, marks: list | None = None) -> float:
-    """Wall time of one flow run; ``marks`` collects (time, pages) as each document completes."""
-    import flows.generate as fg
-
-    if marks is not None:
-        fg._progress_hook = lambda n, total, rec: marks.append((time.perf_counter(), rec.n_pages)) if rec else None
+def _run(spec, out: Path, workers: int, runner: str) -> float:
+    """Wall time of one flow run."""
     t0 = time.perf_counter()
-    try:
-        generate_corpus_flow(spec=spec.model_dump(mode="json"), out=str(out), workers=workers, runner=runner)
-    finally:
-        fg._progress_hook = None
+    generate_corpus_flow(spec=spec.model_dump(mode="json"), out=str(out), workers=workers, runner=runner)
     return time.perf_counter() - t0
 
 
-def _steady_rate(marks: list) -> float:
-    """Pages/s between the first and the last completed document (warm-up and assembly excluded)."""
-    marks = sorted(marks)
-    pages = sum(p for _, p in marks[1:])
-    return pages / (marks[-1][0] - marks[0][0])
+def _cli(spec_file: Path, seed: int, out: Path, workers: int) -> float:
+    env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    env.pop("PREFECT_API_URL", None)
+    argv = [str(Path(sys.executable).parent / "synthdocqa"), "generate", "--spec", str(spec_file), "--seed", str(seed),
+            "--out", str(out), "--workers", str(workers), "--quiet"]
+    t0 = time.perf_counter()
+    r = subprocess.run(argv, env=env, capture_output=True, text=True)
+    dt = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed: {r.stderr[-2000:]}")
+    return dt
 
 
 def speedup(args) -> dict:
-    # demo+: the demo spec with more and longer documents (~8 pages each)
-    spec = demo_spec(args.seed, args.docs).model_copy(
-        update={"name": "demo-plus", "pages": PageCountDist(mean=8, sigma=0.3, min=4, max=14)})
+    # demo+: the demo profile with more and longer documents (~8 pages each)
+    rows = []
     root = Path(tempfile.mkdtemp(prefix="bench-generate-"))
     try:
-        k1: list = []
-        k2: list = []
-        with prefect_api():
-            t1 = _run(spec, root / "w1", 1, "inline", k1)
-            t2 = _run(spec, root / "w2", 2, "process", k2)
-        m1, m2 = load_manifest(root / "w1"), load_manifest(root / "w2")
-        r1, r2 = _steady_rate(k1), _steady_rate(k2)
-        res = {"docs": spec.n_docs, "pages": m1.stats["pages"], "baseline_1_worker_s": round(t1, 1),
-               "two_workers_s": round(t2, 1), "speedup_end_to_end": round(t1 / t2, 2),
-               "steady_pages_per_s_1_worker": round(r1, 2), "steady_pages_per_s_2_workers": round(r2, 2),
-               "speedup_steady": round(r2 / r1, 2), "identical": m1.files == m2.files}
+        spec_file = root / "demo-plus.json"
+        spec_file.write_text(json.dumps({"profile": "demo", "name": "demo-plus", "n_docs": args.docs,
+                                         "pages": {"mean": 8, "sigma": 0.3, "min": 4, "max": 14}}))
+        for k, seed in enumerate(int(x) for x in args.seeds.split(",")):
+            walls = {}
+            for w in ((1, 2) if k % 2 == 0 else (2, 1)):
+                walls[w] = _cli(spec_file, seed, root / f"s{seed}-w{w}", w)
+            m1, m2 = load_manifest(root / f"s{seed}-w1"), load_manifest(root / f"s{seed}-w2")
+            row = {"seed": seed, "pages": m1.stats["pages"], "one_worker_s": round(walls[1], 1),
+                   "two_workers_s": round(walls[2], 1), "speedup": round(walls[1] / walls[2], 2),
+                   "identical": m1.files == m2.files}
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+            for w in (1, 2):
+                shutil.rmtree(root / f"s{seed}-w{w}", ignore_errors=True)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    return res
+    ratios = [r["speedup"] for r in rows]
+    return {"docs": args.docs, "runs": rows, "speedup_median": statistics.median(ratios),
+            "speedup_worst": min(ratios), "identical": all(r["identical"] for r in rows)}
 
 
 def reference(args) -> dict:
@@ -86,7 +97,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("mode", choices=["speedup", "reference"])
     ap.add_argument("--docs", type=int, default=24)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="reference: the root seed")
+    ap.add_argument("--seeds", default="51,52,53", help="speedup: comma-separated seeds, one pair of runs each")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="out/reference")
     args = ap.parse_args()

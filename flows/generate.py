@@ -46,7 +46,9 @@ from flows.errors import (
     recording_sigterm,
 )
 from flows.prefect_env import prefect_api
+from flows.run_start import SMALL_RUN_DOCS, EarlyStart, in_process, start_early, warm_up  # noqa: F401
 from flows.timings import TIMINGS
+from ir.planner import planned_page_count
 from ir.spec import CorpusSpec, layered_spec, spec_for_profile
 
 Runner = Literal["process", "dask", "inline"]
@@ -92,27 +94,6 @@ def _phase(text: str, timing: str | None = None) -> None:
     TIMINGS.mark(timing or text)
     if _phase_hook is not None:
         _phase_hook(text)
-
-
-SMALL_RUN_DOCS = 8
-"""Below this many documents the process runner builds them in the run's own process: a pool worker
-imports torch and loads the layout-CLIP and its library embeddings before its first document (seconds on
-a small machine), which a few documents do not pay back. The flow and the bytes are the same."""
-
-
-def in_process(runner: Runner, workers: int, n_docs: int) -> bool:
-    """Whether ``generate-corpus`` builds its documents in this process (no pool, no cluster).
-    ``SYNTHDOCQA_SMALL_RUN_DOCS`` overrides ``SMALL_RUN_DOCS`` (0: always a pool, as the tests of the pool do)."""
-    small = int(os.environ.get("SYNTHDOCQA_SMALL_RUN_DOCS", SMALL_RUN_DOCS))
-    return runner == "inline" or (runner == "process" and (workers == 1 or n_docs < small))
-
-
-def warm_up() -> None:
-    """Import the document pipeline and load the layout-CLIP with its library embeddings (cached per process),
-    so an in-process run can do it while the Prefect API server starts."""
-    from corpus.assemble import default_layout_chooser
-
-    default_layout_chooser()
 
 
 def make_task_runner(runner: Runner, workers: int, dask_address: str | None = None, n_docs: int | None = None):
@@ -238,22 +219,29 @@ def generate_documents(spec: CorpusSpec, indices: list[int], corpus_dir: str,
                 raise
 
 
+def submission_order(spec: CorpusSpec, indices: list[int], done: set[int]) -> list[int]:
+    """Documents to build, longest first (then by index), so no worker starts a long document when the others
+    are finishing; complete ones first, they take a moment. The order does not change any byte."""
+    return sorted(indices, key=lambda i: (i not in done, -planned_page_count(spec, i), i))
+
+
 def _collect(spec: CorpusSpec, indices: list[int], corpus_dir: str, done: set[int], lock: LockToken | None
              ) -> list[dict]:
-    futures = [generate_document_task.with_options(refresh_cache=i not in done).submit(spec, i, corpus_dir, lock)
-               for i in indices]
+    order = submission_order(spec, indices, done)
+    futures = {i: generate_document_task.with_options(refresh_cache=i not in done).submit(spec, i, corpus_dir, lock)
+               for i in order}
     progress = publish_progress(None, 0, len(futures))
     if _progress_hook is not None:
         _progress_hook(0, len(futures), None)
-    records = []
-    for n, fut in enumerate(futures, start=1):
-        records.append(_result(fut))
+    records: dict[int, dict] = {}
+    for n, i in enumerate(order, start=1):
+        records[i] = _result(futures[i])
         if n == 1:
             TIMINGS.mark("the other documents")
         progress = publish_progress(progress, n, len(futures))
         if _progress_hook is not None:
-            _progress_hook(n, len(futures), DocRecord.model_validate(records[-1]))
-    return records
+            _progress_hook(n, len(futures), DocRecord.model_validate(records[i]))
+    return [records[i] for i in indices]
 
 
 def _result(fut, poll: float = 0.2):
@@ -309,44 +297,46 @@ def generate_corpus_flow(seed: int = 0, n_docs: int | None = None, profile: str 
 
 def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1, only: Iterable[int] | None = None,
                  force: bool = False, runner: Runner = "process", dask_address: str | None = None, progress=None,
-                 phase: Callable[[str], None] | None = None):
+                 phase: Callable[[str], None] | None = None, early: EarlyStart | None = None):
     """Run ``generate-corpus`` for a spec; returns the corpus stats (or, with ``only``, the doc ids).
 
     Everything that can be checked without a server is checked first (indices, the Dask address, the
-    folder's lock and claim), so those failures take a moment, not a server start."""
+    folder's lock and claim), so those failures take a moment, not a server start. ``early``: what the
+    caller started already (``flows.run_start.start_early``); stopped here when it is not needed."""
     global _progress_hook, _phase_hook
-    doc_indices(spec, only)
-    if runner == "dask" and dask_address:
-        check_dask_address(dask_address)
-    with OutputLock.of(out):
-        check_claim(out, spec, force)
-        if only is None and not force:
-            TIMINGS.mark("check for a complete corpus")
-            done = up_to_date(out, spec)
-            if done is not None:  # nothing to do: no server, no flow run (a deployment run still runs the flow)
-                if phase is not None:
-                    phase("the corpus is complete and verified for this spec and code: nothing to generate")
-                return done.stats
-        _progress_hook, _phase_hook = progress, phase
-        try:
+    try:
+        doc_indices(spec, only)
+        if runner == "dask" and dask_address:
+            check_dask_address(dask_address)
+        with OutputLock.of(out):
+            check_claim(out, spec, force)
+            if only is None and not force:
+                TIMINGS.mark("check for a complete corpus")
+                done = up_to_date(out, spec)
+                if done is not None:  # nothing to do: no server, no flow run (a deployment run still runs the flow)
+                    if phase is not None:
+                        phase("the corpus is complete and verified for this spec and code: nothing to generate")
+                    return done.stats
+            _progress_hook, _phase_hook = progress, phase
             from prefect.settings import PREFECT_API_URL
 
-            warm = None
-            if in_process(runner, workers, len(doc_indices(spec, only))):
-                # the model load overlaps the server start (the server is another process)
-                warm = threading.Thread(target=warm_up, name="warm-up", daemon=True)
-                warm.start()
+            if early is None:
+                early = start_early(spec, out, len(doc_indices(spec, only)), workers, runner,
+                                    api_configured=bool(PREFECT_API_URL.value()), skip_if_complete=False)
             if not PREFECT_API_URL.value():
                 _phase("starting a temporary Prefect API server", "Prefect API server start")
-            with prefect_api():
-                if warm is not None:
+            with prefect_api(early.server):
+                early.server = None  # prefect_api stops it
+                if early.warm is not None:
                     TIMINGS.mark("layout-CLIP load (after the server start)")
-                    warm.join()
+                    early.join_warm_up()
                 TIMINGS.mark("flow run start (Prefect engine)")
                 result = generate_corpus_flow(spec=spec.model_dump(mode="json"), out=str(out), workers=workers,
                                               only=list(only) if only is not None else None, force=force,
                                               runner=runner, dask_address=dask_address)
                 TIMINGS.mark("flow run end, API server stop")
                 return result
-        finally:
-            _progress_hook, _phase_hook = None, None
+    finally:
+        _progress_hook, _phase_hook = None, None
+        if early is not None:
+            early.stop()

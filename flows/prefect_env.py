@@ -1,20 +1,27 @@
 """Prefect settings for this project's processes: one API per run, shared with worker processes.
 
-With no ``PREFECT_API_URL`` the run starts one temporary local API server. That server is the run's
-own: it runs in its own process group (a Ctrl-C at the terminal does not stop it under the run's feet),
-it dies with the run (``PR_SET_PDEATHSIG``, so a ``kill -9`` of the run leaves no server behind), it is
-stopped after the workers, and no log lines are sent to it (nobody reads a temporary server's logs, and
-a log batch sent while it stops is only noise: "Error logging to API").
+With no ``PREFECT_API_URL`` the run starts one temporary local API server (``TemporaryServer``): the
+same uvicorn command Prefect's own ephemeral server runs, launched without importing Prefect's server
+package in the run's process (3-4 s on a small machine), so a command can start it first and do its own
+imports and warm-up while it comes up. That server is the run's own: it runs in its own process group (a
+Ctrl-C at the terminal does not stop it under the run's feet), it dies with the run
+(``PR_SET_PDEATHSIG``, so a ``kill -9`` of the run leaves no server behind), it is stopped after the
+workers, and no log lines are sent to it (nobody reads a temporary server's logs, and a log batch sent
+while it stops is only noise: "Error logging to API").
 """
 
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
+import time
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
+from contextlib import closing, contextmanager
+from pathlib import Path
 
 _GUARD = ("import ctypes, os, signal, sys\n"
           "if sys.platform.startswith('linux'):\n"
@@ -25,41 +32,123 @@ _GUARD = ("import ctypes, os, signal, sys\n"
 """Run as ``python -c _GUARD <parent pid> <python args...>``: ask for SIGKILL when the parent dies, then
 exec the real command (the request survives ``exec``)."""
 
-
-class _PopenInOwnGroup:
-    """Stands in for the ``subprocess`` module inside Prefect's server module while it starts uvicorn."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(subprocess, name)
-
-    @staticmethod
-    def Popen(args: list[str], **kwargs: Any) -> subprocess.Popen:  # noqa: N802 - subprocess.Popen's name
-        if args and args[0] == sys.executable:
-            args = [sys.executable, "-c", _GUARD, str(os.getpid()), *args[1:]]
-        return subprocess.Popen(args, start_new_session=True, **kwargs)
+PORT_IN_USE = 3
+"""uvicorn's exit status when its port was taken between our check and its bind."""
 
 
-def _server_class():
-    import prefect.server.api.server as server_module
-    from prefect.server.api.server import SubprocessASGIServer
+class ServerStartError(RuntimeError):
+    """The temporary API server exited or did not answer in time."""
 
-    class RunScopedServer(SubprocessASGIServer):
-        """Prefect's temporary API server, in its own process group and dying with this process."""
 
-        def _run_uvicorn_command(self) -> subprocess.Popen[Any]:
-            saved = server_module.subprocess
-            server_module.subprocess = _PopenInOwnGroup()  # type: ignore[assignment]
+def _free_port() -> int:
+    with closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _prefect_package_dir() -> Path:
+    """Where the ``prefect`` package lies, without importing it (uvicorn's ``--app-dir``)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("prefect")
+    if spec is None or not spec.submodule_search_locations:
+        raise ServerStartError("the prefect package is not installed")
+    return Path(next(iter(spec.submodule_search_locations))).parent
+
+
+def _settings_env() -> dict[str, str]:
+    """Prefect settings changed in this process (``temporary_settings``), when Prefect is loaded already."""
+    if "prefect.settings" not in sys.modules:
+        return {}
+    from prefect.settings import get_current_settings
+
+    return get_current_settings().to_environment_variables(exclude_unset=True)
+
+
+class TemporaryServer:
+    """A Prefect API server for one run: ``start()`` returns at once, ``wait()`` until it answers."""
+
+    def __init__(self) -> None:
+        self.port: int | None = None
+        self.process: subprocess.Popen | None = None
+        self._ready = False
+
+    @property
+    def api_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api"
+
+    def start(self) -> TemporaryServer:
+        if self.process is None:
+            self.port = _free_port()
+            env = {**os.environ, **_settings_env(), "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
+                   "PREFECT__SERVER_FINAL": "1"}
+            env.pop("PREFECT_API_URL", None)
+            args = [sys.executable, "-c", _GUARD, str(os.getpid()), "-m", "uvicorn",
+                    "--app-dir", str(_prefect_package_dir()), "--factory", "prefect.server.api.server:create_app",
+                    "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "error", "--lifespan", "on"]
+            self.process = subprocess.Popen(args, env=env, start_new_session=True)
+        return self
+
+    def wait(self, timeout: float | None = None) -> str:
+        """Block until ``/api/health`` answers 200; returns the API URL."""
+        if self._ready:
+            return self.api_url
+        if self.process is None:
+            self.start()
+        if timeout is None:
+            timeout = float(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180"))
+        deadline = time.monotonic() + timeout
+        while True:
+            code = self.process.poll()
+            if code == PORT_IN_USE:  # lost the port to another process: start again on a new one
+                self.process = None
+                self.start()
+                continue
+            if code is not None:
+                raise ServerStartError(f"the temporary Prefect API server exited with status {code}")
             try:
-                return super()._run_uvicorn_command()
-            finally:
-                server_module.subprocess = saved
+                with urllib.request.urlopen(f"{self.api_url}/health", timeout=2) as resp:
+                    if resp.status == 200:
+                        self._ready = True
+                        return self.api_url
+            except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise ServerStartError(f"the temporary Prefect API server did not answer within {timeout:.0f} s")
+            time.sleep(0.05)
 
-    return RunScopedServer
+    def stop(self) -> None:
+        proc, self.process, self._ready = self.process, None, False
+        if proc is None or proc.poll() is not None:
+            return
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
 
 
 @contextmanager
-def prefect_api() -> Iterator[str | None]:
-    """Use the configured Prefect API; with none, start one temporary local server for this run.
+def _global_settings() -> Iterator[None]:
+    """Make the current settings the process-wide ones too, for Prefect's own threads (a process pool's
+    event forwarder reads the process-wide settings: without the API URL there it would start a second
+    temporary server). Prefect's test harness does the same; a Prefect without it only loses time."""
+    import prefect.context as pc
+
+    swap = getattr(pc, "_temporary_global_settings_context", None)
+    if swap is None:
+        yield
+        return
+    with swap(pc.SettingsContext.get()):
+        yield
+
+
+@contextmanager
+def prefect_api(server: TemporaryServer | None = None) -> Iterator[str | None]:
+    """Use the configured Prefect API; with none, a temporary local server for this run (``server`` when
+    the caller started one already, so it came up while the caller did other work).
 
     Prefect's ephemeral mode would start a separate temporary server inside every worker process of a
     process or Dask task runner; exporting one server's URL lets the workers share it instead.
@@ -67,21 +156,23 @@ def prefect_api() -> Iterator[str | None]:
     from prefect.settings import PREFECT_API_URL, PREFECT_LOGGING_TO_API_ENABLED, temporary_settings
 
     if PREFECT_API_URL.value():
+        if server is not None:
+            server.stop()
         yield PREFECT_API_URL.value()
         return
-    server = _server_class()()
+    server = server or TemporaryServer()
     saved = {k: os.environ.get(k) for k in ("PREFECT_API_URL", "PREFECT_LOGGING_TO_API_ENABLED")}
     try:
-        server.start(timeout=int(os.environ.get("PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS", "180")))
-        os.environ["PREFECT_API_URL"] = server.api_url
+        url = server.start().wait()
+        os.environ["PREFECT_API_URL"] = url
         os.environ["PREFECT_LOGGING_TO_API_ENABLED"] = "false"  # workers inherit the environment
-        with temporary_settings(updates={PREFECT_API_URL: server.api_url, PREFECT_LOGGING_TO_API_ENABLED: False}):
-            yield server.api_url
+        with temporary_settings(updates={PREFECT_API_URL: url, PREFECT_LOGGING_TO_API_ENABLED: False}), \
+                _global_settings():
+            yield url
     finally:
         for k, v in saved.items():
             if v is None:
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
-        with temporary_settings(updates={PREFECT_LOGGING_TO_API_ENABLED: False}):
-            server.stop()
+        server.stop()

@@ -6,19 +6,28 @@ the terminal reaches the whole process group, and it is the run that decides wha
 kills its workers (cancelling the documents they were building), then stops the temporary API server.
 A run that leaves its task runner with an exception (a signal, a full disk) kills the workers instead of
 waiting for the documents in flight.
+
+Workers are forked from a fork server that has loaded the document pipeline once (``flows.pool_preload``:
+torch, the layout-CLIP and its library embeddings), so a pool's workers start warm and the load is paid
+once per run, not once per worker; ``start_fork_server`` lets a command start it before it needs the
+pool. Where there is no fork server (not Unix) workers are spawned and load on their first document.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import pickle
 import signal
 import sys
 import threading
 import weakref
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 from prefect.task_runners import ProcessPoolTaskRunner
+
+from flows.fork_server import pool_context, start_worker
 
 PR_SET_PDEATHSIG = 1
 _TRACKER_QUIET = "ignore::UserWarning:multiprocessing.resource_tracker"
@@ -54,10 +63,20 @@ def quiet_engine_errors() -> None:
                 h.addFilter(DropEngineErrors())
 
 
+def _parent_of(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def init_worker(parent_pid: int, quiet: bool) -> None:
-    """Pool-worker initializer: die with the parent, leave SIGINT to the parent, optionally quiet."""
+    """Pool-worker initializer: die with the parent (the run, or the run's fork server), leave SIGINT to the
+    run, optionally quiet."""
     die_with_parent()
-    if os.getppid() != parent_pid:  # the parent died before the request above took effect
+    ppid = os.getppid()
+    if ppid != parent_pid and _parent_of(ppid) != parent_pid:  # the run died before the request took effect
         os._exit(1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if quiet:
@@ -105,10 +124,35 @@ class GuardedProcessPoolTaskRunner(ProcessPoolTaskRunner):
         # them and warns at exit; the warning is noise after a deliberate stop (the tracker inherits -W).
         if _TRACKER_QUIET not in sys.warnoptions:
             sys.warnoptions.append(_TRACKER_QUIET)
-        runner = super().__enter__()
+        runner = super().__enter__()  # Prefect's pool of spawned workers; none is started before a submit
+        self._forking = False
         with _live_lock:
             _live[id(self)] = self
         return runner
+
+    def submit(self, task: Any, parameters: dict[str, Any], wait_for: Any = None, dependencies: Any = None) -> Any:
+        self._fork_from_server()
+        return super().submit(task, parameters, wait_for, dependencies)
+
+    def _fork_from_server(self) -> None:
+        """Before the first document: replace Prefect's spawning pool (no worker started yet) by one forked from
+        the warm fork server, with the same worker initializer. Done at the first submit, not on entry: a
+        worker enters a copy of this runner for every task it runs and must not pay for it."""
+        if self._forking or self._executor is None:
+            return
+        self._forking = True
+        ctx = pool_context()
+        if ctx.get_start_method() == "spawn":
+            return
+        from prefect.settings import get_current_settings
+
+        spawned = self._executor
+        init, (queue, *rest) = spawned._initializer, spawned._initargs
+        env = get_current_settings().to_environment_variables(exclude_unset=True) | dict(os.environ)
+        self._executor = ProcessPoolExecutor(
+            max_workers=self._max_workers, mp_context=ctx, initializer=start_worker,
+            initargs=(env, queue, f"{init.__module__}:{init.__qualname__}", pickle.dumps(tuple(rest))))
+        spawned.shutdown(wait=False)
 
     def __exit__(self, exc_type: Any, exc_value: Any, traceback: Any) -> None:
         with _live_lock:

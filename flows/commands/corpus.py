@@ -58,6 +58,12 @@ def cmd_generate(args: argparse.Namespace) -> int:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     if quiet_engine:
         os.environ["SYNTHDOCQA_QUIET_ENGINE"] = "1"  # pool workers read it too
+    from flows.run_start import start_early
+
+    # the API server and the model load come up while this process imports Prefect and checks the folder
+    early = start_early(spec, args.out, len(doc_indices(spec, args.only)), args.workers, args.runner,
+                        api_configured=bool(os.environ.get("PREFECT_API_URL")),
+                        skip_if_complete=args.only is None and not args.force)
     TIMINGS.mark("import Prefect and the pipeline")
     from flows.generate import run_generate
     from flows.workers import quiet_engine_errors
@@ -70,7 +76,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
     result = run_generate(spec, args.out, workers=args.workers, only=args.only, force=args.force,
                           runner=args.runner, dask_address=args.dask_address,
                           progress=None if args.quiet else _progress_bar("generate"),
-                          phase=None if args.quiet else _phase_line)
+                          phase=None if args.quiet else _phase_line, early=early)
     dt = time.perf_counter() - t0
     if args.only is None:
         print(f"{args.out}: {_stats_line(result)} in {dt:.1f} s")

@@ -1,0 +1,36 @@
+"""Imported once by the process pool's fork server (``flows.workers.pool_context``), before it forks any
+worker: the document pipeline's modules, torch and the layout-CLIP with its library embeddings are
+loaded there once, and every worker forked from it starts warm instead of importing and loading them
+itself (seconds of CPU per worker on a small machine).
+
+Prefect's task engine is imported too; a worker refreshes Prefect's process-wide settings from the run's
+environment when it starts (``flows.fork_server.start_worker``), as this server may predate the run's API.
+Everything here is best effort: a failure leaves the worker to load on its first document, where the
+error is raised to the run.
+"""
+
+from __future__ import annotations
+
+
+def _warm() -> None:
+    try:
+        from corpus.assemble import default_layout_chooser, one_thread_per_worker
+
+        one_thread_per_worker()  # before any torch or OpenCV work, so no thread pool exists to fork
+        default_layout_chooser()
+        import prefect.task_engine  # noqa: F401
+        import prefect.task_runners  # noqa: F401
+
+        import corpus.generate  # noqa: F401 - the document task's own imports
+        import degradations  # noqa: F401
+        import flows.generate  # noqa: F401 - the task's module, unpickled by reference
+        from renderers import pdf_render, raster  # noqa: F401
+    except Exception:  # noqa: BLE001, S110 - see the module docstring
+        pass
+    import gc
+
+    gc.collect()
+    gc.freeze()  # the loaded modules are never garbage: workers' collections skip them (and do not copy them)
+
+
+_warm()
