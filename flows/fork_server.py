@@ -2,16 +2,38 @@
 here, so a command can start it before it imports Prefect).
 
 It imports ``flows.pool_preload`` once when it starts; each worker forked from it inherits the loaded
-pipeline. It exits when the process that started it exits, and its workers with it
-(``flows.workers.die_with_parent``).
+pipeline. It is killed when the thread that started it ends (``die_with_parent``: its workers hold the
+pipe it would otherwise watch, so it would not see a ``kill -9`` of the run), and its workers with it.
 """
 
 from __future__ import annotations
 
 import multiprocessing
+import os
+import signal
+import sys
 from multiprocessing.context import BaseContext
 
 PRELOAD = "flows.pool_preload"
+PR_SET_PDEATHSIG = 1
+TRACKER_QUIET = "ignore::UserWarning:multiprocessing.resource_tracker"
+
+
+def quiet_resource_tracker() -> None:
+    """Killed workers leave their semaphores to multiprocessing's resource tracker, which removes them and
+    warns at exit; after a deliberate stop that is noise. The tracker inherits ``-W`` options when it starts."""
+    if TRACKER_QUIET not in sys.warnoptions:
+        sys.warnoptions.append(TRACKER_QUIET)
+
+
+def die_with_parent(sig: int = signal.SIGKILL) -> bool:
+    """Ask the kernel to send ``sig`` to this process when the thread that started it ends (Linux only)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
 
 
 def pool_context() -> BaseContext:
@@ -24,12 +46,23 @@ def pool_context() -> BaseContext:
 
 
 def start_fork_server() -> bool:
-    """Start the fork server now (it loads the pipeline while the caller goes on); False where there is none."""
+    """Start the fork server now, if it is not running (it loads the pipeline while the caller goes on);
+    False where there is none. It ends with the thread that calls this (``flows.pool_preload``)."""
     if pool_context().get_start_method() != "forkserver":
         return False
     from multiprocessing import forkserver
 
-    forkserver.ensure_running()
+    quiet_resource_tracker()  # the fork server starts the tracker
+    saved = {k: os.environ.get(k) for k in ("SYNTHDOCQA_FORK_SERVER", "SYNTHDOCQA_FORK_SERVER_PARENT")}
+    os.environ.update(SYNTHDOCQA_FORK_SERVER="1", SYNTHDOCQA_FORK_SERVER_PARENT=str(os.getpid()))
+    try:
+        forkserver.ensure_running()
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
     return True
 
 

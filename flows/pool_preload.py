@@ -11,6 +11,21 @@ error is raised to the run.
 
 from __future__ import annotations
 
+import os
+
+
+def _die_with_the_run() -> None:
+    """The fork server ends with the process (the thread) that started it: its workers hold the pipe it would
+    otherwise watch for that, so after a ``kill -9`` of the run neither it nor its workers would end."""
+    if os.environ.pop("SYNTHDOCQA_FORK_SERVER", None) != "1":  # imported somewhere else: not a fork server
+        return
+    parent = int(os.environ.pop("SYNTHDOCQA_FORK_SERVER_PARENT", "0"))
+    from flows.fork_server import die_with_parent
+
+    die_with_parent()
+    if os.getppid() != parent:
+        os._exit(1)  # the run ended before the request took effect
+
 
 def _warm() -> None:
     try:
@@ -33,4 +48,5 @@ def _warm() -> None:
     gc.freeze()  # the loaded modules are never garbage: workers' collections skip them (and do not copy them)
 
 
+_die_with_the_run()
 _warm()

@@ -1,7 +1,8 @@
 """Worker processes that die with their run: the process-pool task runner of ``generate-corpus``.
 
-Each pool worker asks the kernel for SIGKILL when its parent goes (``prctl(PR_SET_PDEATHSIG)``), so a
-``kill -9`` of the run leaves no worker writing documents under PID 1. Workers ignore SIGINT: a Ctrl-C at
+Each pool worker asks the kernel for SIGKILL when its parent, the run's fork server, goes
+(``prctl(PR_SET_PDEATHSIG)``), and the fork server asks the same of the run, so a ``kill -9`` of the run
+leaves no worker writing documents under PID 1. Workers ignore SIGINT: a Ctrl-C at
 the terminal reaches the whole process group, and it is the run that decides what stops, in order: it
 kills its workers (cancelling the documents they were building), then stops the temporary API server.
 A run that leaves its task runner with an exception (a signal, a full disk) kills the workers instead of
@@ -19,7 +20,6 @@ import logging
 import os
 import pickle
 import signal
-import sys
 import threading
 import weakref
 from concurrent.futures import ProcessPoolExecutor
@@ -27,20 +27,13 @@ from typing import Any
 
 from prefect.task_runners import ProcessPoolTaskRunner
 
-from flows.fork_server import pool_context, start_worker
-
-PR_SET_PDEATHSIG = 1
-_TRACKER_QUIET = "ignore::UserWarning:multiprocessing.resource_tracker"
-
-
-def die_with_parent(sig: int = signal.SIGKILL) -> bool:
-    """Ask the kernel to send ``sig`` to this process when the thread that started it ends (Linux only)."""
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    return libc.prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) == 0
+from flows.fork_server import (
+    die_with_parent,
+    pool_context,
+    quiet_resource_tracker,
+    start_fork_server,
+    start_worker,
+)
 
 
 class DropEngineErrors(logging.Filter):
@@ -120,10 +113,7 @@ class GuardedProcessPoolTaskRunner(ProcessPoolTaskRunner):
         return killed
 
     def __enter__(self):
-        # Killed workers leave the queue's semaphores to multiprocessing's resource tracker, which removes
-        # them and warns at exit; the warning is noise after a deliberate stop (the tracker inherits -W).
-        if _TRACKER_QUIET not in sys.warnoptions:
-            sys.warnoptions.append(_TRACKER_QUIET)
+        quiet_resource_tracker()
         runner = super().__enter__()  # Prefect's pool of spawned workers; none is started before a submit
         self._forking = False
         with _live_lock:
@@ -141,9 +131,9 @@ class GuardedProcessPoolTaskRunner(ProcessPoolTaskRunner):
         if self._forking or self._executor is None:
             return
         self._forking = True
-        ctx = pool_context()
-        if ctx.get_start_method() == "spawn":
+        if not start_fork_server():  # started here (if not yet), by the thread that runs the flow
             return
+        ctx = pool_context()
         from prefect.settings import get_current_settings
 
         spawned = self._executor
