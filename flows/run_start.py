@@ -16,7 +16,6 @@ from typing import Literal
 
 from flows.fork_server import start_fork_server
 from flows.prefect_env import TemporaryServer
-from flows.timings import TIMINGS
 
 Runner = Literal["process", "dask", "inline"]
 
@@ -38,7 +37,6 @@ def warm_up() -> None:
     so an in-process run does it while the Prefect API server starts."""
     from corpus.assemble import default_layout_chooser
 
-    TIMINGS.mark("layout-CLIP load (a thread, while the server starts)")
     default_layout_chooser()
 
 

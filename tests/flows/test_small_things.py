@@ -110,6 +110,31 @@ def test_small_runs_build_in_this_process_and_big_ones_in_a_pool(monkeypatch):
     assert isinstance(make_task_runner("process", 2, n_docs=3), GuardedProcessPoolTaskRunner)
 
 
+def test_documents_go_to_the_pool_longest_first_and_complete_ones_first():
+    from flows.generate import submission_order
+    from ir.planner import planned_page_count
+    from ir.spec import demo_spec
+
+    spec = demo_spec(40, 12)
+    pages = {i: planned_page_count(spec, i) for i in range(12)}
+    assert len(set(pages.values())) > 1  # the order below has something to sort
+    order = submission_order(spec, list(range(12)), done={3, 7})
+    assert set(order[:2]) == {3, 7} and sorted(order) == list(range(12))
+    rest = order[2:]
+    assert [pages[i] for i in rest] == sorted((pages[i] for i in rest), reverse=True)
+    assert all(a < b for a, b in zip(rest, rest[1:], strict=False) if pages[a] == pages[b])
+
+
+def test_a_run_starts_nothing_early_for_a_corpus_that_looks_complete(corpus_copy, tmp_path):
+    from flows.run_start import looks_complete, start_early
+    from tests.corpus.conftest import tiny_spec
+
+    assert looks_complete(corpus_copy, tiny_spec()) and not looks_complete(corpus_copy, tiny_spec(seed=6))
+    assert not looks_complete(tmp_path / "empty", tiny_spec())
+    early = start_early(tiny_spec(), corpus_copy, 2, 2, "process", api_configured=False)
+    assert early.server is None and early.warm is None and not early.fork_server
+
+
 def test_the_report_is_kept_for_an_unchanged_corpus_and_redrawn_after_a_change(corpus_copy, tmp_path):
     from corpus.report import write_report
     from tests.flows.crafted import rehash_manifest
