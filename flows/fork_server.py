@@ -53,16 +53,10 @@ def start_fork_server() -> bool:
     from multiprocessing import forkserver
 
     quiet_resource_tracker()  # the fork server starts the tracker
-    saved = {k: os.environ.get(k) for k in ("SYNTHDOCQA_FORK_SERVER", "SYNTHDOCQA_FORK_SERVER_PARENT")}
-    os.environ.update(SYNTHDOCQA_FORK_SERVER="1", SYNTHDOCQA_FORK_SERVER_PARENT=str(os.getpid()))
-    try:
+    from flows.prefect_env import environ
+
+    with environ(SYNTHDOCQA_FORK_SERVER="1", SYNTHDOCQA_FORK_SERVER_PARENT=str(os.getpid())):
         forkserver.ensure_running()
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
     return True
 
 

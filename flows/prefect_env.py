@@ -131,6 +131,21 @@ class TemporaryServer:
 
 
 @contextmanager
+def environ(**values: str) -> Iterator[None]:
+    """Set environment variables for a block (child processes inherit them), then put back what was there."""
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+@contextmanager
 def _global_settings() -> Iterator[None]:
     """Make the current settings the process-wide ones too, for Prefect's own threads (a process pool's
     event forwarder reads the process-wide settings: without the API URL there it would start a second
@@ -161,18 +176,11 @@ def prefect_api(server: TemporaryServer | None = None) -> Iterator[str | None]:
         yield PREFECT_API_URL.value()
         return
     server = server or TemporaryServer()
-    saved = {k: os.environ.get(k) for k in ("PREFECT_API_URL", "PREFECT_LOGGING_TO_API_ENABLED")}
     try:
         url = server.start().wait()
-        os.environ["PREFECT_API_URL"] = url
-        os.environ["PREFECT_LOGGING_TO_API_ENABLED"] = "false"  # workers inherit the environment
-        with temporary_settings(updates={PREFECT_API_URL: url, PREFECT_LOGGING_TO_API_ENABLED: False}), \
+        with environ(PREFECT_API_URL=url, PREFECT_LOGGING_TO_API_ENABLED="false"), \
+                temporary_settings(updates={PREFECT_API_URL: url, PREFECT_LOGGING_TO_API_ENABLED: False}), \
                 _global_settings():
             yield url
     finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
         server.stop()
