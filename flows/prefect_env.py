@@ -13,15 +13,19 @@ while it stops is only noise: "Error logging to API").
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
+
+from flows.errors import OneLineError
 
 _GUARD = ("import ctypes, os, signal, sys\n"
           "if sys.platform.startswith('linux'):\n"
@@ -32,12 +36,24 @@ _GUARD = ("import ctypes, os, signal, sys\n"
 """Run as ``python -c _GUARD <parent pid> <python args...>``: ask for SIGKILL when the parent dies, then
 exec the real command (the request survives ``exec``)."""
 
-PORT_IN_USE = 3
-"""uvicorn's exit status when its port was taken between our check and its bind."""
+STARTUP_FAILED = 3
+"""uvicorn's exit status when the app did not start: its port was taken between our check and its bind
+(tried again on another port, a few times), or anything else (a database it cannot open: reported)."""
+PORT_TRIES = 5
 
 
-class ServerStartError(RuntimeError):
-    """The temporary API server exited or did not answer in time."""
+class ServerStartError(OneLineError):
+    """The temporary API server exited or did not answer in time (one line, naming the server's reason)."""
+
+
+_ERROR_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception)\b.*")
+
+
+def _reason(log: bytes) -> str:
+    """The last exception line of the server's output, else its last line."""
+    lines = [ln.strip() for ln in log.decode("utf-8", "replace").splitlines() if ln.strip()]
+    errors = [ln for ln in lines if _ERROR_LINE.match(ln)]
+    return (errors or lines or ["no output"])[-1]
 
 
 def _free_port() -> int:
@@ -72,6 +88,8 @@ class TemporaryServer:
         self.port: int | None = None
         self.process: subprocess.Popen | None = None
         self._ready = False
+        self._log = None  # the server's output: read for the reason when it does not start
+        self._tries = 0
 
     @property
     def api_url(self) -> str:
@@ -83,10 +101,15 @@ class TemporaryServer:
             env = {**os.environ, **_settings_env(), "PREFECT_UI_ENABLED": "0", "PREFECT__SERVER_EPHEMERAL": "1",
                    "PREFECT__SERVER_FINAL": "1"}
             env.pop("PREFECT_API_URL", None)
+            self._tries += 1
+            if self._log is not None:
+                self._log.close()
+            self._log = tempfile.TemporaryFile(prefix="synthdocqa-prefect-server-")
             args = [sys.executable, "-c", _GUARD, str(os.getpid()), "-m", "uvicorn",
                     "--app-dir", str(_prefect_package_dir()), "--factory", "prefect.server.api.server:create_app",
                     "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "error", "--lifespan", "on"]
-            self.process = subprocess.Popen(args, env=env, start_new_session=True)
+            self.process = subprocess.Popen(args, env=env, start_new_session=True, stdout=self._log,
+                                            stderr=subprocess.STDOUT)
         return self
 
     def wait(self, timeout: float | None = None) -> str:
@@ -100,12 +123,15 @@ class TemporaryServer:
         deadline = time.monotonic() + timeout
         while True:
             code = self.process.poll()
-            if code == PORT_IN_USE:  # lost the port to another process: start again on a new one
-                self.process = None
-                self.start()
-                continue
             if code is not None:
-                raise ServerStartError(f"the temporary Prefect API server exited with status {code}")
+                reason = self._output_reason()
+                if code == STARTUP_FAILED and "address already in use" in reason and self._tries < PORT_TRIES:
+                    self.process = None  # lost the port to another process: again on a new one
+                    self.start()
+                    continue
+                self.stop()
+                raise ServerStartError(f"the temporary Prefect API server did not start (exit status {code}): "
+                                       f"{reason}")
             try:
                 with urllib.request.urlopen(f"{self.api_url}/health", timeout=2) as resp:
                     if resp.status == 200:
@@ -114,20 +140,31 @@ class TemporaryServer:
             except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
                 pass
             if time.monotonic() > deadline:
+                reason = self._output_reason()
                 self.stop()
-                raise ServerStartError(f"the temporary Prefect API server did not answer within {timeout:.0f} s")
+                raise ServerStartError(f"the temporary Prefect API server did not answer within {timeout:.0f} s; "
+                                       f"its last words: {reason}")
             time.sleep(0.05)
+
+    def _output_reason(self) -> str:
+        if self._log is None:
+            return "no output"
+        self._log.flush()
+        self._log.seek(0)
+        return _reason(self._log.read())
 
     def stop(self) -> None:
         proc, self.process, self._ready = self.process, None, False
-        if proc is None or proc.poll() is not None:
-            return
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(timeout=10)
+        if self._log is not None:
+            self._log.close()
+            self._log = None
 
 
 @contextmanager

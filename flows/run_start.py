@@ -32,9 +32,18 @@ def in_process(runner: Runner, workers: int, n_docs: int) -> bool:
     return runner == "inline" or (runner == "process" and (workers == 1 or n_docs < small))
 
 
+TORCH_OVERRIDE_WARNING = r"Warning only once for all operators"
+"""torch's import registers its own kernel overrides (``torch._native``); imported in a thread while the
+main thread works (or exits, after a failed start), it now and then warns that it overrode a kernel it had
+registered itself. Harmless and not ours to fix, and it would be a second line under a one-line error."""
+
+
 def warm_up() -> None:
     """Import the document pipeline and load the layout-CLIP with its library embeddings (cached per process),
     so an in-process run does it while the Prefect API server starts."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message=TORCH_OVERRIDE_WARNING, category=UserWarning)
     from corpus.assemble import default_layout_chooser
 
     default_layout_chooser()

@@ -657,3 +657,30 @@ def test_a_document_file_that_is_not_utf8_or_not_json_is_named(corpus_copy):
         reader.qa("doc-00000")
     with pytest.raises(CorpusFileError, match="assertions.parquet: not a Parquet table"):
         reader.table("assertions.parquet")
+
+
+def test_an_api_server_that_cannot_start_is_one_line_naming_why(tmp_path, spec_file):
+    """uvicorn exits 3 both when its port was taken and when the app failed to start: only the first is
+    tried again; a database the server cannot open fails the run at once, naming the server's error."""
+    env = {**_env(tmp_path), "PREFECT_API_DATABASE_CONNECTION_URL": "sqlite+aiosqlite:////nonexistent/dir/x.db"}
+    t0 = time.time()
+    proc = subprocess.run([str(BIN / "synthdocqa"), "generate", "--spec", str(spec_file()), "--out",
+                           str(tmp_path / "c"), "--quiet"], cwd=tmp_path, env=env, capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 2, proc.stderr[-3000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr[-3000:]
+    assert "temporary Prefect API server did not start" in lines[0] and "unable to open database file" in lines[0]
+    assert time.time() - t0 < 120  # not a loop of restarts
+    assert not list((tmp_path / "c").glob("docs/*"))
+
+
+def test_the_servers_reason_is_its_last_exception_line():
+    from flows.prefect_env import _reason
+
+    log = (b"Traceback (most recent call last):\n  File \"x.py\", line 1\nsqlite3.OperationalError: boom\n\n"
+           b"The above exception was the direct cause of the following exception:\n"
+           b"sqlalchemy.exc.OperationalError: (sqlite3.OperationalError) unable to open database file\n"
+           b"12:00:00.000 | ERROR   | uvicorn.error - Application startup failed. Exiting.\n")
+    assert _reason(log) == "sqlalchemy.exc.OperationalError: (sqlite3.OperationalError) unable to open database file"
+    assert _reason(b"just a line\n") == "just a line" and _reason(b"") == "no output"
