@@ -220,4 +220,19 @@ def prefect_api(server: TemporaryServer | None = None) -> Iterator[str | None]:
                 _global_settings():
             yield url
     finally:
+        _flush_events()
         server.stop()
+
+
+def _flush_events(timeout: float = 5.0) -> None:
+    """Send the events Prefect still queues (the last task states, those the killed workers of a stopped run
+    forwarded) while the run's server is up. Left for the interpreter's exit they would go to a stopped
+    server, whose client reconnects for a minute or more before the process can end."""
+    if "prefect.events.worker" not in sys.modules:
+        return
+    from prefect.events.worker import EventsWorker
+
+    try:
+        EventsWorker.drain_all(timeout=timeout, at_exit=False)
+    except Exception:  # noqa: BLE001, S110 - best effort: the run's outcome is decided already
+        pass
