@@ -38,12 +38,17 @@ main thread works (or exits, after a failed start), it now and then warns that i
 registered itself. Harmless and not ours to fix, and it would be a second line under a one-line error."""
 
 
-def warm_up() -> None:
-    """Import the document pipeline and load the layout-CLIP with its library embeddings (cached per process),
-    so an in-process run does it while the Prefect API server starts."""
+def quiet_torch_import() -> None:
+    """Filter ``TORCH_OVERRIDE_WARNING`` in this process (before torch is imported off the main thread)."""
     import warnings
 
     warnings.filterwarnings("ignore", message=TORCH_OVERRIDE_WARNING, category=UserWarning)
+
+
+def warm_up() -> None:
+    """Import the document pipeline and load the layout-CLIP with its library embeddings (cached per process),
+    so an in-process run does it while the Prefect API server starts."""
+    quiet_torch_import()
     from corpus.assemble import default_layout_chooser
 
     default_layout_chooser()
@@ -55,7 +60,6 @@ class EarlyStart:
 
     server: TemporaryServer | None = None
     warm: threading.Thread | None = None
-    fork_server: bool = False
 
     def join_warm_up(self) -> None:
         if self.warm is not None:
@@ -95,5 +99,5 @@ def start_early(spec, out: str | os.PathLike[str], n_docs: int, workers: int, ru
         early.warm = threading.Thread(target=warm_up, name="warm-up", daemon=True)
         early.warm.start()
     elif runner == "process":
-        early.fork_server = start_fork_server()
+        start_fork_server()
     return early

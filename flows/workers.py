@@ -115,7 +115,7 @@ class GuardedProcessPoolTaskRunner(ProcessPoolTaskRunner):
     def __enter__(self):
         quiet_resource_tracker()
         runner = super().__enter__()  # Prefect's pool of spawned workers; none is started before a submit
-        self._forking = False
+        self._pool_chosen = False
         with _live_lock:
             _live[id(self)] = self
         return runner
@@ -128,9 +128,9 @@ class GuardedProcessPoolTaskRunner(ProcessPoolTaskRunner):
         """Before the first document: replace Prefect's spawning pool (no worker started yet) by one forked from
         the warm fork server, with the same worker initializer. Done at the first submit, not on entry: a
         worker enters a copy of this runner for every task it runs and must not pay for it."""
-        if self._forking or self._executor is None:
+        if self._pool_chosen or self._executor is None:
             return
-        self._forking = True
+        self._pool_chosen = True
         if not start_fork_server():  # started here (if not yet), by the thread that runs the flow
             return
         ctx = pool_context()

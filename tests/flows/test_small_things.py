@@ -132,7 +132,7 @@ def test_a_run_starts_nothing_early_for_a_corpus_that_looks_complete(corpus_copy
     assert looks_complete(corpus_copy, tiny_spec()) and not looks_complete(corpus_copy, tiny_spec(seed=6))
     assert not looks_complete(tmp_path / "empty", tiny_spec())
     early = start_early(tiny_spec(), corpus_copy, 2, 2, "process", api_configured=False)
-    assert early.server is None and early.warm is None and not early.fork_server
+    assert early.server is None and early.warm is None
 
 
 def test_the_report_is_kept_for_an_unchanged_corpus_and_redrawn_after_a_change(corpus_copy, tmp_path):
