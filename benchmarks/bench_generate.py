@@ -8,7 +8,7 @@
     reference : the full reference profile (100 docs, ~4,400 pages) with 2 workers: wall time, pages/s,
                 pages/doc, QA/page, assertions/QA and the QA mix by type and element.
 
-    .venv/bin/python benchmarks/bench_generate.py speedup --docs 24 --seeds 51,52,53
+    .venv/bin/python benchmarks/bench_generate.py speedup --docs 24 --seeds 51,52,53 [--pages demo+]
     .venv/bin/python benchmarks/bench_generate.py reference --out /tmp/reference
 """
 
@@ -52,13 +52,15 @@ def _cli(spec_file: Path, seed: int, out: Path, workers: int) -> float:
 
 
 def speedup(args) -> dict:
-    # demo+: the demo profile with more and longer documents (~8 pages each)
+    # demo: the demo profile as shipped (~3 pages a document); demo+: longer documents (~8 pages each)
     rows = []
     root = Path(tempfile.mkdtemp(prefix="bench-generate-"))
     try:
         spec_file = root / "demo-plus.json"
-        spec_file.write_text(json.dumps({"profile": "demo", "name": "demo-plus", "n_docs": args.docs,
-                                         "pages": {"mean": 8, "sigma": 0.3, "min": 4, "max": 14}}))
+        spec = {"profile": "demo", "name": "demo", "n_docs": args.docs}
+        if args.pages == "demo+":
+            spec.update(name="demo-plus", pages={"mean": 8, "sigma": 0.3, "min": 4, "max": 14})
+        spec_file.write_text(json.dumps(spec))
         for k, seed in enumerate(int(x) for x in args.seeds.split(",")):
             walls = {}
             for w in ((1, 2) if k % 2 == 0 else (2, 1)):
@@ -74,7 +76,7 @@ def speedup(args) -> dict:
     finally:
         shutil.rmtree(root, ignore_errors=True)
     ratios = [r["speedup"] for r in rows]
-    return {"docs": args.docs, "runs": rows, "speedup_median": statistics.median(ratios),
+    return {"docs": args.docs, "pages_profile": args.pages, "runs": rows, "speedup_median": statistics.median(ratios),
             "speedup_worst": min(ratios), "identical": all(r["identical"] for r in rows)}
 
 
@@ -99,6 +101,8 @@ def main() -> None:
     ap.add_argument("--docs", type=int, default=24)
     ap.add_argument("--seed", type=int, default=0, help="reference: the root seed")
     ap.add_argument("--seeds", default="51,52,53", help="speedup: comma-separated seeds, one pair of runs each")
+    ap.add_argument("--pages", choices=["demo", "demo+"], default="demo",
+                    help="speedup: document length: the demo profile's (~3 pages) or demo+ (~8 pages)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--out", default="out/reference")
     args = ap.parse_args()
