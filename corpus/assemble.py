@@ -71,7 +71,16 @@ def default_layout_chooser() -> Callable[[DocumentIR], DocumentIR]:
 
 def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[DocumentIR], DocumentIR] | None = None
                    ) -> BuiltDocument:
-    from degradations import degrade_page, encode_scan, map_boxes, sample_profile, scan_extension, scan_pdf
+    from degradations import (
+        DegradedPage,
+        degrade_page,
+        encode_scan,
+        map_boxes,
+        page_captures,
+        sample_profile,
+        scan_extension,
+        scan_pdf,
+    )
     from renderers import rasterize, render_document
 
     one_thread_per_worker()
@@ -81,13 +90,16 @@ def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[Docum
     n_pages = len(rmap.pages)
     # Scan parameters are sampled into the IR once the page count is known; every image below is a
     # pure function of the finished IR (replayable from ir.json).
-    profile = sample_profile(doc.perturbation.tier, n_pages, Rng(doc.seed, doc.seed_path).fork("scan"))
+    tier, device = doc.perturbation.tier, doc.perturbation.device
+    profile = sample_profile(tier, n_pages, Rng(doc.seed, doc.seed_path).fork("scan"), device,
+                             page_captures(spec.scan_plan, index, tier, device, n_pages))
     doc = doc.model_copy(update={"perturbation": profile})
     doc = DocumentIR.model_validate_json(doc.to_json())
     paths = DocFiles(doc.doc_id)
     files: dict[str, bytes] = {}
     page_images = rasterize(pdf, spec.dpi)
     transforms: dict[int, list] = {}
+    degraded_pages: dict[int, DegradedPage] = {}
     scans: list[bytes] = []
     page_recs: list[PageRecord] = []
     for i, (png, image) in enumerate(page_images, start=1):
@@ -95,29 +107,34 @@ def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[Docum
         page = profile.pages[i - 1]
         degraded = degrade_page(image, page, doc.seed, spec.dpi)
         transforms[i] = degraded.transforms
-        scan_bytes = encode_scan(degraded.image, profile.tier)
-        ext = scan_extension(profile.tier)
+        degraded_pages[i] = degraded
+        page_tier, page_device = profile.page_tier(page), profile.page_device(page)
+        scan_bytes = encode_scan(degraded.image, page_tier, device=page_device)
+        ext = scan_extension(page_tier, page_device)
         files[paths.scan_image(i, ext)] = scan_bytes
         scans.append(scan_bytes)
         rp = rmap.pages[i - 1]
         page_recs.append(PageRecord(doc_id=doc.doc_id, page_no=i, width_pt=rp.width, height_pt=rp.height,
                                     layout_id=rp.layout_id, image=paths.page_image(i),
                                     scan=paths.scan_image(i, ext),
-                                    n_spans=sum(1 for s in rmap.spans if s.page_no == i)))
+                                    n_spans=sum(1 for s in rmap.spans if s.page_no == i),
+                                    tier=page_tier, device=page_device))
 
     # Each span's box on the scan, by span index: its stored page-pixel box mapped through the page's
     # geometric stages.
     scan_boxes: list[ScanBox | None] = [None] * len(rmap.spans)
+    occluded: list[list[str]] = [[] for _ in rmap.spans]  # occluding stages that cover each span
     for page_no in sorted(transforms):
         idx = [k for k, s in enumerate(rmap.spans) if s.page_no == page_no]
         if not idx:
             continue
         px = [pdf_to_stored_px(rmap.spans[k].bbox, spec.dpi) for k in idx]
         quads, boxes = map_boxes(px, transforms[page_no])
-        for k, q, a in zip(idx, quads, boxes, strict=True):
+        for k, q, a, b in zip(idx, quads, boxes, px, strict=True):
             scan_boxes[k] = stored_scan_box(q, a)
+            occluded[k] = degraded_pages[page_no].occluded_by(b)
 
-    evidence = build_evidence(rmap, dpi=spec.dpi, scan_boxes=scan_boxes)
+    evidence = build_evidence(rmap, dpi=spec.dpi, scan_boxes=scan_boxes, occluded_by=occluded)
     qa, asr = derive_qa(doc, rmap, evidence, qa_per_page=spec.qa_per_page)
     qa_pages: dict[int, int] = {}
     for q in qa:
@@ -132,7 +149,7 @@ def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[Docum
     files[paths.assertions] = "".join(a.model_dump_json() + "\n" for a in asr).encode()
     record = DocRecord(
         doc_id=doc.doc_id, index=index, spec_hash=spec.spec_hash(), code_version=code_version(),
-        domain=doc.domain, recipe=doc.recipe, title=doc.title, tier=profile.tier, n_pages=n_pages,
+        domain=doc.domain, recipe=doc.recipe, title=doc.title, tier=profile.tier, device=profile.device, n_pages=n_pages,
         n_facts=len(doc.facts), n_spans=len(rmap.spans), n_qa=len(qa), n_assertions=len(asr), pages=page_recs,
         files={k: sha256_bytes(v) for k, v in sorted(files.items())})
     return BuiltDocument(doc=doc, files=files, record=record)

@@ -166,6 +166,8 @@ class PageRecord(Model):
     scan: str = Field(description="relative path of the scan image")
     n_spans: int = 0
     n_qa: int = 0
+    tier: str | None = Field(default=None, description="the page's scan tier (the document's when it has none)")
+    device: str | None = Field(default=None, description="the page's capture device")
 
 
 class DocRecord(Model):
@@ -179,6 +181,7 @@ class DocRecord(Model):
     recipe: str
     title: str
     tier: str
+    device: str = "flatbed"
     n_pages: int
     n_facts: int
     n_spans: int

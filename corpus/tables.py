@@ -96,6 +96,8 @@ def corpus_stats(records: list[DocRecord], qa: list[QAPair], asr: list[Assertion
         "by_domain": dict(sorted(Counter(r.domain for r in records).items())),
         "by_recipe": dict(sorted(Counter(r.recipe for r in records).items())),
         "by_tier": dict(sorted(Counter(r.tier for r in records).items())),
+        "pages_by_tier": dict(sorted(Counter(p.tier or r.tier for r in records for p in r.pages).items())),
+        "pages_by_device": dict(sorted(Counter(p.device or r.device for r in records for p in r.pages).items())),
         "qa_by_type": dict(sorted(Counter(q.qa_type for q in qa).items())),
         "qa_by_element": dict(sorted(Counter(q.element_type for q in qa).items())),
         "qa_by_difficulty": dict(sorted(Counter(q.difficulty for q in qa).items())),

@@ -6,22 +6,43 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import cv2
 import numpy as np
 
 from ir.document import PageDegradation, StageParams
 from ir.rng import Rng
+from ir.vocab import OCCLUDING_STAGES
 
 from .geometry import Transform, map_box, map_boxes
 from .stages import STAGES, GeometricStage, Plan, ResolutionStage, Stage, get_stage, reading_params, render
 from .tiers import REFERENCE_DPI
 
+OCCLUSION_LEVEL = 48
+"""Grey levels a mark must change a pixel by to count as covering it."""
+OCCLUSION_SHARE = 0.01
+"""Share of a box's pixels a mark must cover for the box to count as occluded by it."""
+
 
 @dataclass
 class DegradedPage:
-    """The scan image and the transforms that moved content (input pixels -> output pixels)."""
+    """The scan image, the transforms that moved content (input pixels -> output pixels), and where each
+    occluding stage (``ir.vocab.OCCLUDING_STAGES``) drew: a mask of the pixels it changed, in page pixels
+    (those stages run before any geometric one, so the mask lies in the page image's frame)."""
 
     image: np.ndarray
     transforms: list[Transform] = field(default_factory=list)
+    occlusion: dict[str, np.ndarray] = field(default_factory=dict)
+
+    def occluded_by(self, bbox_page_px: Sequence[float]) -> list[str]:
+        """The occluding stages whose marks cover at least ``OCCLUSION_SHARE`` of a page-pixel box."""
+        out = []
+        for name, mask in self.occlusion.items():
+            h, w = mask.shape
+            x0, y0 = max(int(np.floor(bbox_page_px[0])), 0), max(int(np.floor(bbox_page_px[1])), 0)
+            x1, y1 = min(int(np.ceil(bbox_page_px[2])), w), min(int(np.ceil(bbox_page_px[3])), h)
+            if x1 > x0 and y1 > y0 and np.count_nonzero(mask[y0:y1, x0:x1]) >= OCCLUSION_SHARE * (x1 - x0) * (y1 - y0):
+                out.append(name)
+        return out
 
     def map_box(self, bbox_px: Sequence[float], clip: bool = False) -> tuple[list[list[float]], list[float]]:
         return map_box(bbox_px, self.transforms, self._clip(clip))
@@ -87,6 +108,7 @@ def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) 
     transforms: list[Transform] = []
     plans: list[Plan] = []  # the pending run of adjacent geometric stages
     entered: list[tuple[ResolutionStage, int, int, Mapping[str, Any]]] = []  # (stage, width, height, params)
+    occlusion: dict[str, np.ndarray] = {}
     for stage, record in _enabled_stages(page):
         params = resolve_params(record.params, dpi)
         with reading_params(stage.name):
@@ -103,7 +125,10 @@ def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) 
                 entered.append((stage, w, h, params))
                 out = stage.enter(out, params)
             else:
+                before = out
                 out = stage.apply(out, params, rng.fork("stage", stage.name))
+                if stage.name in OCCLUDING_STAGES:
+                    occlusion[stage.name] = _changed(before, out)
     if plans:
         out, moved = render(out, plans)
         transforms.extend(moved)
@@ -112,4 +137,12 @@ def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) 
             out = res.leave(out, w, h, params)
     if out is image:  # nothing enabled (pristine): never hand back the caller's own array
         out = image.copy()
-    return DegradedPage(image=out, transforms=transforms)
+    return DegradedPage(image=out, transforms=transforms, occlusion=occlusion)
+
+
+def _changed(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """uint8 mask (0/1) of the pixels a stage changed by more than ``OCCLUSION_LEVEL`` in any channel."""
+    diff = cv2.absdiff(before, after)
+    if diff.ndim == 3:
+        diff = cv2.max(cv2.max(diff[:, :, 0], diff[:, :, 1]), diff[:, :, 2])
+    return (diff > OCCLUSION_LEVEL).astype(np.uint8)

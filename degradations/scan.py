@@ -12,21 +12,26 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from ir.vocab import TIERS
+from ir.vocab import DEVICES, TIERS
 
 from .tiers import SCAN_FORMAT
 
 
-def scan_format(tier: str) -> tuple[str, int | None]:
-    """(``"png"`` | ``"jpeg"``, quality) of the tier's scan file."""
+def scan_format(tier: str, device: str = "flatbed") -> tuple[str, int | None]:
+    """(``"png"`` | ``"jpeg"``, quality) of the scan file: by tier (PNG for pristine, JPEG at the tier's
+    quality), except a fax, always PNG (its 1-bit dots would smear in JPEG)."""
     if tier not in SCAN_FORMAT:
         raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIERS)}")
+    if device not in DEVICES:
+        raise ValueError(f"unknown device {device!r}; expected one of {', '.join(DEVICES)}")
+    if device == "fax":
+        return "png", None
     f = SCAN_FORMAT[tier]
     return f["format"], f.get("quality")
 
 
-def scan_extension(tier: str) -> str:
-    return ".png" if scan_format(tier)[0] == "png" else ".jpg"
+def scan_extension(tier: str, device: str = "flatbed") -> str:
+    return ".png" if scan_format(tier, device)[0] == "png" else ".jpg"
 
 
 def encode_image(image: np.ndarray, fmt: str, quality: int | None = None) -> bytes:
@@ -46,9 +51,9 @@ def encode_image(image: np.ndarray, fmt: str, quality: int | None = None) -> byt
     return buf.tobytes()
 
 
-def encode_scan(image: np.ndarray, tier: str, quality: int | None = None) -> bytes:
-    """The scan file of one page: PNG for pristine, JPEG at the tier's quality (or ``quality``) otherwise."""
-    fmt, q = scan_format(tier)
+def encode_scan(image: np.ndarray, tier: str, quality: int | None = None, device: str = "flatbed") -> bytes:
+    """The scan file of one page in its ``scan_format`` (``quality`` overrides the tier's JPEG quality)."""
+    fmt, q = scan_format(tier, device)
     return encode_image(image, fmt, quality if quality is not None else q)
 
 

@@ -1,4 +1,4 @@
-"""The five scan tiers as one data table: per stage, the probability it is on and its parameter ranges.
+"""The five scan tiers as one data table (the base of every device's recipe, ``devices.py``): per stage, the probability it is on and its parameter ranges.
 
 How to read a stage entry: ``"p"`` is the probability the stage is enabled on a page; ``"params"``
 maps a parameter name to its distribution:
@@ -20,7 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ir.vocab import STAGE_NAMES, TIERS
+BASE_STAGES: tuple[str, ...] = ("paper", "ink_bleed", "toner_fade", "halftone", "bleed_through", "stains", "fold",
+                                "skew", "warp", "lighting", "blur", "noise", "resample", "contrast", "jpeg")
+"""The stages of the base table (the flatbed's; ``devices.py`` adds the rest and each device's recipe)."""
 
 REFERENCE_DPI = 200
 
@@ -36,7 +38,7 @@ SCAN_FORMAT: dict[str, dict[str, Any]] = {
 _OFF: dict[str, Any] = {"p": 0.0, "params": {}}
 
 TIER_TABLE: dict[str, dict[str, dict[str, Any]]] = {
-    "pristine": {name: _OFF for name in STAGE_NAMES},
+    "pristine": {name: _OFF for name in BASE_STAGES},
     "good": {
         "paper": {"p": 1.0, "params": {"tint_r": [0.98, 1.0], "tint_g": [0.97, 0.995], "tint_b": [0.95, 0.985],
                                        "fibre": [0.005, 0.02], "blotch": [0.0, 0.015], "fibre_px": [1.5, 3.0]}},
@@ -158,8 +160,8 @@ TIER_TABLE: dict[str, dict[str, dict[str, Any]]] = {
 
 
 def tier_table(tier: str) -> dict[str, dict[str, Any]]:
-    """The stage table of one tier; unknown tier names are an error that lists the valid ones."""
-    try:
-        return TIER_TABLE[tier]
-    except KeyError:
-        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIERS)}") from None
+    """Every stage's entry at ``tier`` for a flatbed scan (``devices.stage_table``); unknown tier names are
+    an error that lists the valid ones."""
+    from .devices import stage_table
+
+    return stage_table("flatbed", tier)

@@ -38,6 +38,28 @@ COMMAND_MODULES: tuple[str, ...] = (
     "flows.commands.llm",
 )
 
+COMMAND_OWNERS: dict[str, str] = {
+    "plan": "flows.commands.plan",
+    "domains": "flows.commands.plan",
+    "generate": "flows.commands.corpus",
+    "verify": "flows.commands.corpus",
+    "reproduce": "flows.commands.corpus",
+    "serve": "flows.commands.serve",
+    "layouts": "flows.commands.layouts",
+    "render": "flows.commands.render",
+    "judge": "flows.commands.judge",
+    "degrade": "flows.commands.degrade",
+    "osce": "flows.commands.osce",
+    "export": "flows.commands.export",
+    "report": "flows.commands.report",
+    "lint": "flows.commands.lint",
+    "legibility": "flows.commands.legibility",
+    "llm": "flows.commands.llm",
+}
+"""The module of ``COMMAND_MODULES`` that registers each command: a run of a listed command imports only
+that module (registering them all imports corpus, renderers and pydantic, a large share of a quick command's
+CPU time). A command not listed here, or one its module turns out not to register, gets the full parser."""
+
 MAX_SEED = 2**63 - 1
 """Seeds are non-negative 63-bit integers (``ir.spec.CorpusSpec.seed``)."""
 
@@ -53,19 +75,39 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _VersionAction(argparse._VersionAction):
+    """``--version``, reading the installed version (``importlib.metadata``) only when asked for."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # noqa: ANN001, ANN204 - argparse's
+        self.version = f"%(prog)s {_version()}"
+        super().__call__(parser, namespace, values, option_string)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``synthdocqa`` parser; given the ``command`` about to run, with only that command's module
+    registered (``COMMAND_OWNERS``): the same parse, without importing every other command's module."""
+    owner = COMMAND_OWNERS.get(command) if command is not None else None
+    modules = (owner,) if owner in COMMAND_MODULES else COMMAND_MODULES
     parser = _Parser(
         prog="synthdocqa",
         description="Seeded synthetic enterprise-document QA corpora, scan degradation and judge flows.",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     parser.add_argument("--debug", action="store_true",
                         help="show the traceback of an unexpected error (also accepted after the command)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
-    for name in COMMAND_MODULES:
+    for name in modules:
         importlib.import_module(name).register(sub)
+    if modules != COMMAND_MODULES and command not in sub.choices:  # COMMAND_OWNERS is out of date
+        return build_parser()
     return parser
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command named by ``argv`` (``--debug`` already taken out): its first argument, unless that is an
+    option (``--help``, ``--version``, ``--``), which the full parser handles."""
+    return argv[0] if argv and not argv[0].startswith("-") else None
 
 
 def _version() -> str:
@@ -191,7 +233,7 @@ def _stopped(command: str, signum: int, hint: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv, debug = _pop_debug(list(sys.argv[1:] if argv is None else argv))
-    parser = build_parser()
+    parser = build_parser(_command_of(argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit:  # --help, --version or a usage error: make sure a closed pipe stays quiet

@@ -44,7 +44,7 @@ from .document import DocumentIR, PagePlan, PerturbationProfile
 from .domains import DEFAULT_TABLES, DOMAIN_BY_SLUG, DOMAINS, RECIPE_BY_SLUG, Domain, Recipe
 from .rng import Rng
 from .spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
-from .vocab import TIERS, ElementType
+from .vocab import DEVICES, TIERS, ElementType
 
 LONG_TABLE_MIN_PAGES = 20
 LONG_TABLE_P = 0.05
@@ -297,6 +297,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     domain = domain_for(spec, index)
     recipe, n_pages = recipe_and_pages(spec, index)
     tier = weighted(root.fork("tier"), spec.tier_mix, TIERS)
+    device = weighted(root.fork("device"), spec.device_mix, DEVICES)
     style_family = root.fork("style").choice(domain.style_families)
     cal = root.fork("calendar")
     currency = domain.currency if cal.bernoulli(0.8) else cal.choice(("USD", "EUR", "GBP"))
@@ -368,7 +369,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         doc_id=f"doc-{index:05d}", index=index, seed=spec.seed, seed_path=["doc", index], domain=domain.slug,
         recipe=recipe.slug, title=title, topic_brief=brief, style_family=style_family,
         reference=ctx.doc_reference(), as_at=anchor, entities=book.entities,
-        facts=book.facts, pages=pages, perturbation=PerturbationProfile(tier=tier, pages=[]))
+        facts=book.facts, pages=pages, perturbation=PerturbationProfile(tier=tier, device=device, pages=[]))
 
 
 def plan_corpus(spec: CorpusSpec, indices: list[int] | None = None) -> Iterator[DocumentIR]:

@@ -24,6 +24,8 @@ class Evidence(Model):
     bbox_page_px: BBox | None = Field(default=None, description="box on the clean page image (dpi/72)")
     scan_quad: Quad | None = Field(default=None, description="quad on the scan image after geometric stages")
     scan_bbox: BBox | None = None
+    occluded_by: list[str] = Field(default_factory=list, description="scan stages whose marks (punch holes, "
+                                   "staples, handwriting, highlighter, watermark) cover part of the box on the scan")
 
 
 class StringAnswer(Model):

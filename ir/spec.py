@@ -10,7 +10,7 @@ from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from .base import Model
 from .domains import DOMAIN_BY_SLUG, RECIPE_BY_SLUG
-from .vocab import ELEMENT_TYPES, TIERS
+from .vocab import DEVICES, ELEMENT_TYPES, TIERS
 
 MAX_PAGES_PER_DOC = 400
 """Longest document a spec may ask for (the reference profile's longest is 120 pages)."""
@@ -60,6 +60,10 @@ DomainName = Annotated[str, _known(DOMAIN_BY_SLUG, "domain")]
 RecipeName = Annotated[str, _known(RECIPE_BY_SLUG, "recipe")]
 
 
+DEFAULT_DEVICE_MIX = {"flatbed": 0.45, "photocopy": 0.25, "fax": 0.1, "phone": 0.2}
+"""How an office's scans come about: mostly the flatbed/ADF, then copies, phone photos, faxes."""
+
+
 class CorpusSpec(Model):
     name: str = Field(default="corpus", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
     seed: int = Field(ge=0, lt=2**63)
@@ -73,6 +77,11 @@ class CorpusSpec(Model):
     element_mix: dict[str, float] = Field(description="weights of QA-bearing element types")
     blocks_per_page: float = Field(default=2.4, gt=0, le=12, description="mean QA-bearing blocks per page")
     tier_mix: dict[str, float] = Field(default_factory=lambda: {t: 1.0 for t in TIERS})
+    device_mix: dict[str, float] = Field(default_factory=lambda: dict(DEFAULT_DEVICE_MIX),
+                                         description="weights of capture devices (flatbed, photocopy, fax, phone)")
+    scan_plan: Literal["document", "cycle"] = Field(
+        default="document", description="document: every page takes its document's tier and device; cycle: "
+        "pages cycle through the tiers and devices (a few short documents show every one)")
     dpi: int = Field(default=150, ge=36, le=600, description="raster dpi of page images")
     scan_dpi: int = Field(default=150, ge=36, le=600, description="dpi of scan images")
     qa_per_page: float = Field(default=3.8, gt=0, le=50, description="target QA pairs per page")
@@ -112,6 +121,11 @@ class CorpusSpec(Model):
     def _tiers(cls, v: dict[str, float]) -> dict[str, float]:
         return _check_weights("tiers", v, TIERS)
 
+    @field_validator("device_mix")
+    @classmethod
+    def _devices(cls, v: dict[str, float]) -> dict[str, float]:
+        return _check_weights("devices", v, DEVICES)
+
     def spec_hash(self) -> str:
         """Stable hash of the spec (for caching and the manifest)."""
         canon = json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
@@ -138,9 +152,10 @@ expense claims: 1-6 pages) only come up where a document is that short."""
 
 
 def demo_spec(seed: int = 0, n_docs: int = 3) -> CorpusSpec:
-    """Small corpus for the embedded default and tests: a few pages per document."""
+    """Small corpus for the embedded default and tests: a few pages per document, the pages cycling through
+    every scan tier and capture device."""
     return CorpusSpec(
-        name="demo", seed=seed, n_docs=n_docs, profile="demo",
+        name="demo", seed=seed, n_docs=n_docs, profile="demo", scan_plan="cycle",
         pages=PageCountDist(mean=3, sigma=0.25, min=2, max=5),
         element_mix=dict(REFERENCE_ELEMENT_MIX),
     )

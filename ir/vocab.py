@@ -40,11 +40,17 @@ QUANTITIES: tuple[Quantity, ...] = get_args(Quantity)
 (``ir.semantics`` holds the rules)."""
 
 StageName = Literal[
-    "paper", "ink_bleed", "toner_fade", "halftone", "bleed_through", "stains", "fold", "skew", "warp",
-    "lighting", "blur", "noise", "resample", "contrast", "jpeg",
+    "paper", "watermark", "ink_bleed", "toner_fade", "halftone", "markup", "binding_marks", "bleed_through",
+    "stains", "fold", "double_feed", "skew", "warp", "scanner_lines", "roller_marks", "lighting", "moire", "blur",
+    "noise", "colour_shift", "resample", "contrast", "dither", "jpeg",
 ]
 STAGE_NAMES: tuple[StageName, ...] = get_args(StageName)
-"""Degradation stages in physical order (paper first, the scanner's encoder last)."""
+"""Degradation stages in physical order: the sheet and what is on it (print, marks, binding, stains),
+its travel through the device (double feed, skew, warp), the sensor (lines, rollers, light, moire, blur,
+noise, colour registration, resolution), the device's output (contrast, 1-bit fax, JPEG)."""
+
+OCCLUDING_STAGES: tuple[StageName, ...] = ("watermark", "markup", "binding_marks")
+"""Stages that draw over the page: the evidence boxes they cover are recorded (``Evidence.occluded_by``)."""
 
 StyleFamily = Literal["corporate", "modern", "classic", "technical", "government"]
 STYLE_FAMILIES: tuple[StyleFamily, ...] = get_args(StyleFamily)

@@ -1,4 +1,4 @@
-"""The registry of the 15 scan stages, in physical order (the order of ``ir.vocab.STAGE_NAMES``).
+"""The registry of the scan stages, in physical order (the order of ``ir.vocab.STAGE_NAMES``).
 
 Every entry follows one protocol (``protocol.Stage``): ``sample`` from the tier table, a pure
 ``apply(image, params, rng)``, ``plan`` for the geometric ones, ``enter``/``leave`` for the one that
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from ir.vocab import STAGE_NAMES, StageName
+from ir.vocab import OCCLUDING_STAGES, STAGE_NAMES, StageName
 
-from . import capture, geometric, surface
+from . import capture, geometric, office, surface
 from .protocol import (
     GeometricStage,
     PixelStage,
@@ -26,32 +26,45 @@ from .protocol import (
 
 _REGISTRY: tuple[Stage, ...] = (
     PixelStage("paper", surface.paper),
+    PixelStage("watermark", office.watermark),
     PixelStage("ink_bleed", surface.ink_bleed),
     PixelStage("toner_fade", surface.toner_fade),
     PixelStage("halftone", surface.halftone),
+    PixelStage("markup", office.markup),
+    PixelStage("binding_marks", office.binding_marks),
     PixelStage("bleed_through", surface.bleed_through),
     PixelStage("stains", surface.stains),
     PixelStage("fold", surface.fold),
+    PixelStage("double_feed", office.double_feed),
     GeometricStage("skew", geometric.plan_skew),
     GeometricStage("warp", geometric.plan_warp),
+    PixelStage("scanner_lines", office.scanner_lines),
+    PixelStage("roller_marks", office.roller_marks),
     PixelStage("lighting", capture.lighting),
+    PixelStage("moire", office.moire),
     PixelStage("blur", capture.blur),
     PixelStage("noise", capture.noise),
+    PixelStage("colour_shift", office.colour_shift),
     ResolutionStage("resample", capture.resample_down, capture.resample_up),
     PixelStage("contrast", capture.contrast),
+    PixelStage("dither", office.dither),
     PixelStage("jpeg", capture.jpeg),
 )
 
 
 def _check(registry: tuple[Stage, ...]) -> None:
     """The registry is the vocabulary, in order; no geometric stage runs at a changed resolution
-    (boxes map through the geometric stages at page size only)."""
+    (boxes map through the geometric stages at page size only); occluding stages come before the
+    geometric ones."""
     names = tuple(s.name for s in registry)
     if names != STAGE_NAMES:
         raise RuntimeError(f"stage registry {names} differs from ir.vocab.STAGE_NAMES {STAGE_NAMES}")
     first = next((i for i, s in enumerate(registry) if s.changes_resolution), len(registry))
     if any(s.geometric for s in registry[first:]):
         raise RuntimeError("a geometric stage comes after a stage that changes the working resolution")
+    first_geometric = next(i for i, s in enumerate(registry) if s.geometric)
+    if any(s.name in OCCLUDING_STAGES for s in registry[first_geometric:]):
+        raise RuntimeError("an occluding stage comes after a geometric one (its mask must be in page pixels)")
 
 
 _check(_REGISTRY)

@@ -7,6 +7,8 @@ what makes them smooth and what keeps a 200-dpi Letter page well under the time 
 
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -67,11 +69,55 @@ def gray(img: np.ndarray) -> np.ndarray:
     return img if img.ndim == 2 else cv2.cvtColor(img, cv2.COLOR_RGB2GRAY)
 
 
+# Cephes ``ndtri`` (S. L. Moshier), the algorithm behind ``scipy.special.ndtri``, for exp(-32) < p < 1 - exp(-32):
+# the same coefficients and operation order give scipy's float64 values bit for bit on the table below
+# (tests/degradations/test_degrade_cli_imports.py checks), without importing scipy (~0.2 s) per process.
+_NDTRI_EXPM2 = 0.13533528323661269189  # exp(-2)
+_NDTRI_S2PI = 2.50662827463100050242  # sqrt(2 pi)
+_NDTRI_P0 = (-5.99633501014107895267e1, 9.80010754185999661536e1, -5.66762857469070293439e1,
+             1.39312609387279679503e1, -1.23916583867381258016e0)
+_NDTRI_Q0 = (1.95448858338141759834e0, 4.67627912898881538453e0, 8.63602421390890590575e1,
+             -2.25462687854119370527e2, 2.00260212380060660359e2, -8.20372256168333339912e1,
+             1.59056225126211695515e1, -1.18331621121330003142e0)
+_NDTRI_P1 = (4.05544892305962419923e0, 3.15251094599893866154e1, 5.71628192246421288162e1,
+             4.40805073893200834700e1, 1.46849561928858024014e1, 2.18663306850790267539e0,
+             -1.40256079171354495875e-1, -3.50424626827848203418e-2, -8.57456785154685413611e-4)
+_NDTRI_Q1 = (1.57799883256466749731e1, 4.53907635128879210584e1, 4.13172038254672030440e1,
+             1.50425385692907503408e1, 2.50464946208309415979e0, -1.42182922854787788574e-1,
+             -3.80806407691578277194e-2, -9.33259480895457427372e-4)
+
+
+def _polevl(x: float, coef: tuple[float, ...], monic: bool = False) -> float:
+    """Horner's rule, highest power first; ``monic``: an implied leading 1 (cephes ``p1evl``)."""
+    acc = x + coef[0] if monic else coef[0]
+    for c in coef[1:]:
+        acc = acc * x + c
+    return acc
+
+
+def _ndtri(p: float) -> float:
+    """The standard-normal quantile of ``p`` (cephes ``ndtri``), for exp(-32) < p < 1 - exp(-32)."""
+    y, upper = p, False
+    if y > 1.0 - _NDTRI_EXPM2:
+        y, upper = 1.0 - y, True
+    if y > _NDTRI_EXPM2:
+        y = y - 0.5
+        y2 = y * y
+        x = y + y * (y2 * _polevl(y2, _NDTRI_P0) / _polevl(y2, _NDTRI_Q0, monic=True))
+        return x * _NDTRI_S2PI
+    if not y > 1.2664165549e-14:  # exp(-32): cephes switches to a third rational function there
+        raise ValueError(f"_ndtri: p={p!r} outside (exp(-32), 1 - exp(-32))")
+    x = math.sqrt(-2.0 * math.log(y))
+    x0 = x - math.log(x) / x
+    z = 1.0 / x
+    x1 = z * _polevl(z, _NDTRI_P1) / _polevl(z, _NDTRI_Q1, monic=True)
+    x = x0 - x1
+    return x if upper else -x
+
+
 def _normal_quantiles() -> np.ndarray:
     """256 standard-normal quantiles at (k + 0.5) / 256: a byte through this table is ~N(0, 1)."""
-    from scipy.special import ndtri
-
-    return ndtri((np.arange(256) + 0.5) / 256.0)
+    return np.array([_ndtri(float(p)) for p in (np.arange(256) + 0.5) / 256.0], dtype=np.float64)
 
 
 _QUANTILES = _normal_quantiles()

@@ -86,11 +86,14 @@ def resample_up(small: np.ndarray, width: int, height: int, p: Params) -> np.nda
 
 
 def contrast(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
-    """Tone curve (gamma, gain about mid-grey, bias) as one LUT; ``binarize`` = fax-style threshold."""
+    """Tone curve (gamma, gain about mid-grey, bias) as one LUT; ``binarize`` = a hard threshold; ``grey``
+    (optional, photocopies) = a monochrome device: the curve is applied to the luma, kept in 3 channels."""
     x = np.arange(256, dtype=np.float64) / 255.0
     v = 255.0 * np.power(x, float(p["gamma"]))
     v = (v - 128.0) * float(p["gain"]) + 128.0 + float(p["bias"])
     lut = np.clip(np.round(v), 0, 255).astype(np.uint8)
+    if p.get("grey") and img.ndim == 3:
+        img = like_image(gray(img), img)
     out = cv2.LUT(img, lut)
     if p["binarize"]:
         _, bw = cv2.threshold(gray(out), float(p["threshold"]), 255, cv2.THRESH_BINARY)

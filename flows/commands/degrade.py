@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from flows.cli import MAX_SEED, CliError, check_range, check_writable
-from ir.files import atomic_write_bytes
 
 _IMAGE_SUFFIXES = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".pdf": "pdf"}
 
@@ -33,6 +32,7 @@ def _degrade(args: argparse.Namespace) -> int:
     import numpy as np
 
     from degradations import degrade_page, encode_image, encode_scan, sample_profile, scan_pdf
+    from ir.files import atomic_write_bytes
     from ir.rng import Rng
     from ir.vocab import TIERS
 

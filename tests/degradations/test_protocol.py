@@ -17,10 +17,10 @@ from degradations import (
     resolve_params,
     sample_stage,
 )
-from degradations.tiers import TIER_TABLE
+from degradations.devices import stage_table
 from ir.document import PageDegradation, StageParams
 from ir.rng import Rng
-from ir.vocab import STAGE_NAMES, TIERS
+from ir.vocab import DEVICES, STAGE_NAMES, TIERS
 
 from .pages import check_markers, marker_grid, marker_page, text_page
 
@@ -49,15 +49,16 @@ def test_registry_is_the_vocabulary_in_physical_order():
 
 
 @pytest.mark.parametrize("name", STAGE_NAMES)
-def test_sampling_follows_the_tier_table(name):
+def test_sampling_follows_the_device_tables(name):
     stage = STAGES[name]
-    for tier in TIERS:
-        entry = TIER_TABLE[tier][name]
-        a = stage.sample(entry, Rng(4, ("test", tier, name)))
-        assert a == stage.sample(entry, Rng(4, ("test", tier, name)))  # deterministic
-        assert a.name == name and bool(a.params) == a.enabled
-        if a.enabled:
-            assert list(a.params) == list(entry["params"])
+    for device in DEVICES:
+        for tier in TIERS:
+            entry = stage_table(device, tier)[name]
+            a = stage.sample(entry, Rng(4, ("test", tier, name)))
+            assert a == stage.sample(entry, Rng(4, ("test", tier, name)))  # deterministic
+            assert a.name == name and bool(a.params) == a.enabled
+            if a.enabled:
+                assert list(a.params) == list(entry["params"])
     off = stage.sample({"p": 0.0, "params": {"x": [0.0, 1.0]}}, Rng(0))
     assert not off.enabled and off.params == {}
 

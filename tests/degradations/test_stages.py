@@ -6,10 +6,11 @@ import numpy as np
 import pytest
 
 from degradations import apply_stage, sample_stage
+from degradations.devices import stage_table
 from degradations.tiers import TIER_TABLE
 from ir.document import StageParams
 from ir.rng import Rng
-from ir.vocab import STAGE_NAMES, TIERS
+from ir.vocab import DEVICES, STAGE_NAMES, TIERS
 
 from .pages import text_page
 
@@ -80,13 +81,20 @@ def test_unknown_stage_and_missing_param_are_clear_errors():
         apply_stage(PAGE, StageParams(name="blur", enabled=True, params={"sigma_px": 1.0}), Rng(0), dpi=100)
 
 
-def test_tier_table_covers_every_stage_and_tier():
+def test_device_tables_cover_every_stage_and_tier():
     assert tuple(TIER_TABLE) == TIERS
-    for tier, table in TIER_TABLE.items():
-        assert tuple(table) == STAGE_NAMES, tier
-        for name, entry in table.items():
-            assert 0.0 <= entry["p"] <= 1.0, (tier, name)
-    assert all(e["p"] == 0.0 for e in TIER_TABLE["pristine"].values())
-    # harder tiers switch on at least as many stages on average
-    expected = [sum(e["p"] for e in TIER_TABLE[t].values()) for t in TIERS]
-    assert expected == sorted(expected)
+    for device in DEVICES:
+        for tier in TIERS:
+            table = stage_table(device, tier)
+            assert tuple(table) == STAGE_NAMES, (device, tier)
+            for name, entry in table.items():
+                assert 0.0 <= entry["p"] <= 1.0, (device, tier, name)
+                assert not entry["p"] or entry["params"], (device, tier, name)  # an enabled stage has params
+        assert all(e["p"] == 0.0 for e in stage_table(device, "pristine").values())
+        # harder tiers switch on at least as many stages on average
+        expected = [sum(e["p"] for e in stage_table(device, t).values()) for t in TIERS]
+        assert expected == sorted(expected), device
+    with pytest.raises(ValueError, match="unknown device 'scanner'"):
+        stage_table("scanner", "good")
+    with pytest.raises(ValueError, match="unknown tier 'bad'"):
+        stage_table("fax", "bad")

@@ -40,7 +40,7 @@ def test_fixture_qa_bytes_are_pinned():
     for x in qa + asr:
         h.update(x.to_json().encode())
     assert (len(qa), len(asr)) == (36, 48)
-    assert h.hexdigest() == "6c92618e61b44d132e2abe43f7941c364af1b35377a43cf3c1a3d3ec0fcacb72"
+    assert h.hexdigest() == "2048d8b37482b5a224b7f18464e24e65554722446d724cdca5ed7029e04d5178"
 
 
 def test_scan_boxes_travel_by_span_index():

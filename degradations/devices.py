@@ -1,0 +1,197 @@
+"""Capture devices: the top of the perturbation profile. A device is a recipe of stages; the tier is the
+severity within it.
+
+* ``flatbed``: a sheet on the glass of a flatbed or ADF scanner (the original tier table, ``tiers.py``).
+* ``photocopy``: a copy of a copy, then scanned: grey, sharp and contrasty, toner streaks and dropouts,
+  dirty-roller bands, scanner lines, now and then a double feed.
+* ``fax``: a fax received and scanned: 1-bit error-diffused at fax resolution (standard 200x100 dpi, fine
+  200x200), feed skew, line noise; stored as PNG (JPEG would smear the 1-bit dots).
+* ``phone``: a phone photo of the page: perspective, curl, uneven light and shadow, vignetting, motion
+  blur, sensor noise, moire from the print screen, colour fringes, strong JPEG.
+
+What the sheet itself carries - punch holes and staples, handwriting and highlighter, a watermark - does
+not depend on the device: those stages come from one table by tier (``SHEET``) in every device.
+``pristine`` is the digital original in every device (no stage on).
+
+A device table has the form of a tier table (``tiers.py`` explains the entries); ``stage_table`` merges
+the base table of the tier, the sheet marks and the device's overrides, and lists every stage of
+``ir.vocab.STAGE_NAMES`` (absent ones off).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ir.vocab import DEVICES, STAGE_NAMES, TIERS
+
+from .tiers import TIER_TABLE
+
+_OFF: dict[str, Any] = {"p": 0.0, "params": {}}
+
+_HOLES = {"holes": {"choice": [0, 2, 3]}, "hole_side": {"choice": ["left", "top"]}, "hole_px": [22.0, 30.0]}
+
+SHEET: dict[str, dict[str, dict[str, Any]]] = {
+    "good": {
+        "binding_marks": {"p": 0.15, "params": {**_HOLES, "staple": {"p": 0.3}, "clip": {"p": 0.1}}},
+        "markup": {"p": 0.1, "params": {"n_highlights": {"int": [0, 1]}, "n_scribbles": {"int": [0, 1]},
+                                        "highlight_px": [26.0, 34.0], "pen": {"choice": ["blue", "black"]}}},
+        "watermark": {"p": 0.05, "params": {"text": {"choice": ["CONFIDENTIAL", "COPY", "DRAFT"]},
+                                            "opacity": [0.06, 0.1], "angle_deg": [25.0, 50.0]}},
+    },
+    "fair": {
+        "binding_marks": {"p": 0.3, "params": {**_HOLES, "staple": {"p": 0.4}, "clip": {"p": 0.15}}},
+        "markup": {"p": 0.25, "params": {"n_highlights": {"int": [0, 2]}, "n_scribbles": {"int": [0, 2]},
+                                         "highlight_px": [26.0, 36.0], "pen": {"choice": ["blue", "black"]}}},
+        "watermark": {"p": 0.1, "params": {"text": {"choice": ["CONFIDENTIAL", "COPY", "DRAFT"]},
+                                           "opacity": [0.08, 0.14], "angle_deg": [25.0, 50.0]}},
+    },
+    "degraded": {
+        "binding_marks": {"p": 0.45, "params": {**_HOLES, "staple": {"p": 0.5}, "clip": {"p": 0.2}}},
+        "markup": {"p": 0.4, "params": {"n_highlights": {"int": [1, 2]}, "n_scribbles": {"int": [1, 3]},
+                                        "highlight_px": [28.0, 38.0], "pen": {"choice": ["blue", "black"]}}},
+        "watermark": {"p": 0.15, "params": {"text": {"choice": ["CONFIDENTIAL", "COPY", "DRAFT"]},
+                                            "opacity": [0.1, 0.18], "angle_deg": [25.0, 50.0]}},
+    },
+    "poor": {
+        "binding_marks": {"p": 0.6, "params": {**_HOLES, "staple": {"p": 0.6}, "clip": {"p": 0.25}}},
+        "markup": {"p": 0.6, "params": {"n_highlights": {"int": [1, 3]}, "n_scribbles": {"int": [2, 4]},
+                                        "highlight_px": [28.0, 40.0], "pen": {"choice": ["blue", "black"]}}},
+        "watermark": {"p": 0.2, "params": {"text": {"choice": ["CONFIDENTIAL", "COPY", "DRAFT"]},
+                                           "opacity": [0.12, 0.22], "angle_deg": [25.0, 50.0]}},
+    },
+}
+
+
+def _lines(n: list[int], dark: list[float]) -> dict[str, Any]:
+    return {"n_lines": {"int": n}, "darkness": dark, "width_px": [1.0, 2.5], "orientation": {"choice": ["v"]}}
+
+
+FLATBED: dict[str, dict[str, dict[str, Any]]] = {
+    "good": {"scanner_lines": {"p": 0.05, "params": _lines([1, 1], [0.1, 0.25])}},
+    "fair": {"scanner_lines": {"p": 0.1, "params": _lines([1, 2], [0.15, 0.3])},
+             "moire": {"p": 0.1, "params": {"period_px": [5.0, 8.0], "angle_deg": [-8.0, 8.0], "strength": [0.03, 0.06]}}},
+    "degraded": {"scanner_lines": {"p": 0.2, "params": _lines([1, 3], [0.2, 0.4])},
+                 "moire": {"p": 0.2, "params": {"period_px": [5.0, 9.0], "angle_deg": [-10.0, 10.0],
+                                                "strength": [0.04, 0.08]}},
+                 "colour_shift": {"p": 0.2, "params": {"shift_px": [0.8, 1.6]}}},
+    "poor": {"scanner_lines": {"p": 0.3, "params": _lines([2, 4], [0.25, 0.5])},
+             "moire": {"p": 0.3, "params": {"period_px": [5.0, 10.0], "angle_deg": [-12.0, 12.0],
+                                            "strength": [0.05, 0.1]}},
+             "colour_shift": {"p": 0.3, "params": {"shift_px": [1.0, 2.5]}}},
+}
+"""What a flatbed adds to the base tier table: sensor lines, moire on halftoned print, colour fringes."""
+
+
+def _copy_contrast(gain: list[float], binarize: float, threshold: list[int]) -> dict[str, Any]:
+    return {"p": 1.0, "params": {"gamma": [0.9, 1.1], "gain": gain, "bias": [-6.0, 6.0], "binarize": {"p": binarize},
+                                 "threshold": threshold, "grey": True}}
+
+
+PHOTOCOPY: dict[str, dict[str, dict[str, Any]]] = {
+    "good": {"contrast": _copy_contrast([1.15, 1.3], 0.0, [128, 128]),
+             "roller_marks": {"p": 0.2, "params": {"period": [0.2, 0.35], "strength": [0.04, 0.08], "band_px": [8.0, 16.0]}},
+             "scanner_lines": {"p": 0.15, "params": _lines([1, 1], [0.15, 0.3])},
+             "lighting": _OFF, "halftone": _OFF, "jpeg": _OFF},
+    "fair": {"contrast": _copy_contrast([1.25, 1.45], 0.1, [120, 150]),
+             "roller_marks": {"p": 0.4, "params": {"period": [0.2, 0.35], "strength": [0.06, 0.12], "band_px": [8.0, 20.0]}},
+             "scanner_lines": {"p": 0.3, "params": _lines([1, 2], [0.2, 0.4])},
+             "double_feed": {"p": 0.05, "params": {"dx": [-0.01, 0.01], "dy": [0.005, 0.02], "alpha": [0.1, 0.2]}},
+             "lighting": _OFF, "jpeg": _OFF},
+    "degraded": {"contrast": _copy_contrast([1.35, 1.6], 0.25, [110, 160]),
+                 "roller_marks": {"p": 0.6, "params": {"period": [0.15, 0.3], "strength": [0.08, 0.16],
+                                                       "band_px": [10.0, 24.0]}},
+                 "scanner_lines": {"p": 0.5, "params": _lines([1, 3], [0.25, 0.5])},
+                 "double_feed": {"p": 0.1, "params": {"dx": [-0.015, 0.015], "dy": [0.005, 0.03], "alpha": [0.15, 0.3]}},
+                 "lighting": {"p": 0.3, "params": {"gradient": [0.0, 0.05], "angle_deg": [0.0, 360.0], "vignette": [0.0, 0.02],
+                                                   "shadow": [0.2, 0.45], "shadow_width": [0.02, 0.05],
+                                                   "shadow_side": {"choice": ["left", "right"]}}},
+                 "jpeg": _OFF},
+    "poor": {"contrast": _copy_contrast([1.5, 1.8], 0.4, [100, 170]),
+             "roller_marks": {"p": 0.8, "params": {"period": [0.12, 0.25], "strength": [0.1, 0.2], "band_px": [12.0, 30.0]}},
+             "scanner_lines": {"p": 0.7, "params": _lines([2, 5], [0.3, 0.6])},
+             "double_feed": {"p": 0.2, "params": {"dx": [-0.02, 0.02], "dy": [0.01, 0.04], "alpha": [0.2, 0.35]}},
+             "lighting": {"p": 0.5, "params": {"gradient": [0.0, 0.08], "angle_deg": [0.0, 360.0], "vignette": [0.0, 0.04],
+                                               "shadow": [0.3, 0.6], "shadow_width": [0.03, 0.07],
+                                               "shadow_side": {"choice": ["left", "right"]}}},
+             "jpeg": _OFF},
+}
+"""A copy of a copy: grey and contrasty (gain up, some pages thresholded), no paper-coloured light."""
+
+
+def _fax(threshold: list[int], fine: float, lines: dict[str, Any], skew: float, sp: list[float]) -> dict[str, Any]:
+    return {
+        "dither": {"p": 1.0, "params": {"threshold": threshold, "fine": {"p": fine}}},
+        "scanner_lines": {"p": 0.5, "params": lines},
+        "skew": {"p": 1.0, "params": {"angle_deg": [-skew, skew], "shift_x": [-0.006, 0.006],
+                                      "shift_y": [-0.006, 0.006], "border": [1.0, 1.0]}},
+        "noise": {"p": 1.0, "params": {"sigma": [0.0, 2.0], "salt_pepper": sp}},
+        "paper": _OFF, "stains": _OFF, "lighting": _OFF, "halftone": _OFF, "warp": _OFF, "jpeg": _OFF,
+        "bleed_through": _OFF, "resample": _OFF,
+    }
+
+
+FAX: dict[str, dict[str, dict[str, Any]]] = {
+    "good": _fax([120, 136], 0.8, _lines([0, 1], [0.4, 0.7]), 0.6, [0.0, 0.00005]),
+    "fair": _fax([112, 144], 0.5, _lines([1, 2], [0.5, 0.8]), 1.2, [0.00005, 0.0002]),
+    "degraded": _fax([104, 152], 0.25, _lines([1, 3], [0.6, 0.9]), 2.0, [0.0002, 0.0006]),
+    "poor": _fax([96, 160], 0.0, _lines([2, 4], [0.7, 1.0]), 3.0, [0.0006, 0.0015]),
+}
+"""1-bit error diffusion at fax resolution after the sheet's own wear; no paper colour, no JPEG."""
+
+PHONE: dict[str, dict[str, dict[str, Any]]] = {
+    "good": {"warp": {"p": 1.0, "params": {"perspective": [0.004, 0.01], "curl": [0.0, 0.0], "curl_width": [0.1, 0.2],
+                                           "curl_side": {"choice": ["left", "right"]}, "lift": [0.0, 0.0],
+                                           "shrink": [0.0, 0.0], "bow": [-0.003, 0.003]}},
+             "lighting": {"p": 1.0, "params": {"gradient": [0.04, 0.1], "angle_deg": [0.0, 360.0], "vignette": [0.04, 0.1],
+                                               "shadow": [0.0, 0.15], "shadow_width": [0.05, 0.15],
+                                               "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
+             "jpeg": {"p": 1.0, "params": {"quality": {"int": [70, 90]}}},
+             "moire": {"p": 0.15, "params": {"period_px": [4.0, 7.0], "angle_deg": [-15.0, 15.0], "strength": [0.03, 0.06]}}},
+    "fair": {"warp": {"p": 1.0, "params": {"perspective": [0.01, 0.02], "curl": [0.0, 0.3], "curl_width": [0.1, 0.25],
+                                           "curl_side": {"choice": ["left", "right"]}, "lift": [-0.01, 0.01],
+                                           "shrink": [0.0, 0.02], "bow": [-0.006, 0.006]}},
+             "lighting": {"p": 1.0, "params": {"gradient": [0.08, 0.16], "angle_deg": [0.0, 360.0], "vignette": [0.08, 0.16],
+                                               "shadow": [0.1, 0.3], "shadow_width": [0.08, 0.2],
+                                               "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
+             "jpeg": {"p": 1.0, "params": {"quality": {"int": [55, 80]}}},
+             "moire": {"p": 0.25, "params": {"period_px": [4.0, 7.0], "angle_deg": [-15.0, 15.0], "strength": [0.04, 0.08]}},
+             "colour_shift": {"p": 0.2, "params": {"shift_px": [0.6, 1.2]}}},
+    "degraded": {"warp": {"p": 1.0, "params": {"perspective": [0.015, 0.03], "curl": [0.2, 0.6], "curl_width": [0.15, 0.3],
+                                               "curl_side": {"choice": ["left", "right"]}, "lift": [-0.015, 0.015],
+                                               "shrink": [0.01, 0.04], "bow": [-0.01, 0.01]}},
+                 "lighting": {"p": 1.0, "params": {"gradient": [0.12, 0.22], "angle_deg": [0.0, 360.0],
+                                                   "vignette": [0.12, 0.22], "shadow": [0.2, 0.4], "shadow_width": [0.1, 0.25],
+                                                   "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
+                 "jpeg": {"p": 1.0, "params": {"quality": {"int": [40, 65]}}},
+                 "moire": {"p": 0.35, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.05, 0.1]}},
+                 "colour_shift": {"p": 0.35, "params": {"shift_px": [0.8, 1.8]}}},
+    "poor": {"warp": {"p": 1.0, "params": {"perspective": [0.02, 0.04], "curl": [0.4, 1.0], "curl_width": [0.15, 0.3],
+                                           "curl_side": {"choice": ["left", "right"]}, "lift": [-0.02, 0.02],
+                                           "shrink": [0.02, 0.06], "bow": [-0.012, 0.012]}},
+             "lighting": {"p": 1.0, "params": {"gradient": [0.16, 0.28], "angle_deg": [0.0, 360.0], "vignette": [0.16, 0.28],
+                                               "shadow": [0.3, 0.5], "shadow_width": [0.1, 0.3],
+                                               "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
+             "jpeg": {"p": 1.0, "params": {"quality": {"int": [25, 50]}}},
+             "moire": {"p": 0.45, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.06, 0.12]}},
+             "colour_shift": {"p": 0.5, "params": {"shift_px": [1.0, 2.5]}}},
+}
+"""A phone photo: the flatbed's sheet wear, then the camera's geometry, light, optics and encoder."""
+
+DEVICE_OVERRIDES: dict[str, dict[str, dict[str, dict[str, Any]]]] = {
+    "flatbed": FLATBED, "photocopy": PHOTOCOPY, "fax": FAX, "phone": PHONE,
+}
+
+
+def stage_table(device: str, tier: str) -> dict[str, dict[str, Any]]:
+    """Every stage's entry (``{"p": .., "params": {..}}``) for ``device`` at ``tier``, in registry order."""
+    if device not in DEVICE_OVERRIDES:
+        raise ValueError(f"unknown device {device!r}; expected one of {', '.join(DEVICES)}")
+    if tier not in TIERS:
+        raise ValueError(f"unknown tier {tier!r}; expected one of {', '.join(TIERS)}")
+    if tier == "pristine":
+        return {name: _OFF for name in STAGE_NAMES}
+    merged = {**TIER_TABLE[tier], **SHEET[tier], **DEVICE_OVERRIDES[device][tier]}
+    unknown = sorted(set(merged) - set(STAGE_NAMES))
+    if unknown:
+        raise RuntimeError(f"device table {device}/{tier} names unknown stages {unknown}")
+    return {name: merged.get(name, _OFF) for name in STAGE_NAMES}

@@ -1,0 +1,746 @@
+"""Stages of office capture devices: dither, scanner_lines, roller_marks, binding_marks, markup,
+watermark, colour_shift, double_feed, moire.
+
+They model what photocopiers, fax machines, flatbed/ADF scanners and phone cameras add to a page,
+and what people do to the paper (punch holes, staples, highlighter, pen). Each is a pure pixel stage
+``(image, params, rng) -> image`` like those of ``surface`` and ``capture``: uint8 RGB (H, W, 3) or grey
+(H, W) in, a new image of the same shape out, deterministic given the stage's stream. Lengths named
+``*_px`` are pixels of the image; other lengths are fractions of the page width/height.
+
+The stages that draw objects on the page (``binding_marks``, ``markup``, ``watermark``) have a
+``*_regions(width, height, params, rng)`` twin giving the axis-aligned boxes of what they draw; both
+take their geometry from one helper on ``rng.fork("geometry")``, so the boxes are those of the image.
+
+Speed: everything full-size goes through OpenCV's uint8 kernels or 1D tables broadcast by numpy;
+drawn marks touch only their own region; the error diffusion of ``dither`` is vectorised (see there).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from ir.rng import Rng
+
+from ._fields import like_image, multiply, paper_level, smooth_noise, to_u8
+from .protocol import Params
+
+Box = tuple[float, float, float, float]
+
+PARAM_RANGES: dict[str, dict[str, object]] = {
+    "dither": {"p": 1.0, "params": {"threshold": [110.0, 150.0], "fine": {"p": 0.5}}},
+    "scanner_lines": {"p": 1.0, "params": {"n_lines": {"int": [1, 3]}, "darkness": [0.2, 0.6], "width_px": [1.0, 2.5],
+                                           "orientation": {"choice": ["v", "h"]}}},
+    "roller_marks": {"p": 1.0, "params": {"period": [0.15, 0.3], "strength": [0.06, 0.16], "band_px": [10.0, 24.0]}},
+    "binding_marks": {"p": 1.0, "params": {"holes": {"choice": [0, 2, 3]}, "hole_side": {"choice": ["left", "top"]},
+                                           "hole_px": [22.0, 30.0], "staple": {"p": 0.5}, "clip": {"p": 0.25}}},
+    "markup": {"p": 1.0, "params": {"n_highlights": {"int": [0, 2]}, "n_scribbles": {"int": [1, 3]},
+                                    "pen": {"choice": ["blue", "black"]}, "highlight_px": [26.0, 36.0]}},
+    "watermark": {"p": 1.0, "params": {"text": {"choice": ["CONFIDENTIAL", "COPY", "DRAFT"]}, "opacity": [0.08, 0.2],
+                                       "angle_deg": [25.0, 50.0]}},
+    "colour_shift": {"p": 1.0, "params": {"shift_px": [0.6, 2.0]}},
+    "double_feed": {"p": 1.0, "params": {"dx": [-0.015, 0.015], "dy": [0.005, 0.03], "alpha": [0.1, 0.3]}},
+    "moire": {"p": 1.0, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.04, 0.1]}},
+}
+"""An example tier-table entry per stage (moderate ranges, every stage on): the forms of ``tiers.py``."""
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+def _ink(img: np.ndarray, rgb: tuple[float, float, float]) -> tuple[float, ...]:
+    """A drawing colour for this image: the RGB triple, or its luminance on a grey image."""
+    if img.ndim == 2:
+        return (0.299 * rgb[0] + 0.587 * rgb[1] + 0.114 * rgb[2],)
+    return tuple(float(c) for c in rgb)
+
+
+def _smooth1d(gen: np.random.Generator, n: int, cell: float) -> np.ndarray:
+    """Smooth zero-mean, roughly unit-variance 1D noise of length ``n`` with feature size ``cell``."""
+    k = max(int(math.ceil(n / max(cell, 1.0))) + 2, 2)
+    coarse = gen.standard_normal((1, k)).astype(np.float32)
+    return cv2.resize(coarse, (max(n, 1), 1), interpolation=cv2.INTER_CUBIC)[0]
+
+
+def _clip_box(box: Box, w: int, h: int) -> Box | None:
+    x0, y0, x1, y1 = max(box[0], 0.0), max(box[1], 0.0), min(box[2], float(w)), min(box[3], float(h))
+    return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
+
+
+def _points_box(pts: np.ndarray, pad: float) -> Box:
+    return (float(pts[:, 0].min()) - pad, float(pts[:, 1].min()) - pad,
+            float(pts[:, 0].max()) + pad, float(pts[:, 1].max()) + pad)
+
+
+def _roi(box: Box, w: int, h: int) -> tuple[int, int, int, int] | None:
+    """Integer pixel bounds [x0, x1) x [y0, y1) covering ``box``, inside the page."""
+    x0, y0 = max(int(math.floor(box[0])), 0), max(int(math.floor(box[1])), 0)
+    x1, y1 = min(int(math.ceil(box[2])), w), min(int(math.ceil(box[3])), h)
+    return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
+
+
+_SHIFT = 4  # sub-pixel bits of the cv2 drawing calls
+_ONE = 1 << _SHIFT
+
+
+def _fixed(pts: np.ndarray, origin: tuple[int, int] = (0, 0)) -> np.ndarray:
+    """Float points -> cv2's fixed-point int32 (``shift=_SHIFT``), relative to ``origin``."""
+    return np.round((pts - np.asarray(origin, np.float64)) * _ONE).astype(np.int32).reshape(-1, 1, 2)
+
+
+def _apply_mask(out: np.ndarray, mask: np.ndarray, x0: int, y0: int, strength: float,
+                colour: tuple[float, ...]) -> None:
+    """Multiply ``out[y0:, x0:]`` (in place) by ``colour`` where ``mask`` (uint8 coverage) is on: the
+    factor of channel c is ``255 - mask * strength * (255 - colour[c]) / 255``."""
+    h, w = mask.shape
+    roi = out[y0:y0 + h, x0:x0 + w]
+    k = [min(max(float(strength), 0.0), 1.0) * (255.0 - c) / 255.0 for c in colour]
+    planes = {kc: cv2.convertScaleAbs(mask, alpha=-kc, beta=255.0) for kc in set(k)}
+    if out.ndim == 2:
+        factor = planes[k[0]]
+    elif len(planes) == 1:  # a neutral colour: one plane, repeated
+        factor = like_image(planes[k[0]], out)
+    else:
+        factor = cv2.merge([planes[kc] for kc in k])
+    cv2.multiply(roi, factor, dst=roi, scale=1.0 / 255)
+
+
+# --------------------------------------------------------------------------------------------- dither
+
+
+def _error_diffuse(g: np.ndarray, rng: Rng, dst: np.ndarray, vertical: float = 0.75) -> None:
+    """1-bit error diffusion of a grey image (mid-grey threshold) into ``dst`` (0/255; may be ``g``).
+
+    Along each scan line the error goes wholly to the next pixel (first-order sigma-delta, the 1D
+    error diffusion of simple fax hardware). That recursion has a closed form: the count of white
+    pixels up to x is ``floor(cumsum(v)[x] + phase)``, so a whole line is one cumulative sum (a 1-row
+    ``cv2.integral``). Between lines, ``vertical`` times each pixel's error (smoothed over two pixels,
+    alternating sides) is added to the next line, which decorrelates the lines as Floyd-Steinberg does;
+    a line takes at most one dot's worth (0..1) per pixel, the excess goes on to the next line too.
+    The lines are processed in ``k`` bands at once (each band's line i in one row of a (k, W) array, one
+    integral over all of them: the leftover of one band's line carries into the next band's, a phase);
+    each line starts at a random phase from ``rng``."""
+    n, width = g.shape
+    k = max(1, min(16, n // 64))
+    m = -(-n // k)
+    buf = np.empty((2, m, k, width), np.uint8)  # one array above 4 MB: numpy gives it huge pages
+    src, out = buf[0], buf[1].view(np.bool_)  # step i: row i of each band (bands padded with paper)
+    for b in range(k):
+        rows = g[b * m : (b + 1) * m]
+        src[: len(rows), b] = rows
+        src[len(rows) :, b] = 255
+    phase = rng.gen.random((m, k), dtype=np.float32)
+    wp = np.zeros((k, width + 1), np.float32)  # column 0: the line's starting phase
+    flat = wp.reshape(1, -1)
+    ww = wp[:, 1:]
+    cum = np.empty((k, width + 1), np.float32)  # whole numbers (< 2**24): exact
+    y = np.empty((k, width), np.float32)
+    err = np.zeros((k, width + 1), np.float32)
+    carry = np.zeros((k, width), np.float32)
+    v = np.empty((k, width), np.float32)
+    inv = np.float32(1.0 / 255.0)
+    half = np.float32(vertical / 2.0)
+    for i in range(m):
+        wp[:, 0] = phase[i]
+        np.multiply(src[i], inv, out=v)
+        v += carry
+        np.minimum(v, 1.0, out=ww)
+        np.maximum(ww, 0.0, out=ww)
+        integ = cv2.integral(flat, sdepth=cv2.CV_64F)  # float32 sums would misplace a dot now and then
+        np.floor(integ[1, 1:].reshape(k, width + 1), out=cum, casting="unsafe")
+        np.subtract(cum[:, 1:], cum[:, :-1], out=y)  # 1 where the count of whites steps up
+        np.greater(y, 0.5, out=out[i])
+        e = err[:, 1:] if i % 2 else err[:, :-1]
+        np.subtract(v, y, out=e)
+        np.add(err[:, 1:], err[:, :-1], out=carry)
+        carry *= half
+    for b in range(k):
+        rows = dst[b * m : (b + 1) * m]
+        rows[:] = out[: len(rows), b].view(np.uint8)
+    cv2.multiply(dst, 255, dst=dst)
+
+
+def dither(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
+    """Fax output: the page read at fax resolution and sent as 1 bit per pixel by error diffusion.
+
+    The grey page is normalised to its paper level (the fax's automatic background control), toned so
+    that grey level ``threshold`` becomes 50% dots (lower: lighter output), and, unless ``fine``
+    (200x200 dpi), read at the standard 200x100 dpi: rows averaged in pairs, diffused, and doubled back
+    with nearest neighbour. Output 0/255, replicated to RGB for an RGB input."""
+    h, w = img.shape[:2]
+    work = np.empty((2, h, w), np.uint8)  # the working planes, in one allocation (see _error_diffuse)
+    g = work[0]
+    if img.ndim == 3:
+        cv2.cvtColor(img, cv2.COLOR_RGB2GRAY, dst=g)
+    else:
+        g[:] = img
+    paper = max(float(paper_level(g)[0]), 1.0)
+    t = min(max(float(p["threshold"]), 1.0), 254.0)
+    x = np.minimum(np.arange(256, dtype=np.float64) * 255.0 / paper, 255.0)
+    tone = np.where(x < t, x * 127.5 / t, 127.5 + (x - t) * 127.5 / (255.0 - t))
+    cv2.LUT(g, np.clip(np.round(tone), 0, 255).astype(np.uint8), dst=g)
+    if bool(p["fine"]) or h < 2:
+        _error_diffuse(g, rng.fork("phase"), g)
+        bits = g
+    else:
+        half = work[1][: (h + 1) // 2]  # 100 lines per inch: pairs of rows averaged
+        cv2.addWeighted(g[0 : h - 1 : 2], 0.5, g[1:h:2], 0.5, 0.0, dst=half[: h // 2])
+        if h % 2:
+            half[-1] = g[-1]
+        _error_diffuse(half, rng.fork("phase"), half)
+        bits = cv2.resize(half, (w, h), dst=g, interpolation=cv2.INTER_NEAREST)  # each line shown twice
+    return cv2.cvtColor(bits, cv2.COLOR_GRAY2RGB) if img.ndim == 3 else bits
+
+
+# ------------------------------------------------------------------------------------- scanner lines
+
+
+def scanner_lines(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
+    """Streaks along the scan direction: dust on the scanner glass or a bad CCD element repeats on
+    every line, so it draws a thin line across the whole page (``orientation`` "v": along the page's
+    height, the usual feed direction; "h": across). ``n_lines`` lines, ``width_px`` wide, darkening
+    by up to ``darkness``; about one in four is light (a dead calibration pixel) instead. The
+    intensity varies slowly along each line (dust moves, the lamp flickers)."""
+    h, w = img.shape[:2]
+    out = img.copy()
+    vertical = p["orientation"] != "h"
+    length, across = (h, w) if vertical else (w, h)
+    width = max(float(p["width_px"]), 0.3)
+    dark = min(max(float(p["darkness"]), 0.0), 1.0)
+    g = rng.fork("lines").gen
+    for _ in range(int(p["n_lines"])):
+        c = g.uniform(0.02, 0.98) * across
+        light = g.random() < 0.25
+        strength = dark * g.uniform(0.7, 1.0)
+        along = np.clip(1.0 + 0.25 * _smooth1d(g, length, length / g.uniform(3.0, 12.0)), 0.3, 1.4)
+        a0 = max(int(math.floor(c - width / 2.0)), 0)
+        a1 = min(int(math.ceil(c + width / 2.0)), across)
+        if a1 <= a0:
+            continue
+        j = np.arange(a0, a1, dtype=np.float64)
+        cover = np.clip(np.minimum(j + 1.0, c + width / 2.0) - np.maximum(j, c - width / 2.0), 0.0, 1.0)
+        factor = to_u8(1.0 - np.clip(strength * along[:, None] * cover[None, :], 0.0, 1.0))  # (length, a1 - a0)
+        if vertical:
+            strip = np.ascontiguousarray(out[:, a0:a1])
+        else:
+            strip, factor = out[a0:a1], np.ascontiguousarray(factor.T)
+        if light:
+            strip = cv2.bitwise_not(multiply(cv2.bitwise_not(strip), factor))
+        else:
+            strip = multiply(strip, factor)
+        if vertical:
+            out[:, a0:a1] = strip
+        else:
+            out[a0:a1] = strip
+    return out
+
+
+# -------------------------------------------------------------------------------------- roller marks
+
+
+def roller_marks(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
+    """Dirty feed rollers of a copier or ADF: a toner smudge on a roller prints once per turn, so faint
+    grey bands ``band_px`` high repeat every ``period`` (fraction of the page height) down the page, at
+    the same x (1 to 3 dirty spots, each a random stretch of the width). ``strength`` is the darkening
+    at a band's core; each print varies a little (the roller picks up and sheds toner)."""
+    h, w = img.shape[:2]
+    out = img.copy()
+    g = rng.fork("rollers").gen
+    period = max(float(p["period"]) * h, 4.0)
+    band = max(float(p["band_px"]), 2.0)
+    strength = min(max(float(p["strength"]), 0.0), 1.0)
+    for s in range(int(g.integers(1, 4))):
+        length = g.uniform(0.04, 0.25) * w
+        x0 = int(g.uniform(0.0, 1.0) * max(w - length, 1.0))
+        tw = max(min(int(length), w - x0), 1)
+        th = max(int(math.ceil(2.5 * band)), 3)
+        yy = (np.arange(th, dtype=np.float32) + 0.5 - th / 2.0) / np.float32(band / 2.355)  # band_px = FWHM
+        across = np.exp(-0.5 * yy * yy)
+        ramp = max(int(0.15 * tw), 1)
+        xs = np.minimum(np.arange(tw, dtype=np.float32) + 0.5, tw - np.arange(tw, dtype=np.float32) - 0.5) / ramp
+        taper = np.sin(0.5 * np.pi * np.clip(xs, 0.0, 1.0)) ** 2
+        texture = np.clip(0.7 + 0.3 * smooth_noise(rng.fork("smudge", s), th, tw, max(band / 2.0, 2.0)), 0.0, 1.3)
+        base = across[:, None] * taper[None, :] * texture
+        y = g.uniform(0.0, period) - th / 2.0
+        while y < h:
+            level = strength * g.uniform(0.6, 1.0)
+            r0, r1 = int(round(y)), int(round(y)) + th
+            c0, c1 = max(r0, 0), min(r1, h)
+            if c1 > c0:
+                f = to_u8(1.0 - level * base[c0 - r0 : c1 - r0])
+                out[c0:c1, x0 : x0 + tw] = multiply(out[c0:c1, x0 : x0 + tw], f)
+            y += period * g.uniform(0.98, 1.02)
+    return out
+
+
+# ------------------------------------------------------------------------------------- binding marks
+
+
+@dataclass(frozen=True)
+class _Binding:
+    holes: list[tuple[float, float, float]]  # (cx, cy, r)
+    staple: np.ndarray | None  # (2, 2) ends of the crown
+    staple_px: float
+    clip: np.ndarray | None  # (N, 2) wire path
+    clip_px: float
+    shadow: float  # px offset of the cast shadow (down-right)
+
+
+def _clip_path(length: float, width: float) -> np.ndarray:
+    """A Gem paper clip's wire, in local coordinates: along u (0..length), across v (-width/2..width/2)."""
+    r1, r2, r3 = width / 2.0, 0.36 * width, 0.24 * width
+
+    def arc(cx: float, cy: float, r: float, a0: float, a1: float) -> np.ndarray:
+        a = np.linspace(a0, a1, 14)
+        return np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], 1)
+
+    pts = [
+        np.array([[0.62 * length, -r1]]),
+        arc(length - r1, 0.0, r1, -0.5 * np.pi, 0.5 * np.pi),  # outer loop, far end
+        arc(r2, r1 - r2, r2, 0.5 * np.pi, 1.5 * np.pi),  # near end, inner
+        arc(length - 0.12 * length - r3, r1 - 2 * r2 + r3, r3, -0.5 * np.pi, 0.5 * np.pi),  # innermost loop
+        np.array([[0.3 * length, r1 - 2 * r2 + 2 * r3]]),
+    ]
+    return np.vstack(pts)
+
+
+def _binding_geometry(w: int, h: int, p: Params, rng: Rng) -> _Binding:
+    """Where the holes, staple and clip go (the shared geometry of the stage and its regions)."""
+    g = rng.gen
+    holes: list[tuple[float, float, float]] = []
+    n = int(p["holes"])
+    r = max(float(p["hole_px"]), 1.0)
+    if n > 0:
+        left = p["hole_side"] != "top"
+        along = h if left else w
+        spacing = (g.uniform(0.37, 0.40) if n >= 3 else g.uniform(0.25, 0.29)) * along
+        centre = along / 2.0 + g.normal(0.0, 0.01) * along
+        inset = g.uniform(0.035, 0.06) * min(w, h)
+        for i in range(n):
+            t = centre + (i - (n - 1) / 2.0) * spacing + g.normal(0.0, 0.002) * along
+            ri = r * g.uniform(0.97, 1.03)
+            holes.append((inset, t, ri) if left else (t, inset, ri))
+    unit = min(w, h)
+    staple = None
+    staple_px = max(0.0035 * unit, 2.0)
+    if p["staple"]:
+        length = g.uniform(0.05, 0.06) * unit
+        diagonal = g.random() < 0.6
+        angle = math.radians(g.uniform(35.0, 55.0) if diagonal else g.uniform(-6.0, 6.0))
+        cx, cy = g.uniform(0.03, 0.07) * unit, g.uniform(0.03, 0.06) * unit
+        d = 0.5 * length * np.array([math.cos(angle), -math.sin(angle)])
+        staple = np.array([[cx, cy], [cx, cy]]) + np.array([-d, d])
+        if g.random() < 0.2:  # top-right corner instead
+            staple[:, 0] = w - staple[:, 0]
+    clip = None
+    clip_px = max(0.004 * unit, 2.0)
+    if p["clip"]:
+        length, width = g.uniform(0.13, 0.16) * unit, g.uniform(0.04, 0.05) * unit
+        local = _clip_path(length, width)
+        a = math.radians(90.0 + g.uniform(-8.0, 8.0))  # hanging down over the top edge
+        rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+        x = g.uniform(0.08, 0.9) * w
+        clip = local @ rot.T + np.array([x, -g.uniform(0.25, 0.4) * length])
+    return _Binding(holes, staple, staple_px, clip, clip_px, shadow=max(0.0008 * unit, 1.0))
+
+
+def binding_regions(width: int, height: int, p: Params, rng: Rng) -> list[Box]:
+    """Boxes (x0, y0, x1, y1, pixels) of the holes, staple and clip ``binding_marks`` draws with ``rng``."""
+    geo = _binding_geometry(width, height, p, rng.fork("geometry"))
+    boxes: list[Box | None] = []
+    for cx, cy, r in geo.holes:
+        boxes.append(_clip_box((cx - r - 3.0, cy - r - 3.0, cx + r + 3.0, cy + r + 3.0), width, height))
+    if geo.staple is not None:
+        pad = geo.staple_px / 2.0 + 0.6 * geo.staple_px + geo.shadow + 2.0
+        boxes.append(_clip_box(_points_box(geo.staple, pad), width, height))
+    if geo.clip is not None:
+        boxes.append(_clip_box(_points_box(geo.clip, geo.clip_px / 2.0 + geo.shadow + 2.0), width, height))
+    return [b for b in boxes if b is not None]
+
+
+def binding_marks(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
+    """What binds the sheet, seen by the scanner: ``holes`` (0, 2 or 3) punch holes of radius
+    ``hole_px`` along the ``hole_side`` ("left"/"top") edge, showing the dark lid or ADF backing
+    through them; a ``staple`` (a short metal bar with a highlight and a faint shadow, in a top corner);
+    a paper ``clip`` (wire outline hanging over the top edge). Boxes: ``binding_regions``."""
+    h, w = img.shape[:2]
+    out = img.copy()
+    geo = _binding_geometry(w, h, p, rng.fork("geometry"))
+    look = rng.fork("look").gen
+    paper = float(np.mean(paper_level(img)))
+    lid = look.uniform(25.0, 70.0)
+    for cx, cy, r in geo.holes:
+        c = _fixed(np.array([[cx, cy]]))[0, 0]
+        cv2.circle(out, (int(c[0]), int(c[1])), int(round((r + 1.0) * _ONE)), _ink(img, (0.75 * paper,) * 3),
+                   2, cv2.LINE_AA, _SHIFT)  # the paper's cut edge
+        cv2.circle(out, (int(c[0]), int(c[1])), int(round(r * _ONE)), _ink(img, (lid, lid, lid + 4.0)),
+                   -1, cv2.LINE_AA, _SHIFT)
+    metal = look.uniform(95.0, 135.0)
+    off = np.array([geo.shadow, geo.shadow])
+    if geo.staple is not None:
+        t = geo.staple_px
+        tk = max(int(round(t)), 1)
+        cv2.polylines(out, [_fixed(geo.staple + off)], False, _ink(img, (0.7 * paper,) * 3), tk, cv2.LINE_AA, _SHIFT)
+        cv2.polylines(out, [_fixed(geo.staple)], False, _ink(img, (metal, metal, metal + 8.0)), tk, cv2.LINE_AA,
+                      _SHIFT)
+        d = geo.staple[1] - geo.staple[0]
+        normal = np.array([d[1], -d[0]]) / max(float(np.hypot(*d)), 1e-6)
+        glint = geo.staple + 0.25 * t * normal
+        glint = glint + np.array([[0.15], [-0.15]]) * d  # shorter than the crown
+        cv2.polylines(out, [_fixed(glint)], False, _ink(img, (235.0, 235.0, 240.0)), max(tk // 3, 1), cv2.LINE_AA,
+                      _SHIFT)
+    if geo.clip is not None:
+        tk = max(int(round(geo.clip_px)), 1)
+        cv2.polylines(out, [_fixed(geo.clip + off)], False, _ink(img, (0.72 * paper,) * 3), tk, cv2.LINE_AA, _SHIFT)
+        cv2.polylines(out, [_fixed(geo.clip)], False, _ink(img, (metal + 15.0, metal + 15.0, metal + 25.0)), tk,
+                      cv2.LINE_AA, _SHIFT)
+        if tk >= 3:
+            cv2.polylines(out, [_fixed(geo.clip - 0.2 * off)], False, _ink(img, (225.0, 225.0, 230.0)), 1,
+                          cv2.LINE_AA, _SHIFT)
+    return out
+
+
+# -------------------------------------------------------------------------------------------- markup
+
+_HIGHLIGHTERS = ((255.0, 240.0, 60.0), (140.0, 245.0, 110.0), (255.0, 140.0, 200.0))  # yellow, green, pink
+_PENS = {"blue": (30.0, 50.0, 165.0), "black": (25.0, 25.0, 30.0)}
+
+
+@dataclass(frozen=True)
+class _Mark:
+    kind: str  # "highlight" (a filled band) or "pen" (a polyline)
+    pts: np.ndarray  # (N, 2) polygon or polyline, page pixels
+    colour: tuple[float, float, float]
+    strength: float  # highlight opacity / pen thickness in px
+
+
+def _wobble(g: np.random.Generator, n: int, amp: float) -> np.ndarray:
+    return amp * _smooth1d(g, n, max(n / 4.0, 2.0))
+
+
+def _pen_stroke(g: np.random.Generator, kind: str, w: int, h: int, size: float) -> np.ndarray:
+    """One hand-drawn stroke of ``kind`` at a uniform place of the page interior (5%-95%), (N, 2)."""
+    if kind == "underline":
+        length = g.uniform(0.08, 0.3) * w
+        n = max(int(length / 6.0), 8)
+        u = np.linspace(0.0, length, n)
+        v = u * g.normal(0.0, 0.02) + _wobble(g, n, 0.08 * size)
+        pts = np.stack([u, v], 1)
+        pts[-3:, 1] -= np.array([0.0, 0.15, 0.4]) * size * g.uniform(0.0, 1.0)  # a flick at the end
+    elif kind == "tick":
+        s = size * g.uniform(0.8, 1.3)
+        a = np.array([[0.0, 0.45 * s], [0.35 * s, 0.9 * s], [1.1 * s, -0.4 * s]])
+        t = np.linspace(0.0, 1.0, 8)[:, None]
+        pts = np.vstack([a[0] + t * (a[1] - a[0]), a[1] + t[1:] * (a[2] - a[1])])
+        pts = pts + np.stack([_wobble(g, len(pts), 0.03 * s), _wobble(g, len(pts), 0.03 * s)], 1)
+    elif kind == "circle":
+        rx, ry = g.uniform(0.04, 0.1) * w, g.uniform(0.7, 1.2) * size
+        a0 = g.uniform(0.0, 2.0 * np.pi)
+        n = 60
+        a = a0 + np.linspace(0.0, 2.0 * np.pi * g.uniform(1.03, 1.15), n)
+        rad = 1.0 + _wobble(g, n, 0.05)
+        pts = np.stack([rx * rad * np.cos(a), ry * rad * np.sin(a)], 1)
+    else:  # "scribble": loopy cursive-like writing, a prolate cycloid
+        loops = int(g.integers(3, 8))
+        r, d = 0.22 * size, 0.4 * size
+        t = np.linspace(0.0, 2.0 * np.pi * loops, 16 * loops)
+        pts = np.stack([r * t - d * np.sin(t), -d * np.cos(t) * (1.0 + _wobble(g, len(t), 0.15))], 1)
+        pts[:, 1] += _wobble(g, len(t), 0.15 * size)
+    theta = g.normal(0.0, 0.05)
+    rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
+    return _place(g, pts @ rot.T, w, h)
+
+
+def _place(g: np.random.Generator, pts: np.ndarray, w: int, h: int) -> np.ndarray:
+    """``pts`` moved to a uniform position with their bounding box inside the page interior (5%-95%;
+    centred when too big to fit)."""
+    lo, hi = pts.min(axis=0), pts.max(axis=0)
+    out = pts.copy()
+    for axis, size in ((0, w), (1, h)):
+        a, b = 0.05 * size - lo[axis], 0.95 * size - hi[axis]
+        out[:, axis] += g.uniform(a, b) if b > a else 0.5 * (a + b)
+    return out
+
+
+def _markup_geometry(w: int, h: int, p: Params, rng: Rng) -> list[_Mark]:
+    """The highlighter bands and pen strokes (the shared geometry of the stage and its regions)."""
+    g = rng.gen
+    marks: list[_Mark] = []
+    band = max(float(p["highlight_px"]), 2.0)
+    for _ in range(int(p["n_highlights"])):
+        length = g.uniform(0.12, 0.45) * w
+        n = max(int(length / 15.0), 6)
+        u = np.linspace(0.0, length, n)
+        mid = u * g.normal(0.0, 0.01) + _wobble(g, n, 0.1 * band)
+        half = 0.5 * band * (1.0 + _wobble(g, n, 0.05))
+        tip = 0.25 * band  # chisel tip: the ends are slanted
+        top = np.stack([u + tip, mid - half], 1)
+        bottom = np.stack([u - tip, mid + half], 1)
+        poly = _place(g, np.vstack([top, bottom[::-1]]), w, h)
+        colour = _HIGHLIGHTERS[int(g.integers(0, len(_HIGHLIGHTERS)))]
+        marks.append(_Mark("highlight", poly, colour, float(g.uniform(0.8, 0.95))))
+    pen = _PENS.get(str(p["pen"]), _PENS["blue"])
+    thickness = max(w / 850.0, 1.0) * g.uniform(0.8, 1.2)
+    size = 1.2 * band
+    for _ in range(int(p["n_scribbles"])):
+        kind = ("underline", "tick", "circle", "scribble")[int(g.integers(0, 4))]
+        colour = tuple(float(np.clip(c + g.normal(0.0, 6.0), 0.0, 255.0)) for c in pen)
+        marks.append(_Mark("pen", _pen_stroke(g, kind, w, h, size), colour, thickness))  # type: ignore[arg-type]
+    return marks
+
+
+def _mark_box(mark: _Mark) -> Box:
+    pad = 3.0 if mark.kind == "highlight" else mark.strength / 2.0 + 2.0
+    return _points_box(mark.pts, pad)
+
+
+def markup_regions(width: int, height: int, p: Params, rng: Rng) -> list[Box]:
+    """Boxes (x0, y0, x1, y1, pixels) of each highlighter band and pen stroke ``markup`` draws with ``rng``."""
+    marks = _markup_geometry(width, height, p, rng.fork("geometry"))
+    boxes = [_clip_box(_mark_box(m), width, height) for m in marks]
+    return [b for b in boxes if b is not None]
+
+
+def markup(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
+    """A reader's marks on the paper: ``n_highlights`` highlighter bands (translucent yellow, green or
+    pink, ``highlight_px`` high, slightly wobbly, streaky along the stroke, multiplied onto the print)
+    and ``n_scribbles`` ballpoint strokes in ``pen`` ("blue"/"black") ink: underlines, ticks, circles
+    round a word, loopy scribbles, anti-aliased and drawn darken-only over the print. Marks land
+    anywhere in the page interior (5% to 95%). Boxes: ``markup_regions``."""
+    h, w = img.shape[:2]
+    out = img.copy()
+    look = rng.fork("look").gen
+    for mark in _markup_geometry(w, h, p, rng.fork("geometry")):
+        roi = _roi(_mark_box(mark), w, h)
+        if roi is None:
+            continue
+        x0, y0, x1, y1 = roi
+        if mark.kind == "highlight":
+            mask = np.zeros((y1 - y0, x1 - x0), np.uint8)
+            cv2.fillPoly(mask, [_fixed(mark.pts, (x0, y0))], 255, cv2.LINE_AA, _SHIFT)
+            streaks = np.clip(0.88 + 0.12 * _smooth1d(look, y1 - y0, 3.0), 0.6, 1.0)  # felt-tip streaks
+            mask = cv2.GaussianBlur(mask, (3, 3), 0.8)
+            mask = cv2.multiply(mask, to_u8(np.repeat(streaks[:, None], x1 - x0, 1)), scale=1.0 / 255)
+            _apply_mask(out, mask, x0, y0, mark.strength, _ink(img, mark.colour))
+        else:
+            canvas = np.full((y1 - y0, x1 - x0) + out.shape[2:], 255, np.uint8)
+            cv2.polylines(canvas, [_fixed(mark.pts, (x0, y0))], False, _ink(img, mark.colour),
+                          max(int(round(mark.strength)), 1), cv2.LINE_AA, _SHIFT)
+            out[y0:y1, x0:x1] = cv2.min(out[y0:y1, x0:x1], canvas)
+    return out
+
+
+# ----------------------------------------------------------------------------------------- watermark
+
+_STAMP_COLOURS = ((90.0, 90.0, 90.0), (205.0, 35.0, 35.0))  # grey, red
+
+
+@dataclass(frozen=True)
+class _Stamp:
+    canvas: np.ndarray  # uint8 text coverage, upright, at half the page's resolution
+    matrix: np.ndarray  # (2, 3) affine canvas -> page (rotation, scale 2, placement)
+    colour: tuple[float, float, float]
+    text: str
+    font: int
+    scale: float
+    thick: int
+    pad: int
+
+
+_STAMP_FONT = cv2.FONT_HERSHEY_DUPLEX
+
+
+def _watermark_geometry(w: int, h: int, p: Params, rng: Rng) -> _Stamp:
+    """The stamp's upright text canvas and its placement (shared by the stage and its regions). The
+    canvas is drawn at half resolution (a quarter of the drawing work; a stamp's edges are soft)."""
+    g = rng.gen
+    text = str(p["text"]) or "COPY"
+    diag = math.hypot(w, h)
+    target = 0.5 * min(0.7, 0.085 * len(text)) * diag * g.uniform(0.9, 1.05)  # text length on the canvas
+    (tw, th), base = cv2.getTextSize(text, _STAMP_FONT, 1.0, 1)
+    scale = target / max(tw, 1)
+    thick = max(int(round(0.11 * th * scale)), 1)
+    pad = 2 * thick + 4
+    tw, th, base = int(math.ceil(tw * scale)), int(math.ceil(th * scale)), int(math.ceil(base * scale))
+    canvas = np.zeros((th + base + 2 * pad, tw + 2 * pad), np.uint8)
+    cv2.putText(canvas, text, (pad, pad + th), _STAMP_FONT, scale, 255, thick, cv2.LINE_AA)
+    ch, cw = canvas.shape
+    cx, cy = w / 2.0 + g.normal(0.0, 0.03) * w, h / 2.0 + g.normal(0.0, 0.03) * h
+    m = cv2.getRotationMatrix2D(((cw - 1) / 2.0, (ch - 1) / 2.0), float(p["angle_deg"]), 2.0)
+    m[:, 2] += (cx - (cw - 1) / 2.0, cy - (ch - 1) / 2.0)
+    colour = _STAMP_COLOURS[0] if g.random() < 0.65 else _STAMP_COLOURS[1]
+    return _Stamp(canvas, m, colour, text, _STAMP_FONT, scale, thick, pad)
+
+
+def _map_box(m: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> Box:
+    corners = np.array([[x0, y0, 1.0], [x1, y0, 1.0], [x0, y1, 1.0], [x1, y1, 1.0]]) @ m.T
+    return (float(corners[:, 0].min()), float(corners[:, 1].min()), float(corners[:, 0].max()),
+            float(corners[:, 1].max()))
+
+
+def watermark_regions(width: int, height: int, p: Params, rng: Rng) -> list[Box]:
+    """Boxes (x0, y0, x1, y1, pixels), one per letter, of the stamp ``watermark`` draws with ``rng``:
+    the page-aligned hull of each letter's ink after rotation (a diagonal word's one box would be most
+    of the page)."""
+    st = _watermark_geometry(width, height, p, rng.fork("geometry"))
+    ink = st.canvas > 0
+    cols = ink.any(axis=0)
+    cuts = [st.pad + int(cv2.getTextSize(st.text[:i], st.font, 1.0, 1)[0][0] * st.scale)
+            for i in range(1, len(st.text))]  # canvas columns between letters
+    edges = [0, *cuts, st.canvas.shape[1]]
+    boxes: list[Box] = []
+    for a, b in zip(edges[:-1], edges[1:], strict=True):
+        xs = np.flatnonzero(cols[a:b])
+        if len(xs) == 0:
+            continue
+        rows = np.flatnonzero(ink[:, a:b].any(axis=1))
+        # the ink's pixels (centres at integers) and one canvas pixel of interpolation, on the page; a
+        # page pixel centre X is the box coordinate X + 0.5; and 1.5 px for the 2x upsampling
+        bx = _map_box(st.matrix, a + xs[0] - 1.5, rows[0] - 1.5, a + xs[-1] + 1.5, rows[-1] + 1.5)
+        clipped = _clip_box((bx[0] - 1.0, bx[1] - 1.0, bx[2] + 2.0, bx[3] + 2.0), width, height)
+        if clipped is not None:
+            boxes.append(clipped)
+    return boxes
+
+
+def watermark(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
+    """A rubber-stamp / copier watermark: ``text`` ("CONFIDENTIAL", "COPY", "DRAFT") in large letters
+    across the page centre at ``angle_deg`` (counter-clockwise), light grey or red, multiplied onto the
+    page at ``opacity``. Drawn upright on a small canvas and rotated into its page region only. Boxes:
+    ``watermark_regions``."""
+    h, w = img.shape[:2]
+    out = img.copy()
+    st = _watermark_geometry(w, h, p, rng.fork("geometry"))
+    ch, cw = st.canvas.shape
+    roi = _roi(_map_box(st.matrix, 0.0, 0.0, float(cw), float(ch)), w, h)
+    if roi is None:
+        return out
+    x0, y0, x1, y1 = roi
+    hw, hh = -(-(x1 - x0) // 2), -(-(y1 - y0) // 2)
+    # canvas -> half-resolution ROI (page pixel X sits at (X - x0) / 2 - 0.25 there), then 2x up
+    m = st.matrix * 0.5
+    m[:, 2] -= (x0 / 2.0 + 0.25, y0 / 2.0 + 0.25)
+    half = cv2.warpAffine(st.canvas, m, (hw, hh), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    mask = cv2.resize(half, (2 * hw, 2 * hh), interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
+    _apply_mask(out, mask, x0, y0, min(max(float(p["opacity"]), 0.0), 1.0), _ink(img, st.colour))
+    return out
+
+
+# ---------------------------------------------------------------------------------------- colour shift
+
+
+def _shift_channel(img: np.ndarray, ch: int, dx: float, dy: float, out: np.ndarray, work: np.ndarray) -> None:
+    """Channel ``ch`` of ``img`` moved by (dx, dy) px into channel ``ch`` of ``out``: bilinear, edges
+    replicated. The integer part is an offset into an edge-padded copy, the fraction two weighted sums
+    of neighbouring slices (uint8 all along). ``work`` (3, H + 2 pad, W + 2 pad) holds the temporaries:
+    one array above 4 MB, which numpy backs with huge pages (page-sized temporaries of their own cost
+    more in page faults than the arithmetic)."""
+    h, w = img.shape[:2]
+    pad = (work.shape[2] - w) // 2
+    big, tmp, res = work[0], work[1], work[2]
+    cv2.extractChannel(img, ch, dst=big[pad : pad + h, pad : pad + w])
+    big[:pad, pad : pad + w] = big[pad, pad : pad + w]  # replicate the edges
+    big[pad + h :, pad : pad + w] = big[pad + h - 1, pad : pad + w]
+    big[:, :pad] = big[:, pad : pad + 1]
+    big[:, pad + w :] = big[:, pad + w - 1 : pad + w]
+    ix, iy = math.floor(dx), math.floor(dy)
+    fx, fy = dx - ix, dy - iy
+    x0, y0 = pad - ix - 1, pad - iy - 1  # big[y0 + y + 1, x0 + x + 1] = plane[y - iy, x - ix]
+    rows = big[y0 : y0 + h + 1]
+    horiz = tmp[: h + 1, :w]
+    cv2.addWeighted(rows[:, x0 + 1 : x0 + 1 + w], 1.0 - fx, rows[:, x0 : x0 + w], fx, 0.0, dst=horiz)
+    moved = res[:h, :w]
+    cv2.addWeighted(horiz[1:], 1.0 - fy, horiz[:-1], fy, 0.0, dst=moved)
+    cv2.insertChannel(moved, out, ch)
+
+
+def colour_shift(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
+    """Colour misregistration: the R and B planes of a colour copier/scanner (separate sensor rows, a
+    carriage speed error) or a phone lens (lateral chromatic aberration) do not sit on the G plane. R
+    moves ``shift_px`` (sub-pixel, bilinear) in a random direction and B about the opposite way, so
+    edges get red/cyan fringes. Grey images are returned unchanged (a copy)."""
+    if img.ndim == 2 or img.shape[2] < 3:
+        return img.copy()
+    h, w = img.shape[:2]
+    g = rng.gen
+    s = abs(float(p["shift_px"]))
+    a = g.uniform(0.0, 2.0 * math.pi)
+    angles = (a, a + math.pi + g.uniform(-0.5, 0.5))
+    out = img.copy()
+    pad = int(math.ceil(s)) + 2
+    work = np.empty((3, h + 2 * pad, w + 2 * pad), np.uint8)
+    for ch, ang in zip((0, 2), angles, strict=True):
+        _shift_channel(img, ch, s * math.cos(ang), s * math.sin(ang), out, work)
+    return out
+
+
+# ----------------------------------------------------------------------------------------- double feed
+
+
+def double_feed(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
+    """A double exposure (ADF double feed, a copier re-imaging the drum): a faint ghost of the page,
+    shifted by (``dx``, ``dy``) of the page width/height, multiplied in at ``alpha`` (0: none, 1: full
+    ink). It only darkens, and only where the shifted page has ink. No randomness."""
+    h, w = img.shape[:2]
+    out = img.copy()
+    sx, sy = int(round(float(p["dx"]) * w)), int(round(float(p["dy"]) * h))
+    a = min(max(float(p["alpha"]), 0.0), 1.0)
+    dx0, dx1 = max(sx, 0), min(w + sx, w)
+    dy0, dy1 = max(sy, 0), min(h + sy, h)
+    if dx1 <= dx0 or dy1 <= dy0:
+        return out
+    ghost = cv2.convertScaleAbs(img[dy0 - sy : dy1 - sy, dx0 - sx : dx1 - sx], alpha=a, beta=255.0 * (1.0 - a))
+    roi = out[dy0:dy1, dx0:dx1]
+    cv2.multiply(roi, ghost, dst=roi, scale=1.0 / 255)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- moire
+
+
+def _phase_u8(n: int, k: float, phi: float) -> np.ndarray:
+    """The phase ``k * (i + 0.5) + phi`` (radians) of i = 0..n-1 in 1/256 turns, uint8 (wraps like the angle)."""
+    turns = (k * (np.arange(n, dtype=np.float64) + 0.5) + phi) / (2.0 * math.pi)
+    return (np.round(turns * 256.0).astype(np.int64) & 255).astype(np.uint8)
+
+
+def moire(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
+    """Moire: a print's halftone screen beating against the scanner's or camera's sampling grid. Two
+    gratings, one of ``period_px`` at ``angle_deg`` and one a few percent coarser and a few degrees
+    turned, beat at a low frequency; the page is multiplied by the first grating's fine lines, their
+    depth modulated by the beat (``strength``: the darkening where both gratings' lines coincide).
+
+    The beat is smooth, so it is built at 1/8 resolution and upsampled; the fine grating's phase is an
+    8-bit angle from two 1D tables (a uint8 sum wraps like an angle) with a triangle profile
+    (``|phase - 128|``), so the full-size work is a handful of uint8 OpenCV kernels."""
+    h, w = img.shape[:2]
+    g = rng.gen
+    period = max(float(p["period_px"]), 2.0)
+    theta = math.radians(float(p["angle_deg"]))
+    k1 = 2.0 * math.pi / period
+    k2 = k1 / (1.0 + g.uniform(0.03, 0.08) * (1.0 if g.random() < 0.5 else -1.0))
+    theta2 = theta + math.radians(g.uniform(1.0, 4.0)) * (1.0 if g.random() < 0.5 else -1.0)
+    phi1, phi_beat = g.uniform(0.0, 2.0 * math.pi, 2)
+    # the beat: the difference of the two gratings' phases, cos at 1/8 resolution
+    kbx, kby = k1 * math.cos(theta) - k2 * math.cos(theta2), k1 * math.sin(theta) - k2 * math.sin(theta2)
+    lh, lw = max(-(-h // 8), 2), max(-(-w // 8), 2)
+    ys = (np.arange(lh, dtype=np.float32)[:, None] + 0.5) * np.float32(h / lh)
+    xs = (np.arange(lw, dtype=np.float32)[None, :] + 0.5) * np.float32(w / lw)
+    envelope = to_u8(0.5 + 0.5 * np.cos(kbx * xs + kby * ys + phi_beat))
+    envelope = cv2.resize(envelope, (w, h), interpolation=cv2.INTER_LINEAR)
+    # the fine grating: a triangle wave of its phase, 128 on its lines, 0 between them (in place from here)
+    lines = np.add(_phase_u8(h, k1 * math.sin(theta), phi1)[:, None], _phase_u8(w, k1 * math.cos(theta), 0.0)[None, :])
+    cv2.absdiff(lines, 128, dst=lines)
+    s = min(max(float(p["strength"]), 0.0), 1.0)
+    cv2.multiply(envelope, lines, dst=envelope, scale=s / 128.0)  # the darkening: 255 * s at full modulation
+    return _times(img, cv2.bitwise_not(envelope, dst=envelope))
+
+
+def _times(img: np.ndarray, factor: np.ndarray) -> np.ndarray:
+    """``img * factor / 255`` for a fresh (H, W) uint8 ``factor``, written over the factor's own
+    (channel-repeated) buffer: one full-size allocation fewer than ``_fields.multiply``."""
+    f = like_image(factor, img)
+    return cv2.multiply(img, f, dst=f, scale=1.0 / 255)
