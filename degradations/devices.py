@@ -39,6 +39,8 @@ SHEET: dict[str, dict[str, dict[str, Any]]] = {
                                             "opacity": [0.06, 0.1], "angle_deg": [25.0, 50.0]}},
     },
     "fair": {
+        "fold_shift": {"p": 0.1, "params": {"orientation": {"choice": ["h", "v"]}, "position": [0.25, 0.75],
+                                              "shift_px": [0.5, 1.5], "slide_px": [-1.0, 1.0], "band_px": [6.0, 16.0]}},
         "binding_marks": {"p": 0.3, "params": {**_HOLES, "staple": {"p": 0.4}, "clip": {"p": 0.15}}},
         "markup": {"p": 0.25, "params": {"n_highlights": {"int": [0, 2]}, "n_scribbles": {"int": [0, 2]},
                                          "highlight_px": [26.0, 36.0], "pen": {"choice": ["blue", "black"]}}},
@@ -46,6 +48,8 @@ SHEET: dict[str, dict[str, dict[str, Any]]] = {
                                            "opacity": [0.08, 0.14], "angle_deg": [25.0, 50.0]}},
     },
     "degraded": {
+        "fold_shift": {"p": 0.3, "params": {"orientation": {"choice": ["h", "v"]}, "position": [0.25, 0.75],
+                                              "shift_px": [0.8, 2.5], "slide_px": [-1.0, 1.0], "band_px": [6.0, 16.0]}},
         "binding_marks": {"p": 0.45, "params": {**_HOLES, "staple": {"p": 0.5}, "clip": {"p": 0.2}}},
         "markup": {"p": 0.4, "params": {"n_highlights": {"int": [1, 2]}, "n_scribbles": {"int": [1, 3]},
                                         "highlight_px": [28.0, 38.0], "pen": {"choice": ["blue", "black"]}}},
@@ -53,6 +57,8 @@ SHEET: dict[str, dict[str, dict[str, Any]]] = {
                                             "opacity": [0.1, 0.18], "angle_deg": [25.0, 50.0]}},
     },
     "poor": {
+        "fold_shift": {"p": 0.5, "params": {"orientation": {"choice": ["h", "v"]}, "position": [0.25, 0.75],
+                                              "shift_px": [1.0, 3.5], "slide_px": [-1.0, 1.0], "band_px": [6.0, 16.0]}},
         "binding_marks": {"p": 0.6, "params": {**_HOLES, "staple": {"p": 0.6}, "clip": {"p": 0.25}}},
         "markup": {"p": 0.6, "params": {"n_highlights": {"int": [1, 3]}, "n_scribbles": {"int": [2, 4]},
                                         "highlight_px": [28.0, 40.0], "pen": {"choice": ["blue", "black"]}}},
@@ -60,6 +66,11 @@ SHEET: dict[str, dict[str, dict[str, Any]]] = {
                                            "opacity": [0.12, 0.22], "angle_deg": [25.0, 50.0]}},
     },
 }
+
+
+def _frame(p: float, flip: float, zoom: float) -> dict[str, Any]:
+    return {"p": p, "params": {"flip": {"p": flip}, "zoom": [1.0, zoom], "anchor_x": [0.2, 0.8],
+                               "anchor_y": [0.2, 0.8]}}
 
 
 def _lines(n: list[int], dark: list[float]) -> dict[str, Any]:
@@ -71,10 +82,12 @@ FLATBED: dict[str, dict[str, dict[str, Any]]] = {
     "fair": {"scanner_lines": {"p": 0.1, "params": _lines([1, 2], [0.15, 0.3])},
              "moire": {"p": 0.1, "params": {"period_px": [5.0, 8.0], "angle_deg": [-8.0, 8.0], "strength": [0.03, 0.06]}}},
     "degraded": {"scanner_lines": {"p": 0.2, "params": _lines([1, 3], [0.2, 0.4])},
+                 "page_frame": _frame(0.05, 1.0, 1.0),
                  "moire": {"p": 0.2, "params": {"period_px": [5.0, 9.0], "angle_deg": [-10.0, 10.0],
                                                 "strength": [0.04, 0.08]}},
                  "colour_shift": {"p": 0.2, "params": {"shift_px": [0.8, 1.6]}}},
     "poor": {"scanner_lines": {"p": 0.3, "params": _lines([2, 4], [0.25, 0.5])},
+             "page_frame": _frame(0.1, 0.6, 1.03),
              "moire": {"p": 0.3, "params": {"period_px": [5.0, 10.0], "angle_deg": [-12.0, 12.0],
                                             "strength": [0.05, 0.1]}},
              "colour_shift": {"p": 0.3, "params": {"shift_px": [1.0, 2.5]}}},
@@ -147,7 +160,8 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
              "jpeg": {"p": 1.0, "params": {"quality": {"int": [70, 90]}}},
              "moire": {"p": 0.15, "params": {"period_px": [4.0, 7.0], "angle_deg": [-15.0, 15.0], "strength": [0.03, 0.06]}}},
-    "fair": {"warp": {"p": 1.0, "params": {"perspective": [0.01, 0.02], "curl": [0.0, 0.3], "curl_width": [0.1, 0.25],
+    "fair": {"page_frame": _frame(0.3, 0.0, 1.03),
+             "warp": {"p": 1.0, "params": {"perspective": [0.01, 0.02], "curl": [0.0, 0.3], "curl_width": [0.1, 0.25],
                                            "curl_side": {"choice": ["left", "right"]}, "lift": [-0.01, 0.01],
                                            "shrink": [0.0, 0.02], "bow": [-0.006, 0.006]}},
              "lighting": {"p": 1.0, "params": {"gradient": [0.08, 0.16], "angle_deg": [0.0, 360.0], "vignette": [0.08, 0.16],
@@ -156,7 +170,8 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
              "jpeg": {"p": 1.0, "params": {"quality": {"int": [55, 80]}}},
              "moire": {"p": 0.25, "params": {"period_px": [4.0, 7.0], "angle_deg": [-15.0, 15.0], "strength": [0.04, 0.08]}},
              "colour_shift": {"p": 0.2, "params": {"shift_px": [0.6, 1.2]}}},
-    "degraded": {"warp": {"p": 1.0, "params": {"perspective": [0.015, 0.03], "curl": [0.2, 0.6], "curl_width": [0.15, 0.3],
+    "degraded": {"page_frame": _frame(0.5, 0.0, 1.05),
+             "warp": {"p": 1.0, "params": {"perspective": [0.015, 0.03], "curl": [0.2, 0.6], "curl_width": [0.15, 0.3],
                                                "curl_side": {"choice": ["left", "right"]}, "lift": [-0.015, 0.015],
                                                "shrink": [0.01, 0.04], "bow": [-0.01, 0.01]}},
                  "lighting": {"p": 1.0, "params": {"gradient": [0.12, 0.22], "angle_deg": [0.0, 360.0],
@@ -165,7 +180,8 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
                  "jpeg": {"p": 1.0, "params": {"quality": {"int": [40, 65]}}},
                  "moire": {"p": 0.35, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.05, 0.1]}},
                  "colour_shift": {"p": 0.35, "params": {"shift_px": [0.8, 1.8]}}},
-    "poor": {"warp": {"p": 1.0, "params": {"perspective": [0.02, 0.04], "curl": [0.4, 1.0], "curl_width": [0.15, 0.3],
+    "poor": {"page_frame": _frame(0.7, 0.0, 1.08),
+             "warp": {"p": 1.0, "params": {"perspective": [0.02, 0.04], "curl": [0.4, 1.0], "curl_width": [0.15, 0.3],
                                            "curl_side": {"choice": ["left", "right"]}, "lift": [-0.02, 0.02],
                                            "shrink": [0.02, 0.06], "bow": [-0.012, 0.012]}},
              "lighting": {"p": 1.0, "params": {"gradient": [0.16, 0.28], "angle_deg": [0.0, 360.0], "vignette": [0.16, 0.28],

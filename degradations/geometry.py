@@ -123,6 +123,57 @@ class CurlWarp:
                 "shrink": self.shrink, "bow": self.bow}
 
 
+def _smoothstep(t: np.ndarray) -> np.ndarray:
+    t = np.clip(t, 0.0, 1.0)
+    return t * t * (3.0 - 2.0 * t)
+
+
+@dataclass(frozen=True)
+class FoldShift:
+    """Content beyond a crease displaced by ``(dx, dy)`` px: the part of a folded sheet that did not lie
+    flat on the glass. Across a band of ``width`` px after the crease line (at ``position`` px along the
+    axis: ``orientation`` "h" = a horizontal crease at y, "v" = a vertical one at x) the shift ramps up
+    smoothly (smoothstep), so straight lines bend instead of tearing.
+
+    Defined by its inverse (output -> input): ``p_in = p_out - d * s(a_out)`` with ``a`` the coordinate
+    across the crease. With ``|d_a| * 1.5 / width < 1/2`` (checked) ``a_out - d_a * s(a_out)`` is monotone,
+    and the forward map is solved by a fixed-point iteration that contracts by at least half per step.
+    """
+
+    orientation: str  # "h" | "v"
+    position: float
+    width: float
+    dx: float
+    dy: float
+    kind: str = field(default="fold_shift", init=False)
+
+    def __post_init__(self) -> None:
+        along = self.dy if self.orientation == "h" else self.dx
+        if self.width <= 0 or abs(along) * 1.5 / self.width >= 0.5:
+            raise ValueError(f"fold shift of {along:.2f} px across a {self.width:.2f} px band does not invert")
+
+    def _s(self, pts: np.ndarray) -> np.ndarray:
+        a = pts[:, 1] if self.orientation == "h" else pts[:, 0]
+        return _smoothstep((a - self.position) / self.width)
+
+    def inverse_points(self, pts: np.ndarray) -> np.ndarray:
+        pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
+        s = self._s(pts)
+        return np.stack([pts[:, 0] - self.dx * s, pts[:, 1] - self.dy * s], axis=1)
+
+    def map_points(self, pts: np.ndarray) -> np.ndarray:
+        pts = np.asarray(pts, dtype=np.float64).reshape(-1, 2)
+        out = pts.copy()
+        for _ in range(40):  # contraction <= 1/2 per step: 40 steps reach float precision from any start
+            s = self._s(out)
+            out = np.stack([pts[:, 0] + self.dx * s, pts[:, 1] + self.dy * s], axis=1)
+        return out
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "orientation": self.orientation, "position": self.position, "width": self.width,
+                "dx": self.dx, "dy": self.dy}
+
+
 @dataclass(frozen=True)
 class Compose:
     """Transforms applied one after another (e.g. the warp stage's perspective then curl)."""
@@ -146,7 +197,7 @@ class Compose:
         return {"kind": self.kind, "parts": [t.to_dict() for t in self.parts]}
 
 
-Transform = Homography | CurlWarp | Compose
+Transform = Homography | CurlWarp | FoldShift | Compose
 
 
 def inverse_points(pts: np.ndarray, transforms: Sequence[Transform]) -> np.ndarray:

@@ -41,7 +41,7 @@ QUANTITIES: tuple[Quantity, ...] = get_args(Quantity)
 
 StageName = Literal[
     "paper", "watermark", "ink_bleed", "toner_fade", "halftone", "markup", "binding_marks", "bleed_through",
-    "stains", "fold", "double_feed", "skew", "warp", "scanner_lines", "roller_marks", "lighting", "moire", "blur",
+    "stains", "fold", "double_feed", "page_frame", "fold_shift", "skew", "warp", "scanner_lines", "roller_marks", "lighting", "moire", "blur",
     "noise", "colour_shift", "resample", "contrast", "dither", "jpeg",
 ]
 STAGE_NAMES: tuple[StageName, ...] = get_args(StageName)

@@ -36,6 +36,8 @@ _REGISTRY: tuple[Stage, ...] = (
     PixelStage("stains", surface.stains),
     PixelStage("fold", surface.fold),
     PixelStage("double_feed", office.double_feed),
+    GeometricStage("page_frame", geometric.plan_page_frame),
+    GeometricStage("fold_shift", geometric.plan_fold_shift),
     GeometricStage("skew", geometric.plan_skew),
     GeometricStage("warp", geometric.plan_warp),
     PixelStage("scanner_lines", office.scanner_lines),

@@ -1,4 +1,6 @@
-"""Stages that move content: skew (rotation + shift on the platen) and warp (perspective, page curl).
+"""Stages that move content: page_frame (an upside-down feed, a crop of the scan window), fold_shift
+(content displaced across a crease), skew (rotation + shift on the platen) and warp (perspective, page
+curl).
 
 A geometric stage *plans* its transform from (image size, params, rng); the image is then resampled
 once through that transform's inverse (``protocol.render``), so pixels and mapped evidence boxes come
@@ -16,7 +18,7 @@ import numpy as np
 
 from ir.rng import Rng
 
-from ..geometry import Compose, CurlWarp, Homography, Transform
+from ..geometry import Compose, CurlWarp, FoldShift, Homography, Transform
 from .protocol import Params, Plan
 
 WARP_BORDER = 0.75  # the curled-away edge reveals the darker lid
@@ -59,3 +61,32 @@ def plan_warp(width: int, height: int, p: Params, rng: Rng) -> Plan:
         return Plan(None, WARP_BORDER)
     return Plan(parts[0] if len(parts) == 1 else Compose(tuple(parts)), WARP_BORDER)
 
+
+
+def plan_page_frame(width: int, height: int, p: Params, rng: Rng) -> Plan:
+    """The sheet fed upside down (``flip``: a 180-degree turn) and the scan window cropped: content scaled
+    by ``zoom`` >= 1 about an anchor at fractions (``anchor_x``, ``anchor_y``) of the page, so what lay
+    near the far edges falls outside the image (a phone framing the page tight, a copier's platen edge)."""
+    cx, cy = width / 2.0, height / 2.0
+    m = np.eye(3)
+    if p["flip"]:
+        m = np.array([[-1.0, 0.0, 2 * cx], [0.0, -1.0, 2 * cy], [0.0, 0.0, 1.0]])
+    z = float(p["zoom"])
+    if z != 1.0:
+        ax, ay = float(p["anchor_x"]) * width, float(p["anchor_y"]) * height
+        m = np.array([[z, 0.0, ax * (1 - z)], [0.0, z, ay * (1 - z)], [0.0, 0.0, 1.0]]) @ m
+    if np.allclose(m, np.eye(3)):
+        return Plan(None, 1.0)
+    return Plan(Homography(m), 1.0)
+
+
+def plan_fold_shift(width: int, height: int, p: Params, rng: Rng) -> Plan:
+    """A crease at ``position`` (fraction of the page across it) that did not lie flat: the far side
+    shifted by ``shift_px`` across the crease and ``slide_px`` along it, ramping over ``band_px``."""
+    across, along = float(p["shift_px"]), float(p["slide_px"])
+    band = max(float(p["band_px"]), 3.5 * abs(across) + 1.0)  # keeps the map invertible (FoldShift checks)
+    if p["orientation"] == "h":
+        t = FoldShift("h", float(p["position"]) * height, band, dx=along, dy=across)
+    else:
+        t = FoldShift("v", float(p["position"]) * width, band, dx=across, dy=along)
+    return Plan(t if (across or along) else None, 1.0)

@@ -73,14 +73,15 @@ class Plan:
 def render(image: np.ndarray, plans: Sequence[Plan]) -> tuple[np.ndarray, list[Transform]]:
     """Resample ``image`` once through the composed transforms of ``plans`` (bilinear, same size).
 
-    The lid level is the first plan's; with no transform at all the result is a copy. Returns the
+    The lid level is the first plan's that shows a lid (border < 1); with no transform at all the result
+    is a copy. Returns the
     image and the transforms that moved it, in order (what boxes are mapped through)."""
     transforms = [p.transform for p in plans if p.transform is not None]
     if not transforms:
         return image.copy(), []
     h, w = image.shape[:2]
     mx, my = sampling_maps(transforms, w, h)
-    fill = border_value(image, plans[0].border)
+    fill = border_value(image, next((p.border for p in plans if p.border < 1.0), plans[0].border))
     if image.ndim == 3:  # OpenCV's 4-channel remap is ~3x faster than its 3-channel one
         rgba = cv2.cvtColor(image, cv2.COLOR_RGB2RGBA)
         out = cv2.remap(rgba, mx, my, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,

@@ -1,4 +1,5 @@
-"""``synthdocqa degrade IMAGE --tier T --seed S --out OUT``: one page image through the scan pipeline."""
+"""``synthdocqa degrade IMAGE --tier T [--device D] --seed S --out OUT``: one page image through the scan
+pipeline."""
 
 from __future__ import annotations
 
@@ -10,16 +11,38 @@ from flows.cli import MAX_SEED, CliError, check_range, check_writable
 _IMAGE_SUFFIXES = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".pdf": "pdf"}
 
 
+_DEVICE_HELP = {
+    "flatbed": "a sheet on a flatbed or ADF scanner's glass",
+    "photocopy": "a copy of a copy, then scanned: grey, contrasty, toner streaks, roller bands",
+    "fax": "a received fax: 1-bit error diffusion at 200x100 (or 200x200) dpi, line noise; written as PNG",
+    "phone": "a phone photo: perspective, curl, uneven light, vignetting, blur, moire, strong JPEG",
+}
+
+
+def _epilog() -> str:
+    from ir.vocab import DEVICES, OCCLUDING_STAGES, STAGE_NAMES, TIERS
+
+    lines = ["devices (--device):"]
+    lines += [f"  {d:<10} {_DEVICE_HELP[d]}" for d in DEVICES]
+    lines += ["", f"tiers (--tier), severity within a device: {', '.join(TIERS)} (pristine: no stage on)", "",
+              f"stages, in physical order ({len(STAGE_NAMES)}; * marks over the page, recorded as occlusion):"]
+    names = [f"{n}*" if n in OCCLUDING_STAGES else n for n in STAGE_NAMES]
+    lines += ["  " + ", ".join(names[i:i + 8]) for i in range(0, len(names), 8)]
+    return "\n".join(lines)
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "degrade",
-        help="degrade one page image at a scan tier (pristine, good, fair, degraded, poor)",
-        description="Sample the tier's 15 stages for one page from SEED, apply them, and write the scan. "
-        "OUT's extension picks the file: .jpg/.jpeg (JPEG at the tier's quality), .png, or .pdf "
+        help="degrade one page image as a capture device would at a scan tier",
+        description="Sample the device's stages at the tier for one page from SEED, apply them, and write the "
+        "scan. OUT's extension picks the file: .jpg/.jpeg (JPEG at the tier's quality), .png, or .pdf "
         "(an image-only scan PDF).",
+        epilog=_epilog(), formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("image", metavar="IMAGE", help="page image (PNG/JPEG, any size)")
     p.add_argument("--tier", required=True, help="pristine | good | fair | degraded | poor")
+    p.add_argument("--device", default="flatbed", help="flatbed | photocopy | fax | phone (default flatbed)")
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--out", required=True, help="output scan file (.jpg, .jpeg, .png or .pdf)")
     p.add_argument("--dpi", type=int, default=200, help="resolution of IMAGE (default 200)")
@@ -34,10 +57,12 @@ def _degrade(args: argparse.Namespace) -> int:
     from degradations import degrade_page, encode_image, encode_scan, sample_profile, scan_pdf
     from ir.files import atomic_write_bytes
     from ir.rng import Rng
-    from ir.vocab import TIERS
+    from ir.vocab import DEVICES, TIERS
 
     if args.tier not in TIERS:
         raise CliError(f"--tier: unknown tier {args.tier!r}; expected one of {', '.join(TIERS)}")
+    if args.device not in DEVICES:
+        raise CliError(f"--device: unknown device {args.device!r}; expected one of {', '.join(DEVICES)}")
     check_range("--seed", args.seed, 0, MAX_SEED)
     if not 50 <= args.dpi <= 1200:
         raise CliError(f"--dpi must be in [50, 1200], got {args.dpi}")
@@ -58,19 +83,21 @@ def _degrade(args: argparse.Namespace) -> int:
         raise CliError(f"IMAGE: too small ({bgr.shape[1]}x{bgr.shape[0]} px)")
     image = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
 
-    profile = sample_profile(args.tier, 1, Rng(args.seed, ("degrade",)))
+    profile = sample_profile(args.tier, 1, Rng(args.seed, ("degrade",)), args.device)
     scan = degrade_page(image, profile.pages[0], args.seed, args.dpi)
     if kind == "pdf":
         h, w = scan.image.shape[:2]
-        data = scan_pdf([encode_scan(scan.image, args.tier)], [(w * 72.0 / args.dpi, h * 72.0 / args.dpi)])
+        data = scan_pdf([encode_scan(scan.image, args.tier, device=args.device)],
+                        [(w * 72.0 / args.dpi, h * 72.0 / args.dpi)])
     elif kind == "png":
         data = encode_image(scan.image, "png")
     else:
-        data = encode_scan(scan.image, args.tier) if args.tier != "pristine" else encode_image(scan.image, "jpeg", 95)
+        data = (encode_image(scan.image, "jpeg", 95) if args.tier == "pristine" or args.device == "fax"
+                else encode_scan(scan.image, args.tier))
     if args.params_out:
         atomic_write_bytes(Path(args.params_out), profile.to_json().encode("utf-8"))
     atomic_write_bytes(out, data)
     enabled = [s.name for s in profile.pages[0].stages if s.enabled]
-    print(f"wrote {out} ({args.tier}, seed {args.seed}): {len(enabled)} stages on "
+    print(f"wrote {out} ({args.device}, {args.tier}, seed {args.seed}): {len(enabled)} stages on "
           f"[{', '.join(enabled) or 'none'}], {len(scan.transforms)} geometric transform(s)")
     return 0

@@ -84,3 +84,25 @@ def test_missing_unreadable_image_and_bad_extension(run, tmp_path, page_png, cap
     assert run(["degrade", str(page_png), "--tier", "good", "--seed", "1", "--out", str(tmp_path / "s.tif")]) == 2
     assert "unsupported extension" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_degrade_device_and_help(run, page_png, tmp_path, capsys):
+    out = tmp_path / "fax.png"
+    assert run(["degrade", str(page_png), "--tier", "fair", "--device", "fax", "--seed", "2", "--out", str(out),
+                "--dpi", "100"]) == 0
+    assert set(np.unique(cv2.imread(str(out)))) <= {0, 255}  # 1-bit
+    assert "(fax, fair, seed 2)" in capsys.readouterr().out
+    flat = tmp_path / "flat.png"
+    run(["degrade", str(page_png), "--tier", "fair", "--seed", "2", "--out", str(flat), "--dpi", "100"])
+    assert flat.read_bytes() != out.read_bytes()
+    assert run(["degrade", str(page_png), "--tier", "fair", "--device", "telex", "--seed", "2",
+                "--out", str(tmp_path / "x.png")]) == 2
+    assert "--device: unknown device 'telex'; expected one of flatbed, photocopy, fax, phone" in capsys.readouterr().err
+    assert not (tmp_path / "x.png").exists()
+    with pytest.raises(SystemExit):
+        run(["degrade", "--help"])
+    text = capsys.readouterr().out
+    from ir.vocab import DEVICES, STAGE_NAMES
+
+    assert all(f"  {d} " in text for d in DEVICES)
+    assert all(n in text for n in STAGE_NAMES) and f"({len(STAGE_NAMES)};" in text

@@ -5,7 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from degradations import CurlWarp, Homography, degrade_page, map_box, map_boxes, sample_profile
+from degradations import (
+    GEOMETRIC_STAGES,
+    CurlWarp,
+    Homography,
+    degrade_page,
+    map_box,
+    map_boxes,
+    sample_profile,
+)
 from degradations.geometry import inverse_points, map_points, sampling_maps
 from degradations.stages.geometric import perspective_homography, skew_homography
 from ir.document import PageDegradation, StageParams
@@ -37,6 +45,17 @@ GEOMETRIC_CASES = {
     "skew_then_warp_fused": {"skew": {"angle_deg": -2.5, "shift_x": 0.01, "shift_y": 0.005, "border": 0.8},
                              "warp": {**_WARP_OFF, "perspective": 0.012, "curl": 0.6, "curl_width": 0.2,
                                       "lift": 0.015, "shrink": 0.03, "bow": -0.004}},
+    "page_frame_upside_down": {"page_frame": {"flip": True, "zoom": 1.0, "anchor_x": 0.5, "anchor_y": 0.5}},
+    "page_frame_crop": {"page_frame": {"flip": False, "zoom": 1.04, "anchor_x": 0.45, "anchor_y": 0.6}},
+    "fold_shift_h": {"fold_shift": {"orientation": "h", "position": 0.45, "shift_px": 12.0, "slide_px": -6.0,
+                                    "band_px": 50.0}},
+    "fold_shift_v": {"fold_shift": {"orientation": "v", "position": 0.55, "shift_px": -14.0, "slide_px": 8.0,
+                                    "band_px": 40.0}},
+    "frame_fold_skew_warp_fused": {
+        "page_frame": {"flip": True, "zoom": 1.015, "anchor_x": 0.6, "anchor_y": 0.4},
+        "fold_shift": {"orientation": "h", "position": 0.5, "shift_px": 3.5, "slide_px": 1.0, "band_px": 14.0},
+        "skew": {"angle_deg": 2.0, "shift_x": -0.01, "shift_y": 0.008, "border": 0.7},
+        "warp": {**_WARP_OFF, "perspective": 0.01, "curl": 0.5, "curl_width": 0.2, "bow": 0.004}},
     "resample_area": {"resample": {"scale": 0.38, "mode": "area"}},
     "resample_nearest": {"resample": {"scale": 0.45, "mode": "nearest"}},
 }
@@ -47,12 +66,29 @@ def test_markers_follow_each_geometric_stage(case):
     boxes = marker_grid(W, H)
     img = marker_page(W, H, boxes)
     result = degrade_page(img, _page(GEOMETRIC_CASES[case]), seed=11, dpi=DPI)
-    moved = any(n in GEOMETRIC_CASES[case] for n in ("skew", "warp"))
+    moved = any(n in GEOMETRIC_CASES[case] for n in GEOMETRIC_STAGES)
     assert bool(result.transforms) == moved
     worst_c, worst_b = check_markers(result.image, boxes, result.transforms)
+    assert worst_c <= TOL and worst_b <= TOL
     if moved:  # the markers really moved, so the check above is not trivially an identity
         exp = map_points((boxes[:, :2] + boxes[:, 2:]) / 2.0, result.transforms)
-        assert np.abs(exp - (boxes[:, :2] + boxes[:, 2:]) / 2.0).max() > 10.0
+        assert np.abs(exp - (boxes[:, :2] + boxes[:, 2:]) / 2.0).max() > 2.5 * TOL
+
+
+def test_every_geometric_stage_has_a_marker_case():
+    covered = {n for case in GEOMETRIC_CASES.values() for n in case}
+    assert set(GEOMETRIC_STAGES) <= covered
+
+
+def test_fold_shift_inverts_and_refuses_a_fold_it_cannot_invert():
+    from degradations.geometry import FoldShift
+
+    t = FoldShift("h", 300.0, 12.0, dx=2.0, dy=3.5)
+    pts = np.array([[10.0, 100.0], [400.0, 305.0], [50.0, 309.0], [70.0, 900.0]])
+    assert np.allclose(t.inverse_points(t.map_points(pts)), pts, atol=1e-9)
+    assert np.allclose(t.map_points(pts)[[0, 3]], pts[[0, 3]] + [[0.0, 0.0], [2.0, 3.5]])
+    with pytest.raises(ValueError, match="does not invert"):
+        FoldShift("v", 10.0, 6.0, dx=3.0, dy=0.0)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])

@@ -39,7 +39,8 @@ def _alone(record: StageParams) -> PageDegradation:
 def test_registry_is_the_vocabulary_in_physical_order():
     assert tuple(STAGES) == STAGE_NAMES
     assert all(isinstance(s, Stage) and s.name == n for n, s in STAGES.items())
-    assert GEOMETRIC_STAGES == {n for n, s in STAGES.items() if isinstance(s, GeometricStage)} == {"skew", "warp"}
+    assert GEOMETRIC_STAGES == {n for n, s in STAGES.items() if isinstance(s, GeometricStage)} == {
+        "page_frame", "fold_shift", "skew", "warp"}
     order = list(STAGES.values())
     first_res = min(i for i, s in enumerate(order) if s.changes_resolution)
     assert isinstance(order[first_res], ResolutionStage)
@@ -110,4 +111,5 @@ def test_geometric_stage_plan_maps_marker_boxes_onto_the_drawn_markers(name, see
     assert transform.to_dict() == plan.transform.to_dict()  # the pixels went through the planned map
     check_markers(out, boxes, [plan.transform])
     centres = (boxes[:, :2] + boxes[:, 2:]) / 2.0
-    assert np.abs(plan.transform.map_points(centres) - centres).max() > 3.0  # it really moved them
+    moved = 0.4 if name == "fold_shift" else 3.0  # a crease shifts content by a pixel or two
+    assert np.abs(plan.transform.map_points(centres) - centres).max() > moved  # it really moved them
