@@ -4,8 +4,9 @@ severity within it.
 * ``flatbed``: a sheet on the glass of a flatbed or ADF scanner (the original tier table, ``tiers.py``).
 * ``photocopy``: a copy of a copy, then scanned: grey, sharp and contrasty, toner streaks and dropouts,
   dirty-roller bands, scanner lines, now and then a double feed.
-* ``fax``: a fax received and scanned: 1-bit error-diffused at fax resolution (standard 200x100 dpi, fine
-  200x200), feed skew, line noise; stored as PNG (JPEG would smear the 1-bit dots).
+* ``fax``: a fax received and scanned: 1 bit per pixel at fax resolution (fine 200x200 dpi, standard
+  200x100), thresholded (text mode) or error-diffused (photo mode), feed skew, line noise; stored as PNG
+  (JPEG would smear the 1-bit dots).
 * ``phone``: a phone photo of the page: perspective, curl, uneven light and shadow, vignetting, motion
   blur, sensor noise, moire from the print screen, colour fringes, strong JPEG.
 
@@ -110,7 +111,7 @@ PHOTOCOPY: dict[str, dict[str, dict[str, Any]]] = {
              "scanner_lines": {"p": 0.3, "params": _lines([1, 2], [0.2, 0.4])},
              "double_feed": {"p": 0.05, "params": {"dx": [-0.01, 0.01], "dy": [0.005, 0.02], "alpha": [0.1, 0.2]}},
              "lighting": _OFF, "jpeg": _OFF},
-    "degraded": {"contrast": _copy_contrast([1.35, 1.6], 0.25, [110, 160]),
+    "degraded": {"contrast": _copy_contrast([1.35, 1.6], 0.1, [115, 150]),
                  "roller_marks": {"p": 0.6, "params": {"period": [0.15, 0.3], "strength": [0.08, 0.16],
                                                        "band_px": [10.0, 24.0]}},
                  "scanner_lines": {"p": 0.5, "params": _lines([1, 3], [0.25, 0.5])},
@@ -131,25 +132,32 @@ PHOTOCOPY: dict[str, dict[str, dict[str, Any]]] = {
 """A copy of a copy: grey and contrasty (gain up, some pages thresholded), no paper-coloured light."""
 
 
-def _fax(threshold: list[int], fine: float, lines: dict[str, Any], skew: float, sp: list[float]) -> dict[str, Any]:
+def _fax(threshold: list[int], fine: float, diffuse: float, lines: dict[str, Any], skew: float, sp: list[float],
+         resample: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
-        "dither": {"p": 1.0, "params": {"threshold": threshold, "fine": {"p": fine}}},
+        "dither": {"p": 1.0, "params": {"threshold": threshold, "fine": {"p": fine}, "diffuse": {"p": diffuse}}},
         "scanner_lines": {"p": 0.5, "params": lines},
         "skew": {"p": 1.0, "params": {"angle_deg": [-skew, skew], "shift_x": [-0.006, 0.006],
                                       "shift_y": [-0.006, 0.006], "border": [1.0, 1.0]}},
         "noise": {"p": 1.0, "params": {"sigma": [0.0, 2.0], "salt_pepper": sp}},
+        "resample": resample or _OFF,
         "paper": _OFF, "stains": _OFF, "lighting": _OFF, "halftone": _OFF, "warp": _OFF, "jpeg": _OFF,
-        "bleed_through": _OFF, "resample": _OFF,
+        "bleed_through": _OFF,
     }
 
 
 FAX: dict[str, dict[str, dict[str, Any]]] = {
-    "good": _fax([120, 136], 0.8, _lines([0, 1], [0.4, 0.7]), 0.6, [0.0, 0.00005]),
-    "fair": _fax([112, 144], 0.5, _lines([1, 2], [0.5, 0.8]), 1.2, [0.00005, 0.0002]),
-    "degraded": _fax([104, 152], 0.25, _lines([1, 3], [0.6, 0.9]), 2.0, [0.0002, 0.0006]),
-    "poor": _fax([96, 160], 0.0, _lines([2, 4], [0.7, 1.0]), 3.0, [0.0006, 0.0015]),
+    "good": _fax([124, 132], 1.0, 0.0, _lines([0, 1], [0.4, 0.7]), 0.6, [0.0, 0.00005],
+                 {"p": 1.0, "params": {"scale": [0.9, 0.95], "mode": {"choice": ["nearest"]}}}),
+    "fair": _fax([120, 136], 0.0, 0.0, _lines([1, 2], [0.5, 0.8]), 1.2, [0.00005, 0.0002],
+                 {"p": 1.0, "params": {"scale": [0.85, 0.9], "mode": {"choice": ["nearest"]}}}),
+    "degraded": _fax([116, 140], 0.0, 0.0, _lines([1, 3], [0.6, 0.9]), 2.0, [0.0004, 0.001],
+                     {"p": 1.0, "params": {"scale": [0.7, 0.76], "mode": {"choice": ["nearest"]}}}),
+    "poor": _fax([110, 146], 0.0, 1.0, _lines([2, 4], [0.7, 1.0]), 3.0, [0.0006, 0.0015],
+                 {"p": 1.0, "params": {"scale": [0.6, 0.7], "mode": {"choice": ["nearest"]}}}),
 }
-"""1-bit error diffusion at fax resolution after the sheet's own wear; no paper colour, no JPEG."""
+"""Text mode (a threshold) at fine (200x200) then standard (200x100) resolution from a scan of falling
+resolution, photo mode (error diffusion) for the poor ones; no paper colour, no JPEG."""
 
 PHONE: dict[str, dict[str, dict[str, Any]]] = {
     "good": {"warp": {"p": 1.0, "params": {"perspective": [0.004, 0.01], "curl": [0.0, 0.0], "curl_width": [0.1, 0.2],
@@ -158,7 +166,7 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
              "lighting": {"p": 1.0, "params": {"gradient": [0.04, 0.1], "angle_deg": [0.0, 360.0], "vignette": [0.04, 0.1],
                                                "shadow": [0.0, 0.15], "shadow_width": [0.05, 0.15],
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-             "jpeg": {"p": 1.0, "params": {"quality": {"int": [70, 90]}}},
+             "jpeg": {"p": 1.0, "params": {"quality": {"int": [78, 88]}}},
              "moire": {"p": 0.15, "params": {"period_px": [4.0, 7.0], "angle_deg": [-15.0, 15.0], "strength": [0.03, 0.06]}}},
     "fair": {"page_frame": _frame(0.3, 0.0, 1.03),
              "warp": {"p": 1.0, "params": {"perspective": [0.01, 0.02], "curl": [0.0, 0.3], "curl_width": [0.1, 0.25],
@@ -167,7 +175,7 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
              "lighting": {"p": 1.0, "params": {"gradient": [0.08, 0.16], "angle_deg": [0.0, 360.0], "vignette": [0.08, 0.16],
                                                "shadow": [0.1, 0.3], "shadow_width": [0.08, 0.2],
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-             "jpeg": {"p": 1.0, "params": {"quality": {"int": [55, 80]}}},
+             "jpeg": {"p": 1.0, "params": {"quality": {"int": [60, 72]}}},
              "moire": {"p": 0.25, "params": {"period_px": [4.0, 7.0], "angle_deg": [-15.0, 15.0], "strength": [0.04, 0.08]}},
              "colour_shift": {"p": 0.2, "params": {"shift_px": [0.6, 1.2]}}},
     "degraded": {"page_frame": _frame(0.5, 0.0, 1.05),
@@ -177,7 +185,7 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
                  "lighting": {"p": 1.0, "params": {"gradient": [0.12, 0.22], "angle_deg": [0.0, 360.0],
                                                    "vignette": [0.12, 0.22], "shadow": [0.2, 0.4], "shadow_width": [0.1, 0.25],
                                                    "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-                 "jpeg": {"p": 1.0, "params": {"quality": {"int": [40, 65]}}},
+                 "jpeg": {"p": 1.0, "params": {"quality": {"int": [45, 55]}}},
                  "moire": {"p": 0.35, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.05, 0.1]}},
                  "colour_shift": {"p": 0.35, "params": {"shift_px": [0.8, 1.8]}}},
     "poor": {"page_frame": _frame(0.7, 0.0, 1.08),
@@ -187,7 +195,7 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
              "lighting": {"p": 1.0, "params": {"gradient": [0.16, 0.28], "angle_deg": [0.0, 360.0], "vignette": [0.16, 0.28],
                                                "shadow": [0.3, 0.5], "shadow_width": [0.1, 0.3],
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-             "jpeg": {"p": 1.0, "params": {"quality": {"int": [25, 50]}}},
+             "jpeg": {"p": 1.0, "params": {"quality": {"int": [28, 40]}}},
              "moire": {"p": 0.45, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.06, 0.12]}},
              "colour_shift": {"p": 0.5, "params": {"shift_px": [1.0, 2.5]}}},
 }

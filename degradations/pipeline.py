@@ -13,7 +13,7 @@ from ir.document import PageDegradation, StageParams
 from ir.rng import Rng
 from ir.vocab import OCCLUDING_STAGES
 
-from .geometry import Transform, map_box, map_boxes
+from .geometry import Homography, Transform, map_box, map_boxes
 from .stages import STAGES, GeometricStage, Plan, ResolutionStage, Stage, get_stage, reading_params, render
 from .tiers import REFERENCE_DPI
 
@@ -26,8 +26,8 @@ OCCLUSION_SHARE = 0.01
 @dataclass
 class DegradedPage:
     """The scan image, the transforms that moved content (input pixels -> output pixels), and where each
-    occluding stage (``ir.vocab.OCCLUDING_STAGES``) drew: a mask of the pixels it changed, in page pixels
-    (those stages run before any geometric one, so the mask lies in the page image's frame)."""
+    occluding stage (``ir.vocab.OCCLUDING_STAGES``) drew: a mask of the pixels it changed, in the page's
+    frame (those stages run before any geometric one) at the working resolution."""
 
     image: np.ndarray
     transforms: list[Transform] = field(default_factory=list)
@@ -36,10 +36,12 @@ class DegradedPage:
     def occluded_by(self, bbox_page_px: Sequence[float]) -> list[str]:
         """The occluding stages whose marks cover at least ``OCCLUSION_SHARE`` of a page-pixel box."""
         out = []
+        ph, pw = self.image.shape[:2]
         for name, mask in self.occlusion.items():
-            h, w = mask.shape
-            x0, y0 = max(int(np.floor(bbox_page_px[0])), 0), max(int(np.floor(bbox_page_px[1])), 0)
-            x1, y1 = min(int(np.ceil(bbox_page_px[2])), w), min(int(np.ceil(bbox_page_px[3])), h)
+            h, w = mask.shape  # the working resolution of the stage, a linear scale of the page's
+            sx, sy = w / pw, h / ph
+            x0, y0 = max(int(np.floor(bbox_page_px[0] * sx)), 0), max(int(np.floor(bbox_page_px[1] * sy)), 0)
+            x1, y1 = min(int(np.ceil(bbox_page_px[2] * sx)), w), min(int(np.ceil(bbox_page_px[3] * sy)), h)
             if x1 > x0 and y1 > y0 and np.count_nonzero(mask[y0:y1, x0:x1]) >= OCCLUSION_SHARE * (x1 - x0) * (y1 - y0):
                 out.append(name)
         return out
@@ -54,7 +56,7 @@ class DegradedPage:
         return (self.image.shape[1], self.image.shape[0]) if clip else None
 
 
-def resolve_params(params: Mapping[str, Any], dpi: int) -> dict[str, Any]:
+def resolve_params(params: Mapping[str, Any], dpi: float) -> dict[str, Any]:
     """Table units -> image units: ``*_px`` lengths are at ``REFERENCE_DPI`` and scale with dpi."""
     k = dpi / REFERENCE_DPI
     return {n: (float(v) * k if n.endswith("_px") else v) for n, v in params.items()}
@@ -95,10 +97,12 @@ def _enabled_stages(page: PageDegradation) -> list[tuple[Stage, StageParams]]:
 def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) -> DegradedPage:
     """Apply ``page``'s stages in physical order with the streams ``Rng(seed, page.seed_path).fork("stage", s)``.
 
-    Adjacent geometric stages (skew, warp) are planned separately, each with its own stream, and
-    rendered as one resampling. A stage that changes the working resolution (resample) ``enter``s it
-    where it sits; the stages after it run there, and its ``leave`` restores the page size last
-    (output size = input size; no geometric stage follows, so boxes map through skew and warp only).
+    The first stage, resample, sets the working resolution (the sensor's dpi: ``enter``); every stage
+    after it runs there, its ``*_px`` lengths scaled to it (2-6x fewer pixels than the page), and its
+    ``leave`` restores the page size last (output size = input size). Adjacent geometric stages
+    (page_frame, fold_shift, skew, warp) are planned separately at the working size, each with its own
+    stream, and rendered as one resampling; their transforms are recorded as maps of page pixels
+    (framed by the working scale), so boxes map from the page image to the scan.
     """
     check_image(image)
     if dpi <= 0:
@@ -109,8 +113,10 @@ def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) 
     plans: list[Plan] = []  # the pending run of adjacent geometric stages
     entered: list[tuple[ResolutionStage, int, int, Mapping[str, Any]]] = []  # (stage, width, height, params)
     occlusion: dict[str, np.ndarray] = {}
+    work_dpi = float(dpi)  # the working resolution: the stages after resample see their px lengths there
+    page_h, page_w = image.shape[:2]
     for stage, record in _enabled_stages(page):
-        params = resolve_params(record.params, dpi)
+        params = resolve_params(record.params, work_dpi)
         with reading_params(stage.name):
             if isinstance(stage, GeometricStage):
                 h, w = out.shape[:2]
@@ -118,12 +124,13 @@ def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) 
                 continue
             if plans:
                 out, moved = render(out, plans)
-                transforms.extend(moved)
+                transforms.extend(_in_page_frame(moved, out.shape, page_w, page_h))
                 plans = []
             if isinstance(stage, ResolutionStage):
                 h, w = out.shape[:2]
                 entered.append((stage, w, h, params))
                 out = stage.enter(out, params)
+                work_dpi *= out.shape[1] / w
             else:
                 before = out
                 out = stage.apply(out, params, rng.fork("stage", stage.name))
@@ -131,13 +138,24 @@ def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) 
                     occlusion[stage.name] = _changed(before, out)
     if plans:
         out, moved = render(out, plans)
-        transforms.extend(moved)
+        transforms.extend(_in_page_frame(moved, out.shape, page_w, page_h))
     for res, w, h, params in reversed(entered):
         with reading_params(res.name):
             out = res.leave(out, w, h, params)
     if out is image:  # nothing enabled (pristine): never hand back the caller's own array
         out = image.copy()
     return DegradedPage(image=out, transforms=transforms, occlusion=occlusion)
+
+
+def _in_page_frame(moved: list[Transform], shape: tuple[int, ...], page_w: int, page_h: int) -> list[Transform]:
+    """Transforms planned at the working resolution, as maps of page pixels: scale to the working
+    frame, the transforms, scale back (``cv2.resize`` maps continuous coordinates linearly, so the
+    frame change is exact)."""
+    h, w = shape[:2]
+    if not moved or (w, h) == (page_w, page_h):
+        return moved
+    sx, sy = w / page_w, h / page_h
+    return [Homography(np.diag([sx, sy, 1.0])), *moved, Homography(np.diag([1.0 / sx, 1.0 / sy, 1.0]))]
 
 
 def _changed(before: np.ndarray, after: np.ndarray) -> np.ndarray:

@@ -40,14 +40,15 @@ QUANTITIES: tuple[Quantity, ...] = get_args(Quantity)
 (``ir.semantics`` holds the rules)."""
 
 StageName = Literal[
-    "paper", "watermark", "ink_bleed", "toner_fade", "halftone", "markup", "binding_marks", "bleed_through",
-    "stains", "fold", "double_feed", "page_frame", "fold_shift", "skew", "warp", "scanner_lines", "roller_marks", "lighting", "moire", "blur",
-    "noise", "colour_shift", "resample", "contrast", "dither", "jpeg",
+    "resample", "paper", "watermark", "ink_bleed", "toner_fade", "halftone", "markup", "binding_marks", "bleed_through",
+    "stains", "fold", "double_feed", "page_frame", "fold_shift", "skew", "warp", "scanner_lines",
+    "roller_marks", "lighting", "moire", "blur", "noise", "colour_shift", "contrast", "dither", "jpeg",
 ]
 STAGE_NAMES: tuple[StageName, ...] = get_args(StageName)
-"""Degradation stages in physical order: the sheet and what is on it (print, marks, binding, stains),
-its travel through the device (double feed, skew, warp), the sensor (lines, rollers, light, moire, blur,
-noise, colour registration, resolution), the device's output (contrast, 1-bit fax, JPEG)."""
+"""Degradation stages in physical order, all at the sensor's resolution (resample, first): the sheet and
+what is on it (print, marks, binding, stains), its travel through the device (double feed, framing,
+creases, skew, warp), what the sensor sees (lines, rollers, light, moire, blur, noise, colour
+registration), the device's output (contrast, 1-bit fax, JPEG)."""
 
 OCCLUDING_STAGES: tuple[StageName, ...] = ("watermark", "markup", "binding_marks")
 """Stages that draw over the page: the evidence boxes they cover are recorded (``Evidence.occluded_by``)."""

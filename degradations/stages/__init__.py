@@ -25,6 +25,7 @@ from .protocol import (
 )
 
 _REGISTRY: tuple[Stage, ...] = (
+    ResolutionStage("resample", capture.resample_down, capture.resample_up),
     PixelStage("paper", surface.paper),
     PixelStage("watermark", office.watermark),
     PixelStage("ink_bleed", surface.ink_bleed),
@@ -47,7 +48,6 @@ _REGISTRY: tuple[Stage, ...] = (
     PixelStage("blur", capture.blur),
     PixelStage("noise", capture.noise),
     PixelStage("colour_shift", office.colour_shift),
-    ResolutionStage("resample", capture.resample_down, capture.resample_up),
     PixelStage("contrast", capture.contrast),
     PixelStage("dither", office.dither),
     PixelStage("jpeg", capture.jpeg),
@@ -55,15 +55,14 @@ _REGISTRY: tuple[Stage, ...] = (
 
 
 def _check(registry: tuple[Stage, ...]) -> None:
-    """The registry is the vocabulary, in order; no geometric stage runs at a changed resolution
-    (boxes map through the geometric stages at page size only); occluding stages come before the
-    geometric ones."""
+    """The registry is the vocabulary, in order; the resolution stage comes first (every stage runs at
+    the working resolution, geometric ones included: the pipeline frames their transforms in page
+    pixels); occluding stages come before the geometric ones."""
     names = tuple(s.name for s in registry)
     if names != STAGE_NAMES:
         raise RuntimeError(f"stage registry {names} differs from ir.vocab.STAGE_NAMES {STAGE_NAMES}")
-    first = next((i for i, s in enumerate(registry) if s.changes_resolution), len(registry))
-    if any(s.geometric for s in registry[first:]):
-        raise RuntimeError("a geometric stage comes after a stage that changes the working resolution")
+    if [i for i, s in enumerate(registry) if s.changes_resolution] not in ([], [0]):
+        raise RuntimeError("the stage that changes the working resolution must come first (all run there)")
     first_geometric = next(i for i, s in enumerate(registry) if s.geometric)
     if any(s.name in OCCLUDING_STAGES for s in registry[first_geometric:]):
         raise RuntimeError("an occluding stage comes after a geometric one (its mask must be in page pixels)")

@@ -164,7 +164,8 @@ def _error_diffuse(g: np.ndarray, rng: Rng, dst: np.ndarray, vertical: float = 0
 
 
 def dither(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
-    """Fax output: the page read at fax resolution and sent as 1 bit per pixel by error diffusion.
+    """Fax output: the page read at fax resolution and sent as 1 bit per pixel, by error diffusion
+    (photo mode) or, with ``diffuse`` false (optional, default true), a plain threshold (text mode).
 
     The grey page is normalised to its paper level (the fax's automatic background control), toned so
     that grey level ``threshold`` becomes 50% dots (lower: lighter output), and, unless ``fine``
@@ -182,6 +183,12 @@ def dither(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     x = np.minimum(np.arange(256, dtype=np.float64) * 255.0 / paper, 255.0)
     tone = np.where(x < t, x * 127.5 / t, 127.5 + (x - t) * 127.5 / (255.0 - t))
     cv2.LUT(g, np.clip(np.round(tone), 0, 255).astype(np.uint8), dst=g)
+    if not p.get("diffuse", True):  # text mode: a plain threshold, the 50% level after the tone curve
+        if not bool(p["fine"]) and h >= 2:
+            g = cv2.resize(cv2.resize(g, (w, (h + 1) // 2), interpolation=cv2.INTER_AREA), (w, h),
+                           interpolation=cv2.INTER_NEAREST)
+        bits = cv2.threshold(g, 127, 255, cv2.THRESH_BINARY)[1]
+        return cv2.cvtColor(bits, cv2.COLOR_GRAY2RGB) if img.ndim == 3 else bits
     if bool(p["fine"]) or h < 2:
         _error_diffuse(g, rng.fork("phase"), g)
         bits = g

@@ -42,9 +42,8 @@ def test_registry_is_the_vocabulary_in_physical_order():
     assert GEOMETRIC_STAGES == {n for n, s in STAGES.items() if isinstance(s, GeometricStage)} == {
         "page_frame", "fold_shift", "skew", "warp"}
     order = list(STAGES.values())
-    first_res = min(i for i, s in enumerate(order) if s.changes_resolution)
-    assert isinstance(order[first_res], ResolutionStage)
-    assert not any(s.geometric for s in order[first_res:])  # boxes map at page size only
+    assert [i for i, s in enumerate(order) if s.changes_resolution] == [0]  # every stage at the sensor's dpi
+    assert isinstance(order[0], ResolutionStage)
     with pytest.raises(ValueError, match="unknown stage 'sepia'"):
         get_stage("sepia")
 
