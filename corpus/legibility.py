@@ -235,7 +235,8 @@ def document_legibility(reader: CorpusReader, doc_id: str) -> list[dict[str, Any
     """One row per assertion of the document (``ASSERTION_COLUMNS``)."""
     import cv2
 
-    tier = reader.record(doc_id).tier
+    record = reader.record(doc_id)
+    page_tier = {p.page_no: p.tier or record.tier for p in record.pages}  # a page may have its own tier
     assertions = reader.assertions(doc_id)
     rotation = {b.id: b.rotation for _, b in reader.ir(doc_id).blocks() if b.type == "annotation"}
     spans: dict[tuple, Evidence] = {}
@@ -266,9 +267,10 @@ def document_legibility(reader: CorpusReader, doc_id: str) -> list[dict[str, Any
         detail = [{"page_no": e.page_no, "text": e.text, "ocr": readings[_span_key(e)],
                    "cer": cer(e.text, readings[_span_key(e)])} for e in own]
         worst = max((d["cer"] for d in detail), default=0.0)
+        page_no = min((e.page_no for e in own), default=0)
         rows.append({
-            "assertion_id": a.id, "qa_id": a.qa_id, "doc_id": doc_id, "tier": tier,
-            "page_no": min((e.page_no for e in own), default=0), "n_spans": len(own), "cer": worst,
+            "assertion_id": a.id, "qa_id": a.qa_id, "doc_id": doc_id, "tier": page_tier.get(page_no, record.tier),
+            "page_no": page_no, "n_spans": len(own), "cer": worst,
             "legible": all(d["cer"] <= CER_THRESHOLD for d in detail),
             "spans_json": json.dumps(detail, ensure_ascii=False)})
     return rows

@@ -123,7 +123,7 @@ TIER_TABLE: dict[str, dict[str, dict[str, Any]]] = {
         "noise": {"p": 1.0, "params": {"sigma": [6.0, 7.5], "salt_pepper": [0.0001, 0.0004]}},
         "resample": {"p": 1.0, "params": {"scale": [0.6, 0.65], "mode": {"choice": ["area"]}}},
         "contrast": {"p": 0.7, "params": {"gamma": [0.85, 1.3], "gain": [0.85, 1.15], "bias": [-12.0, 12.0],
-                                          "binarize": {"p": 0.05}, "threshold": [110, 150]}},
+                                          "binarize": False, "threshold": [128, 128]}},
         "jpeg": {"p": 1.0, "params": {"quality": {"int": [55, 62]}}},
     },
     "poor": {
