@@ -143,8 +143,9 @@ RAI: dict[str, Any] = {
     "rai:dataAnnotationPlatform": "synthdocqa (automatic, deterministic)",
     "rai:annotationsPerItem": "One typed answer and one or more assertions per question.",
     "rai:dataPreprocessingProtocol": (
-        "Scan degradation from 15 physical stages sampled per page into the IR (tiers pristine to poor); "
-        "evidence boxes are carried through the geometric stages."),
+        "Scan degradation by four capture devices (flatbed, photocopy, fax, phone) from 26 physical stages "
+        "sampled per page into the IR (tiers pristine to poor); evidence boxes are carried through the "
+        "geometric stages and the evidence that marks on the sheet cover is recorded."),
     "rai:dataUseCases": (
         "Evaluating and training document QA, RAG and PDF-parsing systems on grounded questions; measuring the "
         "effect of scan quality. Not for learning facts about real organisations."),
