@@ -1,12 +1,12 @@
-"""docs/contact_sheet.png: one real corpus page at 200 dpi through every capture device x tier.
+"""docs/contact_sheet.jpg: one real corpus page at 200 dpi through every capture device x tier.
 
 The page is a page of a generated document (its ``document.pdf``, rasterised by pymupdf at 200 dpi), not
 a synthetic text sample. Rows are the devices, columns the tiers; the first sheet shows whole pages,
-``*_crops.png`` a 1:1 crop of each (where the text is). Every scan is what the corpus writes: encoded in
+``*_crops.jpg`` a 1:1 crop of each (where the text is). Every scan is what the corpus writes: encoded in
 its device's scan format and decoded again.
 
     .venv/bin/python benchmarks/contact_sheet.py --pdf out/demo/docs/doc-00000/document.pdf [--page 1]
-        [--seed 7] [--out docs/contact_sheet.png]
+        [--seed 7] [--out docs/contact_sheet.jpg]
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--pdf", required=True, type=Path, help="a corpus document.pdf")
     ap.add_argument("--page", type=int, default=1)
     ap.add_argument("--seed", type=int, default=7)
-    ap.add_argument("--out", default="docs/contact_sheet.png")
+    ap.add_argument("--out", default="docs/contact_sheet.jpg")
     args = ap.parse_args(argv)
     img = page_image(args.pdf, args.page)
     x0, y0 = crop_box(img)
@@ -95,9 +95,10 @@ def main(argv: list[str] | None = None) -> int:
         whole.append(wrow)
         crops.append(crow)
     out_path = Path(args.out)
-    for path, rows in ((out_path, whole), (out_path.with_name(out_path.stem + "_crops.png"), crops)):
+    for path, rows in ((out_path, whole), (out_path.with_name(out_path.stem + "_crops" + out_path.suffix), crops)):
         sheet = _grid(rows)
-        atomic_write_bytes(path, encode_image(sheet, "png"))
+        fmt = "png" if path.suffix.lower() == ".png" else "jpeg"  # JPEG q92 keeps the docs folder small
+        atomic_write_bytes(path, encode_image(sheet, fmt, 92 if fmt == "jpeg" else None))
         print(f"wrote {path} ({sheet.shape[1]}x{sheet.shape[0]})")
     return 0
 
