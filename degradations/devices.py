@@ -31,42 +31,33 @@ _OFF: dict[str, Any] = {"p": 0.0, "params": {}}
 
 _HOLES = {"holes": {"choice": [0, 2, 3]}, "hole_side": {"choice": ["left", "top"]}, "hole_px": [22.0, 30.0]}
 
+def _sheet(fold: tuple[float, float, float] | None, binding: tuple[float, float, float],
+           markup: tuple[float, list[int], list[int], list[float]], watermark: tuple[float, list[float]],
+           ) -> dict[str, dict[str, Any]]:
+    """One tier of the sheet's marks: (p, shift_px lo, hi) of a crease shift; (p, staple p, clip p) of the
+    binding; (p, highlights, scribbles, highlight_px) of the markup; (p, opacity) of the watermark."""
+    out: dict[str, dict[str, Any]] = {}
+    if fold is not None:
+        out["fold_shift"] = {"p": fold[0], "params": {
+            "orientation": {"choice": ["h", "v"]}, "position": [0.25, 0.75], "shift_px": [fold[1], fold[2]],
+            "slide_px": [-1.0, 1.0], "band_px": [6.0, 16.0]}}
+    out["binding_marks"] = {"p": binding[0], "params": {**_HOLES, "staple": {"p": binding[1]},
+                                                        "clip": {"p": binding[2]}}}
+    out["markup"] = {"p": markup[0], "params": {"n_highlights": {"int": markup[1]}, "n_scribbles": {"int": markup[2]},
+                                                "highlight_px": markup[3], "pen": {"choice": ["blue", "black"]}}}
+    out["watermark"] = {"p": watermark[0], "params": {"text": {"choice": ["CONFIDENTIAL", "COPY", "DRAFT"]},
+                                                      "opacity": watermark[1], "angle_deg": [25.0, 50.0]}}
+    return out
+
+
 SHEET: dict[str, dict[str, dict[str, Any]]] = {
-    "good": {
-        "binding_marks": {"p": 0.15, "params": {**_HOLES, "staple": {"p": 0.3}, "clip": {"p": 0.1}}},
-        "markup": {"p": 0.1, "params": {"n_highlights": {"int": [0, 1]}, "n_scribbles": {"int": [0, 1]},
-                                        "highlight_px": [26.0, 34.0], "pen": {"choice": ["blue", "black"]}}},
-        "watermark": {"p": 0.05, "params": {"text": {"choice": ["CONFIDENTIAL", "COPY", "DRAFT"]},
-                                            "opacity": [0.06, 0.1], "angle_deg": [25.0, 50.0]}},
-    },
-    "fair": {
-        "fold_shift": {"p": 0.1, "params": {"orientation": {"choice": ["h", "v"]}, "position": [0.25, 0.75],
-                                              "shift_px": [0.5, 1.5], "slide_px": [-1.0, 1.0], "band_px": [6.0, 16.0]}},
-        "binding_marks": {"p": 0.3, "params": {**_HOLES, "staple": {"p": 0.4}, "clip": {"p": 0.15}}},
-        "markup": {"p": 0.25, "params": {"n_highlights": {"int": [0, 2]}, "n_scribbles": {"int": [0, 2]},
-                                         "highlight_px": [26.0, 36.0], "pen": {"choice": ["blue", "black"]}}},
-        "watermark": {"p": 0.1, "params": {"text": {"choice": ["CONFIDENTIAL", "COPY", "DRAFT"]},
-                                           "opacity": [0.08, 0.14], "angle_deg": [25.0, 50.0]}},
-    },
-    "degraded": {
-        "fold_shift": {"p": 0.3, "params": {"orientation": {"choice": ["h", "v"]}, "position": [0.25, 0.75],
-                                              "shift_px": [0.8, 2.5], "slide_px": [-1.0, 1.0], "band_px": [6.0, 16.0]}},
-        "binding_marks": {"p": 0.45, "params": {**_HOLES, "staple": {"p": 0.5}, "clip": {"p": 0.2}}},
-        "markup": {"p": 0.4, "params": {"n_highlights": {"int": [1, 2]}, "n_scribbles": {"int": [1, 3]},
-                                        "highlight_px": [28.0, 38.0], "pen": {"choice": ["blue", "black"]}}},
-        "watermark": {"p": 0.15, "params": {"text": {"choice": ["CONFIDENTIAL", "COPY", "DRAFT"]},
-                                            "opacity": [0.1, 0.18], "angle_deg": [25.0, 50.0]}},
-    },
-    "poor": {
-        "fold_shift": {"p": 0.5, "params": {"orientation": {"choice": ["h", "v"]}, "position": [0.25, 0.75],
-                                              "shift_px": [1.0, 3.5], "slide_px": [-1.0, 1.0], "band_px": [6.0, 16.0]}},
-        "binding_marks": {"p": 0.6, "params": {**_HOLES, "staple": {"p": 0.6}, "clip": {"p": 0.25}}},
-        "markup": {"p": 0.6, "params": {"n_highlights": {"int": [1, 3]}, "n_scribbles": {"int": [2, 4]},
-                                        "highlight_px": [28.0, 40.0], "pen": {"choice": ["blue", "black"]}}},
-        "watermark": {"p": 0.2, "params": {"text": {"choice": ["CONFIDENTIAL", "COPY", "DRAFT"]},
-                                           "opacity": [0.12, 0.22], "angle_deg": [25.0, 50.0]}},
-    },
+    "good": _sheet(None, (0.15, 0.3, 0.1), (0.1, [0, 1], [0, 1], [26.0, 34.0]), (0.05, [0.06, 0.1])),
+    "fair": _sheet((0.1, 0.5, 1.5), (0.3, 0.4, 0.15), (0.25, [0, 2], [0, 2], [26.0, 36.0]), (0.1, [0.08, 0.14])),
+    "degraded": _sheet((0.3, 0.8, 2.5), (0.45, 0.5, 0.2), (0.4, [1, 2], [1, 3], [28.0, 38.0]),
+                       (0.15, [0.1, 0.18])),
+    "poor": _sheet((0.5, 1.0, 3.5), (0.6, 0.6, 0.25), (0.6, [1, 3], [2, 4], [28.0, 40.0]), (0.2, [0.12, 0.22])),
 }
+"""What the sheet carries whatever the device, by tier (``pristine`` has none)."""
 
 
 def _frame(p: float, flip: float, zoom: float) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """The registry of the scan stages, in physical order (the order of ``ir.vocab.STAGE_NAMES``).
 
-Every entry follows one protocol (``protocol.Stage``): ``sample`` from the tier table, a pure
+Every entry follows one protocol (``protocol.Stage``): ``sample`` from a device table, a pure
 ``apply(image, params, rng)``, ``plan`` for the geometric ones, ``enter``/``leave`` for the one that
 changes the working resolution.
 """

@@ -62,7 +62,6 @@ def plan_warp(width: int, height: int, p: Params, rng: Rng) -> Plan:
     return Plan(parts[0] if len(parts) == 1 else Compose(tuple(parts)), WARP_BORDER)
 
 
-
 def plan_page_frame(width: int, height: int, p: Params, rng: Rng) -> Plan:
     """The sheet fed upside down (``flip``: a 180-degree turn) and the scan window cropped: content scaled
     by ``zoom`` >= 1 about an anchor at fractions (``anchor_x``, ``anchor_y``) of the page, so what lay

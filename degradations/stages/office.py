@@ -7,9 +7,10 @@ and what people do to the paper (punch holes, staples, highlighter, pen). Each i
 (H, W) in, a new image of the same shape out, deterministic given the stage's stream. Lengths named
 ``*_px`` are pixels of the image; other lengths are fractions of the page width/height.
 
-The stages that draw objects on the page (``binding_marks``, ``markup``, ``watermark``) have a
-``*_regions(width, height, params, rng)`` twin giving the axis-aligned boxes of what they draw; both
-take their geometry from one helper on ``rng.fork("geometry")``, so the boxes are those of the image.
+The stages that draw objects on the page (``binding_marks``, ``markup``, ``watermark``) take their
+geometry from one helper on ``rng.fork("geometry")``; what they cover is recorded by the pipeline as the
+pixels they changed (``pipeline.DegradedPage.occlusion``). Their ranges per device and tier are in
+``degradations/devices.py``.
 
 Speed: everything full-size goes through OpenCV's uint8 kernels or 1D tables broadcast by numpy;
 drawn marks touch only their own region; the error diffusion of ``dither`` is vectorised (see there).
@@ -30,24 +31,6 @@ from .protocol import Params
 
 Box = tuple[float, float, float, float]
 
-PARAM_RANGES: dict[str, dict[str, object]] = {
-    "dither": {"p": 1.0, "params": {"threshold": [110.0, 150.0], "fine": {"p": 0.5}}},
-    "scanner_lines": {"p": 1.0, "params": {"n_lines": {"int": [1, 3]}, "darkness": [0.2, 0.6], "width_px": [1.0, 2.5],
-                                           "orientation": {"choice": ["v", "h"]}}},
-    "roller_marks": {"p": 1.0, "params": {"period": [0.15, 0.3], "strength": [0.06, 0.16], "band_px": [10.0, 24.0]}},
-    "binding_marks": {"p": 1.0, "params": {"holes": {"choice": [0, 2, 3]}, "hole_side": {"choice": ["left", "top"]},
-                                           "hole_px": [22.0, 30.0], "staple": {"p": 0.5}, "clip": {"p": 0.25}}},
-    "markup": {"p": 1.0, "params": {"n_highlights": {"int": [0, 2]}, "n_scribbles": {"int": [1, 3]},
-                                    "pen": {"choice": ["blue", "black"]}, "highlight_px": [26.0, 36.0]}},
-    "watermark": {"p": 1.0, "params": {"text": {"choice": ["CONFIDENTIAL", "COPY", "DRAFT"]}, "opacity": [0.08, 0.2],
-                                       "angle_deg": [25.0, 50.0]}},
-    "colour_shift": {"p": 1.0, "params": {"shift_px": [0.6, 2.0]}},
-    "double_feed": {"p": 1.0, "params": {"dx": [-0.015, 0.015], "dy": [0.005, 0.03], "alpha": [0.1, 0.3]}},
-    "moire": {"p": 1.0, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.04, 0.1]}},
-}
-"""An example tier-table entry per stage (moderate ranges, every stage on): the forms of ``tiers.py``."""
-
-
 # --------------------------------------------------------------------------------------------- helpers
 
 
@@ -63,11 +46,6 @@ def _smooth1d(gen: np.random.Generator, n: int, cell: float) -> np.ndarray:
     k = max(int(math.ceil(n / max(cell, 1.0))) + 2, 2)
     coarse = gen.standard_normal((1, k)).astype(np.float32)
     return cv2.resize(coarse, (max(n, 1), 1), interpolation=cv2.INTER_CUBIC)[0]
-
-
-def _clip_box(box: Box, w: int, h: int) -> Box | None:
-    x0, y0, x1, y1 = max(box[0], 0.0), max(box[1], 0.0), min(box[2], float(w)), min(box[3], float(h))
-    return (x0, y0, x1, y1) if x1 > x0 and y1 > y0 else None
 
 
 def _points_box(pts: np.ndarray, pad: float) -> Box:
@@ -315,7 +293,7 @@ def _clip_path(length: float, width: float) -> np.ndarray:
 
 
 def _binding_geometry(w: int, h: int, p: Params, rng: Rng) -> _Binding:
-    """Where the holes, staple and clip go (the shared geometry of the stage and its regions)."""
+    """Where the holes, staple and clip go (drawn from its own fork, apart from the ink draws)."""
     g = rng.gen
     holes: list[tuple[float, float, float]] = []
     n = int(p["holes"])
@@ -354,25 +332,11 @@ def _binding_geometry(w: int, h: int, p: Params, rng: Rng) -> _Binding:
     return _Binding(holes, staple, staple_px, clip, clip_px, shadow=max(0.0008 * unit, 1.0))
 
 
-def binding_regions(width: int, height: int, p: Params, rng: Rng) -> list[Box]:
-    """Boxes (x0, y0, x1, y1, pixels) of the holes, staple and clip ``binding_marks`` draws with ``rng``."""
-    geo = _binding_geometry(width, height, p, rng.fork("geometry"))
-    boxes: list[Box | None] = []
-    for cx, cy, r in geo.holes:
-        boxes.append(_clip_box((cx - r - 3.0, cy - r - 3.0, cx + r + 3.0, cy + r + 3.0), width, height))
-    if geo.staple is not None:
-        pad = geo.staple_px / 2.0 + 0.6 * geo.staple_px + geo.shadow + 2.0
-        boxes.append(_clip_box(_points_box(geo.staple, pad), width, height))
-    if geo.clip is not None:
-        boxes.append(_clip_box(_points_box(geo.clip, geo.clip_px / 2.0 + geo.shadow + 2.0), width, height))
-    return [b for b in boxes if b is not None]
-
-
 def binding_marks(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """What binds the sheet, seen by the scanner: ``holes`` (0, 2 or 3) punch holes of radius
     ``hole_px`` along the ``hole_side`` ("left"/"top") edge, showing the dark lid or ADF backing
     through them; a ``staple`` (a short metal bar with a highlight and a faint shadow, in a top corner);
-    a paper ``clip`` (wire outline hanging over the top edge). Boxes: ``binding_regions``."""
+    a paper ``clip`` (wire outline hanging over the top edge)."""
     h, w = img.shape[:2]
     out = img.copy()
     geo = _binding_geometry(w, h, p, rng.fork("geometry"))
@@ -473,7 +437,7 @@ def _place(g: np.random.Generator, pts: np.ndarray, w: int, h: int) -> np.ndarra
 
 
 def _markup_geometry(w: int, h: int, p: Params, rng: Rng) -> list[_Mark]:
-    """The highlighter bands and pen strokes (the shared geometry of the stage and its regions)."""
+    """The highlighter bands and pen strokes (drawn from its own fork, apart from the ink draws)."""
     g = rng.gen
     marks: list[_Mark] = []
     band = max(float(p["highlight_px"]), 2.0)
@@ -504,19 +468,12 @@ def _mark_box(mark: _Mark) -> Box:
     return _points_box(mark.pts, pad)
 
 
-def markup_regions(width: int, height: int, p: Params, rng: Rng) -> list[Box]:
-    """Boxes (x0, y0, x1, y1, pixels) of each highlighter band and pen stroke ``markup`` draws with ``rng``."""
-    marks = _markup_geometry(width, height, p, rng.fork("geometry"))
-    boxes = [_clip_box(_mark_box(m), width, height) for m in marks]
-    return [b for b in boxes if b is not None]
-
-
 def markup(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """A reader's marks on the paper: ``n_highlights`` highlighter bands (translucent yellow, green or
     pink, ``highlight_px`` high, slightly wobbly, streaky along the stroke, multiplied onto the print)
     and ``n_scribbles`` ballpoint strokes in ``pen`` ("blue"/"black") ink: underlines, ticks, circles
     round a word, loopy scribbles, anti-aliased and drawn darken-only over the print. Marks land
-    anywhere in the page interior (5% to 95%). Boxes: ``markup_regions``."""
+    anywhere in the page interior (5% to 95%)."""
     h, w = img.shape[:2]
     out = img.copy()
     look = rng.fork("look").gen
@@ -561,8 +518,7 @@ _STAMP_FONT = cv2.FONT_HERSHEY_DUPLEX
 
 
 def _watermark_geometry(w: int, h: int, p: Params, rng: Rng) -> _Stamp:
-    """The stamp's upright text canvas and its placement (shared by the stage and its regions). The
-    canvas is drawn at half resolution (a quarter of the drawing work; a stamp's edges are soft)."""
+    """The stamp's upright text canvas and its placement. The canvas is drawn at half resolution (a quarter of the drawing work; a stamp's edges are soft)."""
     g = rng.gen
     text = str(p["text"]) or "COPY"
     diag = math.hypot(w, h)
@@ -588,36 +544,10 @@ def _map_box(m: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> Box:
             float(corners[:, 1].max()))
 
 
-def watermark_regions(width: int, height: int, p: Params, rng: Rng) -> list[Box]:
-    """Boxes (x0, y0, x1, y1, pixels), one per letter, of the stamp ``watermark`` draws with ``rng``:
-    the page-aligned hull of each letter's ink after rotation (a diagonal word's one box would be most
-    of the page)."""
-    st = _watermark_geometry(width, height, p, rng.fork("geometry"))
-    ink = st.canvas > 0
-    cols = ink.any(axis=0)
-    cuts = [st.pad + int(cv2.getTextSize(st.text[:i], st.font, 1.0, 1)[0][0] * st.scale)
-            for i in range(1, len(st.text))]  # canvas columns between letters
-    edges = [0, *cuts, st.canvas.shape[1]]
-    boxes: list[Box] = []
-    for a, b in zip(edges[:-1], edges[1:], strict=True):
-        xs = np.flatnonzero(cols[a:b])
-        if len(xs) == 0:
-            continue
-        rows = np.flatnonzero(ink[:, a:b].any(axis=1))
-        # the ink's pixels (centres at integers) and one canvas pixel of interpolation, on the page; a
-        # page pixel centre X is the box coordinate X + 0.5; and 1.5 px for the 2x upsampling
-        bx = _map_box(st.matrix, a + xs[0] - 1.5, rows[0] - 1.5, a + xs[-1] + 1.5, rows[-1] + 1.5)
-        clipped = _clip_box((bx[0] - 1.0, bx[1] - 1.0, bx[2] + 2.0, bx[3] + 2.0), width, height)
-        if clipped is not None:
-            boxes.append(clipped)
-    return boxes
-
-
 def watermark(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     """A rubber-stamp / copier watermark: ``text`` ("CONFIDENTIAL", "COPY", "DRAFT") in large letters
     across the page centre at ``angle_deg`` (counter-clockwise), light grey or red, multiplied onto the
-    page at ``opacity``. Drawn upright on a small canvas and rotated into its page region only. Boxes:
-    ``watermark_regions``."""
+    page at ``opacity``. Drawn upright on a small canvas and rotated into its page region only. """
     h, w = img.shape[:2]
     out = img.copy()
     st = _watermark_geometry(w, h, p, rng.fork("geometry"))

@@ -1,6 +1,6 @@
 """The office-device stages (``degradations/stages/office.py``) on a 200-dpi US Letter text page: pure
 (shape, dtype, input untouched, deterministic for a stream), random where they should be, visible,
-``dither`` 1-bit, and the ``*_regions`` boxes cover every pixel their stage changed."""
+``dither`` 1-bit. Parameters come from the device tables (``degradations.devices``) at the poor tier."""
 
 from __future__ import annotations
 
@@ -8,18 +8,15 @@ import cv2
 import numpy as np
 import pytest
 
+from degradations import sample_stage
 from degradations.stages import office
-from degradations.stages.protocol import draw_param
 from ir.rng import Rng
 
 WIDTH, HEIGHT = 1700, 2200  # US Letter at 200 dpi
-STAGES = tuple(office.PARAM_RANGES)
+STAGES = ("dither", "scanner_lines", "roller_marks", "binding_marks", "markup", "watermark", "colour_shift",
+          "double_feed", "moire")
 DETERMINISTIC = {"double_feed"}  # no random draw: the parameters fix the ghost
-REGIONS = {"binding_marks": office.binding_regions, "markup": office.markup_regions,
-           "watermark": office.watermark_regions}
 VISIBLE = {"binding_marks": {"holes": 2, "staple": True}}  # drawn parameters may switch every part off
-SLACK = 3  # px around the union of boxes
-CHANGED = 30  # grey levels: a pixel changed by more is drawn by the stage
 
 
 def _page(color: bool = True) -> np.ndarray:
@@ -44,9 +41,9 @@ PAGES = {"rgb": PAGE, "grey": cv2.cvtColor(PAGE, cv2.COLOR_RGB2GRAY)}
 
 
 def _params(name: str, seed: int = 0, visible: bool = True, **overrides) -> dict:
-    """The stage's parameters drawn from its ``PARAM_RANGES`` entry (one stream per parameter)."""
-    spec = office.PARAM_RANGES[name]["params"]
-    p = {k: draw_param(v, Rng(seed, ("test", "param", name, k))) for k, v in spec.items()}
+    """The stage's parameters drawn from the device tables at poor (``sample_stage``, forced on; the
+    first device that uses the stage), ``*_px`` lengths at 200 dpi as the page."""
+    p = dict(sample_stage("poor", name, Rng(seed, ("test", "param", name)), force=True).params)
     if visible:
         p.update(VISIBLE.get(name, {}))
     p.update(overrides)
@@ -63,16 +60,14 @@ def _changed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return d if d.ndim == 2 else d.max(axis=2)
 
 
-def test_param_ranges_are_table_entries_for_every_stage():
-    assert set(STAGES) == {"dither", "scanner_lines", "roller_marks", "binding_marks", "markup", "watermark",
-                           "colour_shift", "double_feed", "moire"}
-    for name, entry in office.PARAM_RANGES.items():
-        assert set(entry) == {"p", "params"} and 0.0 <= float(entry["p"]) <= 1.0, name
-        assert callable(getattr(office, name))
-        for k, spec in entry["params"].items():
-            draw_param(spec, Rng(0))  # a valid spec form
-            if isinstance(spec, list):
-                assert len(spec) == 2 and spec[0] <= spec[1], (name, k)
+def test_every_office_stage_is_registered_and_in_some_device_table():
+    from degradations import STAGES as REGISTRY
+    from degradations.devices import stage_table
+    from ir.vocab import DEVICES, TIERS
+
+    for name in STAGES:
+        assert REGISTRY[name].fn is getattr(office, name)
+        assert any(stage_table(d, t)[name]["p"] > 0 for d in DEVICES for t in TIERS), name
 
 
 @pytest.mark.parametrize("kind", PAGES)
@@ -133,42 +128,6 @@ def test_dither_keeps_the_grey_level_of_a_flat_fill():
     assert (out[:, :190] == 255).all()  # error spreads a pixel or two into the paper, as in Floyd-Steinberg
 
 
-@pytest.mark.parametrize("seed", range(6))
-@pytest.mark.parametrize("name", sorted(REGIONS))
-def test_regions_cover_every_changed_pixel(name, seed):
-    p = _params(name, seed, visible=seed == 0)  # seed 0: every part on; others as drawn (holes may be 0)
-    rng = Rng(seed, ("test", "stage", name))
-    out = getattr(office, name)(PAGE, p, rng)
-    boxes = REGIONS[name](WIDTH, HEIGHT, p, Rng(seed, ("test", "stage", name)))
-    changed = _changed(out, PAGE)
-    covered = np.zeros((HEIGHT, WIDTH), bool)
-    for x0, y0, x1, y1 in boxes:
-        assert 0 <= x0 < x1 <= WIDTH and 0 <= y0 < y1 <= HEIGHT, (name, (x0, y0, x1, y1))
-        assert changed[int(y0):int(np.ceil(y1)), int(x0):int(np.ceil(x1))].max() > 0, f"{name}: empty box"
-        covered[max(int(np.floor(y0)) - SLACK, 0):int(np.ceil(y1)) + SLACK,
-                max(int(np.floor(x0)) - SLACK, 0):int(np.ceil(x1)) + SLACK] = True
-    outside = (changed > CHANGED) & ~covered
-    ys, xs = np.nonzero(outside)
-    assert len(ys) == 0, f"{name}: {len(ys)} changed pixels outside the boxes, e.g. at (x, y) = ({xs[0]}, {ys[0]})"
-    if changed.max() > CHANGED:
-        assert boxes, f"{name}: the page changed but no box was returned"
-
-
-@pytest.mark.parametrize("name", sorted(REGIONS))
-def test_regions_are_the_same_for_a_grey_page(name):
-    """The boxes depend on the page size, the parameters and the stream only; a grey page changes
-    inside them too."""
-    p = _params(name)
-    grey = PAGES["grey"]
-    boxes = REGIONS[name](WIDTH, HEIGHT, p, Rng(5))
-    changed = _changed(getattr(office, name)(grey, p, Rng(5)), grey) > CHANGED
-    covered = np.zeros_like(changed)
-    for x0, y0, x1, y1 in boxes:
-        covered[max(int(y0) - SLACK, 0):int(np.ceil(y1)) + SLACK, max(int(x0) - SLACK, 0):int(np.ceil(x1)) + SLACK] = True
-    assert not (changed & ~covered).any()
-
-
 def test_nothing_to_bind_draws_nothing():
     p = _params("binding_marks", visible=False, holes=0, staple=False, clip=False)
     assert np.array_equal(_run("binding_marks", PAGE, p), PAGE)
-    assert office.binding_regions(WIDTH, HEIGHT, p, Rng(0)) == []
