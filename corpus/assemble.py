@@ -72,7 +72,6 @@ def default_layout_chooser() -> Callable[[DocumentIR], DocumentIR]:
 def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[DocumentIR], DocumentIR] | None = None
                    ) -> BuiltDocument:
     from degradations import (
-        DegradedPage,
         degrade_page,
         encode_scan,
         map_boxes,
@@ -99,7 +98,7 @@ def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[Docum
     files: dict[str, bytes] = {}
     page_images = rasterize(pdf, spec.dpi)
     transforms: dict[int, list] = {}
-    degraded_pages: dict[int, DegradedPage] = {}
+    covers: dict[int, Callable[[list[float]], list[str]]] = {}  # page -> what covers a box (not the image)
     scans: list[bytes] = []
     page_recs: list[PageRecord] = []
     for i, (png, image) in enumerate(page_images, start=1):
@@ -107,7 +106,7 @@ def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[Docum
         page = profile.pages[i - 1]
         degraded = degrade_page(image, page, doc.seed, spec.dpi)
         transforms[i] = degraded.transforms
-        degraded_pages[i] = degraded
+        covers[i] = degraded.occlusion_lookup()
         page_tier, page_device = profile.page_tier(page), profile.page_device(page)
         scan_bytes = encode_scan(degraded.image, page_tier, device=page_device)
         ext = scan_extension(page_tier, page_device)
@@ -132,7 +131,7 @@ def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[Docum
         quads, boxes = map_boxes(px, transforms[page_no])
         for k, q, a, b in zip(idx, quads, boxes, px, strict=True):
             scan_boxes[k] = stored_scan_box(q, a)
-            occluded[k] = degraded_pages[page_no].occluded_by(b)
+            occluded[k] = covers[page_no](b)
 
     evidence = build_evidence(rmap, dpi=spec.dpi, scan_boxes=scan_boxes, occluded_by=occluded)
     qa, asr = derive_qa(doc, rmap, evidence, qa_per_page=spec.qa_per_page)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import cv2
@@ -35,16 +36,11 @@ class DegradedPage:
 
     def occluded_by(self, bbox_page_px: Sequence[float]) -> list[str]:
         """The occluding stages whose marks cover at least ``OCCLUSION_SHARE`` of a page-pixel box."""
-        out = []
-        ph, pw = self.image.shape[:2]
-        for name, mask in self.occlusion.items():
-            h, w = mask.shape  # the working resolution of the stage, a linear scale of the page's
-            sx, sy = w / pw, h / ph
-            x0, y0 = max(int(np.floor(bbox_page_px[0] * sx)), 0), max(int(np.floor(bbox_page_px[1] * sy)), 0)
-            x1, y1 = min(int(np.ceil(bbox_page_px[2] * sx)), w), min(int(np.ceil(bbox_page_px[3] * sy)), h)
-            if x1 > x0 and y1 > y0 and np.count_nonzero(mask[y0:y1, x0:x1]) >= OCCLUSION_SHARE * (x1 - x0) * (y1 - y0):
-                out.append(name)
-        return out
+        return self.occlusion_lookup()(bbox_page_px)
+
+    def occlusion_lookup(self) -> Callable[[Sequence[float]], list[str]]:
+        """``occluded_by`` without the scan image: what a caller keeps for a page while the image goes."""
+        return partial(_occluded_by, self.occlusion, self.image.shape[:2])
 
     def map_box(self, bbox_px: Sequence[float], clip: bool = False) -> tuple[list[list[float]], list[float]]:
         return map_box(bbox_px, self.transforms, self._clip(clip))
@@ -156,6 +152,20 @@ def _in_page_frame(moved: list[Transform], shape: tuple[int, ...], page_w: int, 
         return moved
     sx, sy = w / page_w, h / page_h
     return [Homography(np.diag([sx, sy, 1.0])), *moved, Homography(np.diag([1.0 / sx, 1.0 / sy, 1.0]))]
+
+
+def _occluded_by(occlusion: Mapping[str, np.ndarray], page_shape: tuple[int, ...], bbox_page_px: Sequence[float],
+                 ) -> list[str]:
+    out = []
+    ph, pw = page_shape[:2]
+    for name, mask in occlusion.items():
+        h, w = mask.shape  # the working resolution of the stage, a linear scale of the page's
+        sx, sy = w / pw, h / ph
+        x0, y0 = max(int(np.floor(bbox_page_px[0] * sx)), 0), max(int(np.floor(bbox_page_px[1] * sy)), 0)
+        x1, y1 = min(int(np.ceil(bbox_page_px[2] * sx)), w), min(int(np.ceil(bbox_page_px[3] * sy)), h)
+        if x1 > x0 and y1 > y0 and np.count_nonzero(mask[y0:y1, x0:x1]) >= OCCLUSION_SHARE * (x1 - x0) * (y1 - y0):
+            out.append(name)
+    return out
 
 
 def _changed(before: np.ndarray, after: np.ndarray) -> np.ndarray:
