@@ -157,6 +157,8 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
                                                "shadow": [0.0, 0.15], "shadow_width": [0.05, 0.15],
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
              "jpeg": {"p": 1.0, "params": {"quality": {"int": [78, 88]}}},
+             "blur": {"p": 1.0, "params": {"sigma_px": [0.65, 0.8], "motion_px": [0.3, 0.8]}},
+             "resample": {"p": 1.0, "params": {"scale": [0.68, 0.74], "mode": {"choice": ["area"]}}},
              "moire": {"p": 0.15, "params": {"period_px": [4.0, 7.0], "angle_deg": [-15.0, 15.0], "strength": [0.03, 0.06]}}},
     "fair": {"page_frame": _frame(0.3, 0.0, 1.03),
              "warp": {"p": 1.0, "params": {"perspective": [0.01, 0.02], "curl": [0.0, 0.3], "curl_width": [0.1, 0.25],
@@ -166,6 +168,8 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
                                                "shadow": [0.1, 0.3], "shadow_width": [0.08, 0.2],
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
              "jpeg": {"p": 1.0, "params": {"quality": {"int": [60, 72]}}},
+             "blur": {"p": 1.0, "params": {"sigma_px": [0.95, 1.05], "motion_px": [0.6, 1.2]}},
+             "resample": {"p": 1.0, "params": {"scale": [0.6, 0.66], "mode": {"choice": ["area"]}}},
              "moire": {"p": 0.25, "params": {"period_px": [4.0, 7.0], "angle_deg": [-15.0, 15.0], "strength": [0.04, 0.08]}},
              "colour_shift": {"p": 0.2, "params": {"shift_px": [0.6, 1.2]}}},
     "degraded": {"page_frame": _frame(0.5, 0.0, 1.05),
@@ -176,6 +180,7 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
                                                    "vignette": [0.12, 0.22], "shadow": [0.2, 0.4], "shadow_width": [0.1, 0.25],
                                                    "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
                  "jpeg": {"p": 1.0, "params": {"quality": {"int": [45, 55]}}},
+                 "resample": {"p": 1.0, "params": {"scale": [0.53, 0.59], "mode": {"choice": ["area"]}}},
                  "moire": {"p": 0.35, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.05, 0.1]}},
                  "colour_shift": {"p": 0.35, "params": {"shift_px": [0.8, 1.8]}}},
     "poor": {"page_frame": _frame(0.7, 0.0, 1.08),
@@ -189,7 +194,9 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
              "moire": {"p": 0.45, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.06, 0.12]}},
              "colour_shift": {"p": 0.5, "params": {"shift_px": [1.0, 2.5]}}},
 }
-"""A phone photo: the flatbed's sheet wear, then the camera's geometry, light, optics and encoder."""
+"""A phone photo: the flatbed's sheet wear, then the camera's geometry, light, optics and encoder. The page
+fills part of the frame, so its effective resolution is below the flatbed's at each tier, and a hand-held
+shot adds motion blur."""
 
 DEVICE_OVERRIDES: dict[str, dict[str, dict[str, dict[str, Any]]]] = {
     "flatbed": FLATBED, "photocopy": PHOTOCOPY, "fax": FAX, "phone": PHONE,
