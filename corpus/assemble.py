@@ -8,9 +8,11 @@ writes them (``doc.json`` last) and ``corpus.reproduce`` compares them with a co
 from __future__ import annotations
 
 import functools
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
 
 from corpus.store import DocFiles, DocRecord, PageRecord
 from ir import DocumentIR, Rng
@@ -22,14 +24,33 @@ from ir.spec import CorpusSpec
 
 GENERATOR_VERSION = "1"
 
+_ROOT = Path(__file__).resolve().parents[1]
+BYTE_SOURCES: tuple[str, ...] = ("ir", "renderers", "degradations", "corpus", "datasets/layout_clip")
+"""What a corpus's bytes depend on, relative to the repository root: the packages that build a document
+and the shipped layout model."""
 
+
+def source_digest(root: Path = _ROOT, sources: tuple[str, ...] = BYTE_SOURCES) -> str:
+    """A digest of every source file (``*.py``, and every file of a data folder) under ``sources``: a table
+    edited in ``degradations`` changes it, so a corpus made before the edit is not taken as current."""
+    h = hashlib.sha256()
+    for src in sources:
+        base = root / src
+        files = base.rglob("*.py") if (base / "__init__.py").is_file() else base.rglob("*")
+        for f in sorted(f for f in files if f.is_file() and "__pycache__" not in f.parts):
+            h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:12]
+
+
+@functools.cache
 def code_version() -> str:
-    """Version of the code that determines corpus bytes (package version + generator revision)."""
+    """Version of the code that determines corpus bytes: package version, generator revision and the digest
+    of the sources (``source_digest``), so no edit of them can pass for the code that made a corpus."""
     try:
         v = version("synthdocqa")
     except PackageNotFoundError:
         v = "0+unknown"
-    return f"{v}+gen{GENERATOR_VERSION}"
+    return f"{v}+gen{GENERATOR_VERSION}.src{source_digest()}"
 
 
 @dataclass

@@ -1,0 +1,41 @@
+"""The code version a corpus records changes with any source that decides its bytes, so the up-to-date
+short-cut and ``reproduce`` never take a corpus made by other code as current."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from corpus.assemble import BYTE_SOURCES, code_version, source_digest
+
+
+def _tree(root: Path) -> None:
+    (root / "pkg" / "sub").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "tables.py").write_text("SCALE = [0.76, 0.82]\n")
+    (root / "pkg" / "sub" / "__init__.py").write_text("")
+    (root / "pkg" / "notes.txt").write_text("not code")
+    (root / "data").mkdir()
+    (root / "data" / "weights.bin").write_bytes(b"\x00\x01")
+
+
+def test_the_digest_follows_every_source_and_data_file(tmp_path):
+    _tree(tmp_path)
+    sources = ("pkg", "data")
+    before = source_digest(tmp_path, sources)
+    assert source_digest(tmp_path, sources) == before
+    (tmp_path / "pkg" / "notes.txt").write_text("edited")  # not a source of a package
+    assert source_digest(tmp_path, sources) == before
+    (tmp_path / "pkg" / "tables.py").write_text("SCALE = [0.76, 0.83]\n")  # a table edited
+    edited = source_digest(tmp_path, sources)
+    assert edited != before
+    (tmp_path / "pkg" / "sub" / "new.py").write_text("X = 1\n")  # a module added
+    assert source_digest(tmp_path, sources) != edited
+    (tmp_path / "data" / "weights.bin").write_bytes(b"\x00\x02")  # the shipped model changed
+    assert source_digest(tmp_path, sources) not in (before, edited)
+
+
+def test_code_version_carries_the_digest_of_the_real_sources():
+    repo = Path(__file__).resolve().parents[2]
+    assert all((repo / s).is_dir() for s in BYTE_SOURCES)
+    assert code_version().endswith(f".src{source_digest()}")
+    assert "degradations" in BYTE_SOURCES and "renderers" in BYTE_SOURCES
