@@ -113,7 +113,7 @@ def make_task_runner(runner: Runner, workers: int, dask_address: str | None = No
         return DaskTaskRunner(address=dask_address)
     return DaskTaskRunner(cluster_class="distributed.LocalCluster",
                           cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True,
-                                          "dashboard_address": None})
+                                          "dashboard_address": None, "preload": ["flows.dask_worker_guard"]})
 
 
 def check_dask_address(address: str, timeout: float = 5.0) -> None:
