@@ -499,7 +499,8 @@ def _late_files(out: Path, since: float) -> list[str]:
 @pytest.mark.parametrize("runner", ["process", "dask"])
 def test_kill_9_leaves_no_process_of_the_run_and_no_later_write(runner, tmp_path, spec_file):
     """Pool workers ask for SIGKILL on their parent's death (flows.workers); a Dask LocalCluster's workers
-    exit when the pipe their parent holds open closes (distributed.process)."""
+    exit the moment they are re-parented (flows.dask_worker_guard, preloaded: Dask's own close on the parent
+    pipe is graceful and once let a document in flight be written after the kill)."""
     out = tmp_path / "c"
     proc = _start_generate(spec_file(seed=21, n_docs=12), out, tmp_path, runner)
     procs = _wait_for_a_document(proc, out)
