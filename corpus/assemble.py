@@ -31,13 +31,13 @@ and the shipped layout model."""
 
 
 def source_digest(root: Path = _ROOT, sources: tuple[str, ...] = BYTE_SOURCES) -> str:
-    """A digest of every source file (``*.py``, and every file of a data folder) under ``sources``: a table
-    edited in ``degradations`` changes it, so a corpus made before the edit is not taken as current."""
+    """A digest of every file under ``sources`` (modules, templates, model configs and weights; compiled
+    caches aside): a table edited in ``degradations`` changes it, so a corpus made before the edit is not
+    taken as current."""
     h = hashlib.sha256()
     for src in sources:
-        base = root / src
-        files = base.rglob("*.py") if (base / "__init__.py").is_file() else base.rglob("*")
-        for f in sorted(f for f in files if f.is_file() and "__pycache__" not in f.parts):
+        files = (root / src).rglob("*")
+        for f in sorted(f for f in files if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc"):
             h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:12]
 

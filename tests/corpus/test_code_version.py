@@ -13,7 +13,9 @@ def _tree(root: Path) -> None:
     (root / "pkg" / "__init__.py").write_text("")
     (root / "pkg" / "tables.py").write_text("SCALE = [0.76, 0.82]\n")
     (root / "pkg" / "sub" / "__init__.py").write_text("")
-    (root / "pkg" / "notes.txt").write_text("not code")
+    (root / "pkg" / "report.html.j2").write_text("<h1>{{ title }}</h1>")
+    (root / "pkg" / "__pycache__").mkdir()
+    (root / "pkg" / "__pycache__" / "tables.cpython-311.pyc").write_bytes(b"compiled")
     (root / "data").mkdir()
     (root / "data" / "weights.bin").write_bytes(b"\x00\x01")
 
@@ -23,7 +25,11 @@ def test_the_digest_follows_every_source_and_data_file(tmp_path):
     sources = ("pkg", "data")
     before = source_digest(tmp_path, sources)
     assert source_digest(tmp_path, sources) == before
-    (tmp_path / "pkg" / "notes.txt").write_text("edited")  # not a source of a package
+    (tmp_path / "pkg" / "__pycache__" / "tables.cpython-311.pyc").write_bytes(b"recompiled")  # a cache
+    assert source_digest(tmp_path, sources) == before
+    (tmp_path / "pkg" / "report.html.j2").write_text("<h2>{{ title }}</h2>")  # a template edited
+    assert source_digest(tmp_path, sources) != before
+    (tmp_path / "pkg" / "report.html.j2").write_text("<h1>{{ title }}</h1>")
     assert source_digest(tmp_path, sources) == before
     (tmp_path / "pkg" / "tables.py").write_text("SCALE = [0.76, 0.83]\n")  # a table edited
     edited = source_digest(tmp_path, sources)
