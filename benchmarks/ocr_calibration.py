@@ -134,8 +134,8 @@ def raster_lines(words: list[tuple[float, float, float, float, str]]) -> str:
 
 
 def parse_tsv(tsv: str) -> tuple[str, list[tuple[float, float, float, float, str]]]:
-    """Tesseract's TSV output -> (its text, a line per text line in its own reading order; its words with
-    their boxes)."""
+    """Tesseract's TSV output -> its text (one line per text line, in the reader's order) and its words
+    with their boxes (x0, y0, x1, y1, word)."""
     lines: dict[tuple[str, str, str], list[str]] = {}
     words: list[tuple[float, float, float, float, str]] = []
     for row in tsv.splitlines()[1:]:
@@ -184,8 +184,8 @@ def read_page(job: tuple[str, int, str, int, int, str, bool]) -> dict:
                                  capture_output=True, text=True, check=True).stdout
             text, words = parse_tsv(tsv)
             placed = raster_lines(words)
-            res[psm] = {"cer": round(cer(reference, text), 4), "cer_ordered": round(cer(reference, text, True), 4),
-                        "cer_lines": round(cer(lines_ref, text, True), 4),
+            res[psm] = {"cer": round(cer(reference, text), 4), "cer_content": round(cer(reference, text, True), 4),
+                        "cer_reader": round(cer(lines_ref, text, True), 4),
                         "cer_placed": round(cer(lines_ref, placed, True), 4)}
             if keep_text:
                 res[psm]["text"], res[psm]["placed"] = text, placed
@@ -245,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
                   " ".join(f"{row['tiers'][t]['3']['cer']:.3f}" for t in TIERS) + " | psm6 " +
                   " ".join(f"{row['tiers'][t]['6']['cer']:.3f}" for t in TIERS), flush=True)
     summary = {"sorted_words": summarise(rows), "raster_placed": summarise(rows, "cer_placed"),
-               "raster_lines": summarise(rows, "cer_lines"), "content_order": summarise(rows, "cer_ordered")}
+               "raster_lines": summarise(rows, "cer_reader"), "content_order": summarise(rows, "cer_content")}
     verdicts = {}
     for name, s in summary.items():
         print(f"\n{name} CER, {len(rows)} pages:")
