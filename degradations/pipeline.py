@@ -10,7 +10,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from ir.document import PageDegradation, StageParams
+from ir.perturbation import PageDegradation, StageParams
 from ir.rng import Rng
 from ir.vocab import OCCLUDING_STAGES
 

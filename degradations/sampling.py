@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ir.document import PageDegradation, PerturbationProfile, StageParams
+from ir.perturbation import PageDegradation, PerturbationProfile, StageParams
 from ir.rng import Rng
 from ir.vocab import DEVICES, TIERS
 

@@ -3,46 +3,57 @@
 Imports nothing else of the project.
 """
 
-from .base import Model, describe_validation_error
-from .blocks import (
-    AnnotationBlock,
-    Block,
-    Checkbox,
-    FigureBlock,
-    FootnoteBlock,
-    FormBlock,
-    FormField,
-    HeadingBlock,
-    ListBlock,
-    Series,
-    Span,
-    TableBlock,
-    TextBlock,
-    block_fact_ids,
-    block_spans,
-)
-from .document import (
-    DocumentIR,
-    PageDegradation,
-    PagePlan,
-    PerturbationProfile,
-    StageParams,
-)
-from .facts import Derivation, Entity, Fact
-from .rendermap import RenderedPage, RenderMap, SpanBox
-from .rng import Rng
-from .spec import CorpusSpec, PageCountDist, demo_spec, reference_spec, spec_for_profile
-from .values import (
-    BooleanValue,
-    DateValue,
-    IdentifierValue,
-    MoneyValue,
-    NumberValue,
-    OrganisationValue,
-    PercentValue,
-    PersonValue,
-    TextValue,
-)
+from __future__ import annotations
+
+import importlib
+
+_EXPORTS: dict[str, str] = {
+    "AnnotationBlock": "blocks",
+    "Block": "blocks",
+    "block_fact_ids": "blocks",
+    "block_spans": "blocks",
+    "BooleanValue": "values",
+    "Checkbox": "blocks",
+    "CorpusSpec": "spec",
+    "DateValue": "values",
+    "demo_spec": "spec",
+    "Derivation": "facts",
+    "describe_validation_error": "base",
+    "DocumentIR": "document",
+    "Entity": "facts",
+    "Fact": "facts",
+    "FigureBlock": "blocks",
+    "FootnoteBlock": "blocks",
+    "FormBlock": "blocks",
+    "FormField": "blocks",
+    "HeadingBlock": "blocks",
+    "IdentifierValue": "values",
+    "ListBlock": "blocks",
+    "Model": "base",
+    "MoneyValue": "values",
+    "NumberValue": "values",
+    "OrganisationValue": "values",
+    "PageCountDist": "spec",
+    "PageDegradation": "perturbation",
+    "PagePlan": "document",
+    "PercentValue": "values",
+    "PersonValue": "values",
+    "PerturbationProfile": "perturbation",
+    "reference_spec": "spec",
+    "RenderedPage": "rendermap",
+    "RenderMap": "rendermap",
+    "Rng": "rng",
+    "Series": "blocks",
+    "Span": "blocks",
+    "SpanBox": "rendermap",
+    "spec_for_profile": "spec",
+    "StageParams": "perturbation",
+    "TableBlock": "blocks",
+    "TextBlock": "blocks",
+    "TextValue": "values",
+}
+"""Where each public name lives: imported on first use (PEP 562), so ``import ir.vocab`` or a one-page
+scan does not build the schema of every contract."""
 
 __all__ = [
     "AnnotationBlock", "Block", "BooleanValue", "Checkbox", "CorpusSpec", "DateValue", "Derivation",
@@ -53,3 +64,16 @@ __all__ = [
     "TextValue", "block_fact_ids", "block_spans", "demo_spec", "describe_validation_error", "reference_spec",
     "spec_for_profile",
 ]
+
+
+def __getattr__(name: str) -> object:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'ir' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))

@@ -9,45 +9,15 @@ from pydantic import Field, model_validator
 from .base import Model
 from .blocks import Block, block_fact_ids
 from .facts import Entity, Fact
-from .vocab import Device, Tier
+from .perturbation import PageDegradation, ParamValue, PerturbationProfile, StageParams
+
+__all__ = [
+    "IR_SCHEMA_VERSION", "DocumentIR", "PageDegradation", "PagePlan", "ParamValue", "PerturbationProfile",
+    "StageParams",
+]
 
 IR_SCHEMA_VERSION = "1.1"
 """1.1: capture device of the scan (``PerturbationProfile.device``) and the tier and device of each page."""
-
-ParamValue = float | int | bool | str | list[float] | list[int]
-
-
-class StageParams(Model):
-    """Sampled parameters of one degradation stage on one page (``enabled=False``: identity)."""
-
-    name: str
-    enabled: bool
-    params: dict[str, ParamValue] = Field(default_factory=dict)
-
-
-class PageDegradation(Model):
-    page_no: int = Field(ge=1)
-    seed_path: list[str | int] = Field(description="fork path of the page's degradation stream")
-    tier: Tier | None = Field(default=None, description="this page's tier (None: the document's)")
-    device: Device | None = Field(default=None, description="this page's capture device (None: the document's)")
-    stages: list[StageParams] = Field(default_factory=list)
-
-
-class PerturbationProfile(Model):
-    """How the document was captured: the device (flatbed, photocopy, fax, phone) and the tier (severity
-    within that device), fixed by the planner; ``pages`` holds every stage's sampled params once filled,
-    each page from its own fork (a page may carry its own tier and device: ``CorpusSpec.scan_plan``)."""
-
-    tier: Tier
-    device: Device = "flatbed"
-    pages: list[PageDegradation] = Field(default_factory=list)
-
-    def page_tier(self, page: PageDegradation) -> Tier:
-        return page.tier or self.tier
-
-    def page_device(self, page: PageDegradation) -> Device:
-        return page.device or self.device
-
 
 class PagePlan(Model):
     page_no: int = Field(ge=1)

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 import cv2
 import numpy as np
 
-from ir.document import StageParams
+from ir.perturbation import StageParams
 from ir.rng import Rng
 from ir.vocab import STAGE_NAMES, StageName
 

@@ -4,6 +4,8 @@ pipeline."""
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from pathlib import Path
 
 from flows.cli import MAX_SEED, CliError, check_range, check_writable
@@ -50,7 +52,21 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_degrade)
 
 
+def _load_blas_unthreaded() -> None:
+    """Load numpy and cv2 (each ships its own OpenBLAS) with one BLAS thread unless the caller chose a
+    count: one page multiplies only 3x3 matrices, and starting a BLAS thread pool costs a short call ~0.1 s
+    of CPU. The variable is put back at once, so nothing started later inherits it."""
+    if "OPENBLAS_NUM_THREADS" in os.environ or {"numpy", "cv2"} <= set(sys.modules):
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import cv2  # noqa: F401 - loaded here (numpy with it) for the thread count above
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
+
+
 def _degrade(args: argparse.Namespace) -> int:
+    _load_blas_unthreaded()
     import cv2
     import numpy as np
 

@@ -8,7 +8,7 @@ import pymupdf
 import pytest
 
 from flows import cli
-from ir.document import PerturbationProfile
+from ir.perturbation import PerturbationProfile
 
 from .pages import text_page
 

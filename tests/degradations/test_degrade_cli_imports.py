@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tomllib
@@ -19,6 +20,9 @@ from .pages import text_page
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "open_clip", "reportlab", "fitz", "pymupdf", "prefect", "matplotlib", "scipy",
          "renderers", "corpus", "judges")
+CONTENT_MODELS = ("ir.blocks", "ir.document", "ir.facts", "ir.values", "ir.spec", "ir.rendermap", "ir.planner")
+"""The document contracts: a scan needs only ``ir.perturbation``; building every content model's schema costs
+a short call ~0.1 s of CPU."""
 
 # Runs the installed console script's target (``[project.scripts] synthdocqa``) with argv[1:], then prints
 # the heavy top-level packages the process holds.
@@ -26,8 +30,11 @@ _RUN = """
 import importlib, json, sys
 module, _, func = sys.argv[1].partition(":")
 rc = getattr(importlib.import_module(module), func)(sys.argv[3:])
-heavy = set(json.loads(sys.argv[2]))
-print(json.dumps({"rc": rc, "heavy": sorted({m.split(".")[0] for m in sys.modules} & heavy)}))
+heavy, models = (set(v) for v in json.loads(sys.argv[2]))
+blas = [p["num_threads"] for p in __import__("threadpoolctl").threadpool_info() if p["internal_api"] == "openblas"]
+print(json.dumps({"rc": rc, "heavy": sorted({m.split(".")[0] for m in sys.modules} & heavy),
+                  "models": sorted(set(sys.modules) & models), "blas_threads": blas,
+                  "blas_env": "OPENBLAS_NUM_THREADS" in __import__("os").environ}))
 """
 
 
@@ -35,9 +42,9 @@ def _entry_point() -> str:
     return tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]["scripts"]["synthdocqa"]
 
 
-def _run_cli(*args: str) -> dict:
-    proc = subprocess.run([sys.executable, "-c", _RUN, _entry_point(), json.dumps(HEAVY), *args], cwd=REPO,
-                          capture_output=True, text=True, timeout=300)
+def _run_cli(*args: str, env: dict | None = None) -> dict:
+    proc = subprocess.run([sys.executable, "-c", _RUN, _entry_point(), json.dumps([HEAVY, CONTENT_MODELS]), *args],
+                          cwd=REPO, capture_output=True, text=True, timeout=300, env=env)
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
@@ -49,8 +56,22 @@ def test_degrade_imports_no_heavy_package(tmp_path, suffix):
     result = _run_cli("degrade", str(src), "--tier", "poor", "--seed", "1", "--out", str(out), "--dpi", "100")
     assert result["rc"] == 0
     assert result["heavy"] == [], f"synthdocqa degrade imported {result['heavy']}"
+    assert result["models"] == [], f"synthdocqa degrade built the document models {result['models']}"
     scan = cv2.imdecode(np.frombuffer(out.read_bytes(), np.uint8), cv2.IMREAD_COLOR)
     assert scan is not None and scan.shape[:2] == (550, 425)
+
+
+def test_degrade_loads_numpy_with_one_blas_thread_and_leaves_the_environment(tmp_path):
+    """One page multiplies 3x3 matrices only: OpenBLAS starts one thread, the variable that asked for it is
+    gone again, and a count the caller set is kept."""
+    src = tmp_path / "page.png"
+    cv2.imwrite(str(src), cv2.cvtColor(text_page(2), cv2.COLOR_RGB2BGR))
+    args = ("degrade", str(src), "--tier", "good", "--seed", "1", "--out", str(tmp_path / "a.png"), "--dpi", "100")
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    result = _run_cli(*args, env=env)
+    assert result["blas_threads"] == [1, 1] and result["blas_env"] is False  # numpy's and cv2's OpenBLAS
+    result = _run_cli(*args, env={**env, "OPENBLAS_NUM_THREADS": "2"})
+    assert result["blas_threads"] == [2, 2] and result["blas_env"] is True
 
 
 def test_noise_quantiles_match_scipy_bit_for_bit():

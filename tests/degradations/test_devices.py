@@ -8,7 +8,7 @@ import pytest
 
 from degradations import degrade_page, encode_scan, page_captures, sample_profile, scan_extension
 from degradations.devices import stage_table
-from ir.document import PageDegradation, PerturbationProfile, StageParams
+from ir.perturbation import PageDegradation, PerturbationProfile, StageParams
 from ir.rng import Rng
 from ir.spec import CorpusSpec, demo_spec, reference_spec
 from ir.vocab import DEVICES, OCCLUDING_STAGES, TIERS

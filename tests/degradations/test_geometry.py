@@ -16,7 +16,7 @@ from degradations import (
 )
 from degradations.geometry import inverse_points, map_points, sampling_maps
 from degradations.stages.geometric import perspective_homography, skew_homography
-from ir.document import PageDegradation, StageParams
+from ir.perturbation import PageDegradation, StageParams
 from ir.rng import Rng
 
 from .pages import TOL, check_markers, find_markers, marker_grid, marker_page

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from degradations import degrade_page, encode_scan, sample_profile
-from ir.document import PageDegradation, PerturbationProfile, StageParams
+from ir.perturbation import PageDegradation, PerturbationProfile, StageParams
 from ir.rng import Rng
 from ir.vocab import STAGE_NAMES, TIERS
 

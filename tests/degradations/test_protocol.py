@@ -18,7 +18,7 @@ from degradations import (
     sample_stage,
 )
 from degradations.devices import stage_table
-from ir.document import PageDegradation, StageParams
+from ir.perturbation import PageDegradation, StageParams
 from ir.rng import Rng
 from ir.vocab import DEVICES, STAGE_NAMES, TIERS
 

@@ -8,7 +8,7 @@ import pytest
 from degradations import apply_stage, sample_stage
 from degradations.devices import stage_table
 from degradations.tiers import TIER_TABLE
-from ir.document import StageParams
+from ir.perturbation import StageParams
 from ir.rng import Rng
 from ir.vocab import DEVICES, STAGE_NAMES, TIERS
 
