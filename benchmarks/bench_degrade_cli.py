@@ -36,11 +36,11 @@ _MAIN = "import sys; from flows.cli import main; sys.exit(main(sys.argv[1:]))"
 def _pages(args: argparse.Namespace, tmp: Path) -> list[Path]:
     if args.image:
         return [Path(p) for p in args.image]
-    import fitz
+    import pymupdf
 
     out = []
     for k, pdf in enumerate(sorted(Path(args.corpus).glob("docs/*/document.pdf"))):
-        with fitz.open(pdf) as doc:
+        with pymupdf.open(pdf) as doc:
             png = tmp / f"page-{k}.png"
             doc[0].get_pixmap(dpi=200, alpha=False).save(png)
             out.append(png)
