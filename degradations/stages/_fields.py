@@ -56,7 +56,29 @@ def smooth_noise(rng: Rng, height: int, width: int, cell: float, low_res_scale: 
 def paper_level(img: np.ndarray) -> np.ndarray:
     """Per-channel background (paper) level: the 90th percentile of a sparse sample, float (C,)."""
     sample = img[::7, ::7].reshape(-1, channels(img))
-    return np.percentile(sample, 90, axis=0).astype(np.float64)
+    if sample.dtype != np.uint8 or sample.shape[0] == 0:
+        return np.percentile(sample, 90, axis=0).astype(np.float64)
+    return _percentile_90_u8(sample)
+
+
+_Q90 = 90 / 100  # the double ``np.percentile`` takes q=90 to (``np.true_divide(90, 100)``)
+
+
+def _percentile_90_u8(sample: np.ndarray) -> np.ndarray:
+    """``np.percentile(sample, 90, axis=0)`` of a uint8 (n, C) sample, bit for bit: numpy's linear method
+    (virtual index ``(n - 1) q``, its two neighbours, its lerp in the same operations), without its
+    ``np.unique`` call, which loads ``numpy.ma`` (~40 ms of a one-page process)."""
+    n = sample.shape[0]
+    virtual = (n - 1) * _Q90
+    lo = n - 1 if virtual >= n - 1 else math.floor(virtual)
+    hi = min(lo + 1, n - 1)
+    part = np.partition(sample, sorted({lo, hi}), axis=0)
+    a, b = part[lo], part[hi]
+    t = virtual - lo
+    diff = b - a
+    if t >= 0.5:
+        return np.subtract(b, diff * (1 - t), dtype=np.float64)
+    return np.add(a, diff * t, dtype=np.float64)
 
 
 def border_value(img: np.ndarray, factor: float) -> tuple[float, ...]:
