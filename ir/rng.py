@@ -32,23 +32,29 @@ def stable_hash(part: PathPart) -> int:
 class Rng:
     """A seeded stream addressed by ``(seed, path)``; fork it, never share it."""
 
-    __slots__ = ("seed", "path", "_gen")
+    __slots__ = ("seed", "path", "_key", "_gen")
 
     def __init__(self, seed: int, path: Sequence[PathPart] = ()) -> None:
         if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
         self.seed = seed
         self.path: tuple[PathPart, ...] = tuple(path)
-        for p in self.path:
-            stable_hash(p)  # validate early
+        self._key = tuple(stable_hash(p) for p in self.path)  # validates every part early
         self._gen: np.random.Generator | None = None
 
     def fork(self, *parts: PathPart) -> Rng:
-        return Rng(self.seed, self.path + tuple(parts))
+        """The child stream at ``path + parts``; only the new parts are hashed (a deep fork chain would
+        otherwise hash its whole path again at every level)."""
+        child = object.__new__(type(self))
+        child.seed = self.seed
+        child.path = self.path + parts
+        child._key = self._key + tuple(stable_hash(p) for p in parts)
+        child._gen = None
+        return child
 
     @property
     def seed_sequence(self) -> np.random.SeedSequence:
-        return np.random.SeedSequence(entropy=self.seed, spawn_key=tuple(stable_hash(p) for p in self.path))
+        return np.random.SeedSequence(entropy=self.seed, spawn_key=self._key)
 
     @property
     def gen(self) -> np.random.Generator:

@@ -97,7 +97,7 @@ def test_paper_level_is_numpys_percentile_bit_for_bit():
 
     rng = np.random.default_rng(5)
     shapes = [(h, w) for h in (1, 2, 7, 8, 50, 333) for w in (1, 6, 7, 15, 120)] + [(2200, 1700), (1100, 850)]
-    for k, (h, w) in enumerate(shapes):
+    for h, w in shapes:
         for c in (None, 3):
             shape = (h, w) if c is None else (h, w, c)
             page = np.where(rng.random(shape) < 0.8, rng.integers(225, 256, shape), rng.integers(0, 256, shape))

@@ -58,3 +58,17 @@ def test_choice_sample_and_shuffle_are_deterministic():
     assert Rng(3).choice(["x", "y"], p=[0, 1]) == "y"
     with pytest.raises(ValueError):
         Rng(3).sample([1, 2], 3)
+
+
+def test_a_fork_chain_is_the_stream_of_its_whole_path():
+    chained = Rng(11).fork("doc", 4).fork("page").fork(2, "stage")
+    direct = Rng(11, ("doc", 4, "page", 2, "stage"))
+    assert chained.path == direct.path
+    assert chained.seed_sequence.spawn_key == direct.seed_sequence.spawn_key
+    assert chained.gen.random(4).tobytes() == direct.gen.random(4).tobytes()
+    with pytest.raises(TypeError):
+        Rng(1).fork("a").fork(True)
+    import pickle
+
+    back = pickle.loads(pickle.dumps(Rng(11).fork("doc", 4)))
+    assert back.path == ("doc", 4) and back.random() == Rng(11, ("doc", 4)).random()
