@@ -54,7 +54,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _load_blas_unthreaded() -> None:
     """Load numpy and cv2 (each ships its own OpenBLAS) with one BLAS thread unless the caller chose a
-    count: one page multiplies only 3x3 matrices, and starting a BLAS thread pool costs a short call ~0.1 s
+    count: one page multiplies only 3x3 matrices, and two spinning BLAS pools cost a short call ~0.2 s
     of CPU. The variable is put back at once, so nothing started later inherits it."""
     if "OPENBLAS_NUM_THREADS" in os.environ or {"numpy", "cv2"} <= set(sys.modules):
         return
