@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 from typing import Any
 
+from ir.answers import form_denotes
 from ir.qa import recompute_assertion
 from ir.qa_models import Assertion, QAPair
 
@@ -346,6 +347,10 @@ def verify_document(corpus_dir: str | os.PathLike[str] | CorpusReader, doc_id: s
             problems.append(f"{q.id}: answer differs from its assertion {own[-1].id}")
         if q.answer_text not in q.accepted_answers:
             problems.append(f"{q.id}: answer_text {q.answer_text!r} not among its accepted answers")
+        false_forms = [f for f in q.accepted_answers if not form_denotes(q.answer, f)]
+        if false_forms:
+            problems.append(f"{q.id}: accepted answers that do not denote its answer {q.answer.value!r}: "
+                            f"{false_forms[:3]}")
     return problems
 
 

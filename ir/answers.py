@@ -7,6 +7,7 @@ recompute every derivation from its operands and compare strings.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from .qa_models import BooleanAnswer, DateAnswer, NumberAnswer, StringAnswer, TypedAnswer
@@ -88,18 +89,43 @@ def agreeing_unit(unit: str, d: Decimal) -> str:
     return unit_for_count(unit, float(d))
 
 
+# The scale words of compact forms and their suffixes. "T" is trillion, never thousand; "bn" is billion.
+SCALES: tuple[tuple[str, int, tuple[str, ...]], ...] = (
+    ("trillion", 10**12, ("T", "tn")),
+    ("billion", 10**9, ("B", "bn")),
+    ("million", 10**6, ("M",)),
+    ("thousand", 10**3, ("K",)),
+)
+COMPACT_MAX_PLACES = 2
+ANSWER_POLICY = ("exact: every accepted surface form of an answer denotes its value exactly; a compact form "
+                 "(4.2M, 17.75 thousand) is accepted only when it is exact at the places it shows "
+                 f"(at most {COMPACT_MAX_PLACES} after the point), rounded forms never; K = thousand, "
+                 "M = million, B / bn = billion, T = trillion")
+
+
+def compact_forms(d: Decimal) -> list[str]:
+    """``4.2 million`` / ``4.2M`` at the largest scale the number reaches, only where that text denotes the
+    number exactly (``17,750`` -> ``17.75K``; ``2,816.18`` has no compact form: ``2.8K`` is 2,800). An
+    accepted answer must be true, so no form is rounded (see ``ANSWER_POLICY``)."""
+    for name, factor, suffixes in SCALES:
+        if abs(d) >= factor:
+            scaled = d.scaleb(-len(str(factor)) + 1)
+            if scaled != scaled.quantize(Decimal(1).scaleb(-COMPACT_MAX_PLACES)):
+                return []
+            text = dec_str(scaled)
+            return [f"{text} {name}", *(f"{text}{s}" for s in suffixes)]
+    return []
+
+
 def number_forms(d: Decimal, unit: str = "", currency: str = "") -> list[str]:
-    """Accepted surface forms of a number: grouped, plain, compact (``4.2M``), with unit/currency; a word
-    unit agrees in number ("1 day"), a difference of percentages reads "3.2 percentage points"."""
+    """Accepted surface forms of a number: grouped, plain, compact (``4.2M``) where exact, with
+    unit/currency; a word unit agrees in number ("1 day"), a difference of percentages reads "3.2 percentage
+    points". Every form parses back to ``d`` (``parse_number_form``)."""
     unit = agreeing_unit(unit, d)
     forms = [_grouped(d), dec_str(d)]
     if abs(d) >= 1000 and d == d.to_integral_value():
         forms.append(_grouped(d, 2))
-    for name, factor in (("billion", 10**9), ("million", 10**6), ("thousand", 10**3)):
-        if abs(d) >= factor:
-            scaled = dec_str((d / factor).quantize(ONE, rounding=ROUND_HALF_EVEN))
-            forms += [f"{scaled} {name}", f"{scaled}{name[0].upper()}"]
-            break
+    forms += compact_forms(d)
     out: list[str] = []
     for f in forms:
         if currency:
@@ -142,6 +168,83 @@ def surface_forms(answer: TypedAnswer, drawn: str | None = None) -> list[str]:
     return [f for f in forms if not (f in seen or seen.add(f))]
 
 
+# ----------------------------------------------------------------- reading forms back
+
+_SCALE_WORDS = {name: factor for name, factor, _ in SCALES}
+_SCALE_SUFFIXES = {s.lower(): factor for _, factor, sfx in SCALES for s in sfx} | {"k": 10**3, "m": 10**6}
+_NUMBER = re.compile(r"(?P<num>[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?)(?P<suffix>[A-Za-z]{0,2})")
+
+
+def parse_number_form(text: str, unit: str = "", currency: str = "") -> Decimal | None:
+    """The value a surface form of a number denotes, read as a person reads it (``$4.2M`` = 4,200,000,
+    ``17.8T EUR`` = 17.8 trillion euros, ``12.5 percent`` = 12.5), or None if the text is not a form of a
+    number in that unit and currency. Independent of ``number_forms``, so a test can hold one against the
+    other."""
+    t = " ".join(text.split())
+    pre_ok = {"", "-"}
+    post_ok = {""}
+    if currency:
+        sym = CURRENCY_SYMBOL.get(currency)
+        pre_ok |= {f"{currency} ", f"-{currency} "} | ({sym, f"-{sym}"} if sym else set())
+        post_ok |= {f" {currency}"}
+    elif unit == "%":
+        post_ok |= {"%", " percent"}
+    elif unit in (PERCENTAGE_POINTS, "percentage point"):
+        post_ok |= {" percentage points", " percentage point", " pp", " points", " point"}
+    elif unit:
+        post_ok |= {f" {unit}", f" {unit_for_count(unit, 1.0)}", f" {unit_for_count(unit, 2.0)}"}
+    m = next((m for m in _NUMBER.finditer(t) if t[:m.start()] in pre_ok), None)
+    if m is None:
+        return None
+    sign = -1 if t[:m.start()].startswith("-") else 1
+    value = Decimal(m.group("num").replace(",", ""))
+    suffix, rest = m.group("suffix"), t[m.end():]
+    if suffix:
+        factor = _SCALE_SUFFIXES.get(suffix.lower())
+        if factor is None:
+            return None
+        value *= factor
+    else:
+        word = next((w for w in _SCALE_WORDS if rest.startswith(f" {w}")), None)
+        if word:
+            value *= _SCALE_WORDS[word]
+            rest = rest[len(word) + 1:]
+    if rest not in post_ok:
+        return None
+    return sign * value
+
+
+def parse_date_form(text: str) -> dt.date | None:
+    """The date a surface form denotes (the forms of ``date_forms``; day/month order as the form says)."""
+    for fmt in ("%Y-%m-%d", "%d %B %Y", "%B %d, %Y", "%d %b %Y"):
+        try:
+            return dt.datetime.strptime(text.strip(), fmt).date()
+        except ValueError:
+            continue
+    return None
+
+
+def form_denotes(answer: TypedAnswer, form: str) -> bool:
+    """Whether one accepted surface form of ``answer`` denotes its value (numbers exactly, dates as a day;
+    a numeric day/month form is read both ways, since a reader cannot tell which order it is)."""
+    if answer.kind == "number":
+        return parse_number_form(form, answer.unit, answer.currency) == Decimal(answer.value)
+    if answer.kind == "date":
+        want = dt.date.fromisoformat(answer.value)
+        if re.fullmatch(r"\d\d/\d\d/\d{4}", form.strip()):
+            a, b, y = (int(x) for x in form.strip().split("/"))
+            return want in {_date_or_none(y, b, a), _date_or_none(y, a, b)}
+        return parse_date_form(form) == want
+    return True
+
+
+def _date_or_none(y: int, m: int, d: int) -> dt.date | None:
+    try:
+        return dt.date(y, m, d)
+    except ValueError:
+        return None
+
+
 # ----------------------------------------------------------------- derivations
 
 def derive(op: str, operands: list[Decimal | dt.date]) -> str:
@@ -179,5 +282,6 @@ def operand_value(value) -> Decimal | dt.date:
     return n
 
 
-__all__ = ["SCALE_FACTOR", "answer_for_value", "date_forms", "dec_str", "derive", "number_forms", "numeric",
-           "operand_value", "surface_forms", "unit_of"]
+__all__ = ["ANSWER_POLICY", "SCALE_FACTOR", "SCALES", "answer_for_value", "compact_forms", "date_forms", "dec_str",
+           "derive", "form_denotes", "number_forms", "numeric", "operand_value", "parse_date_form",
+           "parse_number_form", "surface_forms", "unit_of"]

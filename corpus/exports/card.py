@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ir.answers import ANSWER_POLICY
 from ir.qa_models import Assertion, QAPair
 
 from ..store import CorpusReader, DocFiles, open_corpus
@@ -125,6 +126,7 @@ def document_manifest(view: CorpusReader, doc_id: str) -> tuple[dict[str, Any], 
         "n_assertions": rec.n_assertions,
         "pages": [{"page_no": p.page_no, "width_pt": p.width_pt, "height_pt": p.height_pt,
                    "layout_id": p.layout_id, "image": p.image, "scan": p.scan} for p in rec.pages],
+        "answer_policy": ANSWER_POLICY,
         "corpus_files": {"pdf": DocFiles(doc_id).pdf, "scan_pdf": DocFiles(doc_id).scan_pdf,
                          "ir": DocFiles(doc_id).ir},
     }

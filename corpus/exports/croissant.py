@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ir.answers import ANSWER_POLICY
 from ir.files import atomic_write_text, sha256_file
 
 from ..store import (
@@ -85,7 +86,7 @@ RECORD_SETS: list[tuple[str, str, str, str, list[tuple[str, str, str]]]] = [
         ("answer_text", "sc:Text", "canonical surface form of the answer"),
         ("answer_kind", "sc:Text", "string, number, date, boolean, list or not_answerable"),
         ("answer_json", "sc:Text", "typed answer as JSON (value, unit, currency)"),
-        ("accepted_answers", "sc:Text", "JSON list of accepted surface forms"),
+        ("accepted_answers", "sc:Text", f"JSON list of accepted surface forms ({ANSWER_POLICY})"),
         ("qa_type", "sc:Text", "lookup, table_aggregate, comparison, difference, ..."),
         ("element_type", "sc:Text", "text, table, figure, form, annotation or none"),
         ("difficulty", "sc:Text", "easy, medium or hard"),

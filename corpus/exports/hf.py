@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
+from ir.answers import ANSWER_POLICY
 from ir.qa_models import Assertion, Evidence, QAPair
 
 from ..store import CorpusReader, DocFiles, open_corpus
@@ -222,6 +223,7 @@ QA pairs by type:
   `answer_text`, `accepted_answers`, `qa_type`, `element_type`, `difficulty`, `page_nos` and `evidence`
   (per cited span: `page_no`, `bbox_pdf` in PDF points, `bbox_page_px` on the page image, `scan_quad` and
   `scan_bbox` on the scan image).
+  Accepted answers: {ANSWER_POLICY}.
 - `assertions`: the atomic claims behind each answer, with evidence and derivation (operation + result).
 - `documents`: one row per document with the PDF bytes (`pdf`) and the full generation IR (`ir_json`).
 - `pages`: one row per page with the clean page image (`image`) and the scan (`scan`), joined to QA by

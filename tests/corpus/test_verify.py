@@ -73,3 +73,34 @@ def test_missing_document_file_is_named_not_raised(corpus_copy):
     problems = verify_corpus(corpus_copy)
     assert "docs/doc-00001/ir.json: missing" in problems
     assert any(p.startswith("doc-00001: cannot read document files") for p in problems), problems
+
+
+def test_every_accepted_form_of_a_corpus_reads_back_to_its_answer(tiny_corpus):
+    from ir.answers import form_denotes
+    from ir.qa_models import QAPair
+
+    qa = [QAPair.model_validate_json(line) for p in sorted((tiny_corpus / "docs").glob("*/qa.jsonl"))
+          for line in p.read_text().splitlines()]
+    numeric = [q for q in qa if q.answer.kind in ("number", "date")]
+    assert len(numeric) >= 10
+    false = [(q.id, f) for q in numeric for f in q.accepted_answers if not form_denotes(q.answer, f)]
+    assert false == []
+
+
+def test_a_false_accepted_form_is_named(corpus_copy):
+    """The old defect planted: "T" for thousands ("17.8T EUR" for EUR 17,750) and a rounded form."""
+    path = corpus_copy / "docs" / "doc-00000" / "qa.jsonl"
+    target = {}
+
+    def plant(rows):
+        for r in rows:
+            if r["answer"]["kind"] == "number" and abs(float(r["answer"]["value"])) >= 1000:
+                value = float(r["answer"]["value"])
+                r["accepted_answers"].append(f"{value / 1000:.1f}T")
+                target["id"] = r["id"]
+                return
+
+    _rewrite_jsonl(path, plant)
+    problems = verify_corpus(corpus_copy)
+    assert target and any(p.startswith(target["id"] + ": accepted answers that do not denote") for p in problems), \
+        problems

@@ -86,3 +86,18 @@ def test_manifest_files_describe_each_document(corpus, exports):
         assert sha256(out / m["files"][1]) == truth["manifest"]["files"][f"docs/{doc_id}/scan.pdf"]
         tables = [s for s in m["structure"] if s["element_type"] == "table"]
         assert all(s["caption"] for s in tables)
+
+
+def test_every_export_states_the_accepted_answer_policy(exports):
+    """Accepted answers are exact; a consumer reads that in every format, not only in our docs."""
+    import json
+
+    from ir.answers import ANSWER_POLICY
+
+    out = exports["synthdocqa-card"][0]
+    manifests = sorted((out / "manifest_files").glob("*.json"))
+    assert manifests and all(json.loads(p.read_text())["answer_policy"] == ANSWER_POLICY for p in manifests)
+    assert f"Accepted answers: {ANSWER_POLICY}." in (exports["hf"][0] / "README.md").read_text()
+    fields = [f for rs in json.loads((exports["croissant"][0] / "croissant.json").read_text())["recordSet"]
+              for f in rs.get("field", []) if f["name"] == "accepted_answers"]
+    assert fields and all(ANSWER_POLICY in f["description"] for f in fields)

@@ -40,7 +40,7 @@ def test_fixture_qa_bytes_are_pinned():
     for x in qa + asr:
         h.update(x.to_json().encode())
     assert (len(qa), len(asr)) == (36, 48)
-    assert h.hexdigest() == "2048d8b37482b5a224b7f18464e24e65554722446d724cdca5ed7029e04d5178"
+    assert h.hexdigest() == "ecda567c2a4a9da8eb0685198784e0568d469c90de30b2c734b3d5b020ac9d00"
 
 
 def test_scan_boxes_travel_by_span_index():

@@ -32,17 +32,21 @@ def test_shares_on_the_fixture():
 
 def test_shares_on_planned_and_rendered_documents():
     """Three reference documents, planned and rendered (no scan): the issue's shares hold."""
+    from ir.answers import form_denotes
     from ir.planner import plan_document
     from ir.spec import reference_spec
     from renderers import render_document
 
     spec = reference_spec(seed=7, n_docs=3)
     mix = QAMix()
+    false_forms = []
     for i in range(3):
         doc = plan_document(spec, i)
         rmap = render_document(doc).render_map
         qa, asr = derive_qa(doc, rmap, build_evidence(rmap), qa_per_page=spec.qa_per_page)
         mix.add(doc, qa, n_pages=len(rmap.pages), n_assertions=len(asr))
+        false_forms += [(q.id, f) for q in qa for f in q.accepted_answers if not form_denotes(q.answer, f)]
+    assert false_forms == []  # accepted answers are true (K is thousand, T trillion, nothing rounded)
     assert mix.share(mix.multi_hop) >= 0.10
     assert mix.share(mix.multi_page) >= 0.20
     assert mix.share(mix.prose) >= 0.08  # prose facts are the content's: see docs/benchmarks.md
