@@ -1,7 +1,7 @@
 """Hallucination-criterion benchmark: the criterion mismatch on >= 2,000 synthesised items, plus speed ratios.
 
-Items: documents planned by ``ir.planner.plan_document`` (demo spec), QA pairs derived from their
-facts by ``ir.qa.derive_qa`` over a RenderMap that marks every fact span as drawn (no PDF rendering:
+Items: documents planned by ``generation.planner.plan_document`` (demo spec), QA pairs derived from their
+facts by ``generation.qa.derive_qa`` over a RenderMap that marks every fact span as drawn (no PDF rendering:
 the synthesiser needs the facts, not the pixels), then candidate answers of controlled error types.
 
 Prints (1) per labeler: Cohen's kappa against the faithfulness gold vs the factual-correctness gold
@@ -26,10 +26,10 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from generation.planner import plan_document  # noqa: E402
+from generation.qa import derive_qa  # noqa: E402
 from ir import RenderedPage, RenderMap, SpanBox  # noqa: E402
 from ir.blocks import fact_spans  # noqa: E402
-from ir.planner import plan_document  # noqa: E402
-from ir.qa import derive_qa  # noqa: E402
 from ir.rng import Rng  # noqa: E402
 from ir.spec import demo_spec  # noqa: E402
 from judges.hallucination.analysis import analyse, bootstrap_metrics  # noqa: E402

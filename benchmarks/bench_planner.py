@@ -14,8 +14,8 @@ import argparse
 import statistics
 import time
 
+from generation.planner import plan_document, qa_bearing_blocks
 from ir import DocumentIR
-from ir.planner import plan_document, qa_bearing_blocks
 from ir.spec import reference_spec
 
 

@@ -37,7 +37,7 @@ from renderers.assign import with_layouts  # noqa: E402
 
 def load_docs(source: str, n: int):
     if source == "planner":
-        from ir.planner import plan_document
+        from generation.planner import plan_document
         from ir.spec import demo_spec
 
         spec = demo_spec(seed=0, n_docs=n)
@@ -84,7 +84,7 @@ def timed(fn, repeat: int) -> float:
 
 def layout_quality(args) -> int:
     """Counts of each layout problem kind on planned documents of the demo and reference profiles."""
-    from ir.planner import plan_document
+    from generation.planner import plan_document
     from ir.spec import demo_spec, reference_spec
     from renderers import verify_text_layer
     from renderers.layout_checks import LAYOUT_PROBLEM_KINDS, check_layout, count_by_kind
@@ -143,7 +143,7 @@ def main() -> int:
     try:
         docs = load_docs(args.source, args.docs)
     except ImportError:
-        print("ir.planner not available; using the hand-built fixture documents")
+        print("generation.planner not available; using the hand-built fixture documents")
         args.source = "fixture"
         docs = load_docs("fixture", args.docs)
     render_document(docs[0])  # warm up: font registration, layout cache

@@ -20,7 +20,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ir.planner import plan_document  # noqa: E402
+from generation.planner import plan_document  # noqa: E402
 from ir.spec import demo_spec  # noqa: E402
 from renderers.assign import doc_style_family, page_layout_rng  # noqa: E402
 from renderers.clip_model import load_clip  # noqa: E402

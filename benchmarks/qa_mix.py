@@ -1,5 +1,5 @@
 """The QA mix of a corpus: QA by type x difficulty x element, the multi-hop, multi-page and prose shares,
-the largest question template (``ir.qa.mix`` says what a template is) and the per-page ratios.
+the largest question template (``generation.qa.mix`` says what a template is) and the per-page ratios.
 
     .venv/bin/python benchmarks/qa_mix.py CORPUS_DIR [--templates 10] [--markdown]
 """
@@ -10,7 +10,7 @@ import argparse
 from collections import Counter
 
 from corpus.store import open_corpus
-from ir.qa.mix import QAMix
+from generation.qa.mix import QAMix
 from ir.vocab import DIFFICULTIES, QA_ELEMENTS, QA_TYPES
 
 

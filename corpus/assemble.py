@@ -15,17 +15,17 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from corpus.store import DocFiles, DocRecord, PageRecord
+from generation.planner import plan_document
+from generation.qa import build_evidence, derive_qa
 from ir import DocumentIR, Rng
 from ir.boxes import ScanBox, pdf_to_stored_px, stored_scan_box
 from ir.files import sha256_bytes
-from ir.planner import plan_document
-from ir.qa import build_evidence, derive_qa
 from ir.spec import CorpusSpec
 
 GENERATOR_VERSION = "1"
 
 _ROOT = Path(__file__).resolve().parents[1]
-BYTE_SOURCES: tuple[str, ...] = ("ir", "renderers", "degradations", "corpus", "datasets/layout_clip")
+BYTE_SOURCES: tuple[str, ...] = ("ir", "generation", "renderers", "degradations", "corpus", "datasets/layout_clip")
 """What a corpus's bytes depend on, relative to the repository root: the packages that build a document
 and the shipped layout model."""
 

@@ -9,12 +9,12 @@ assertions and the PDF's text layer):
   page, a word or number broken over two lines, a page less than half used that does not end the
   document or a section);
 - ``semantic``: arithmetic that means nothing on its quantity (``ir.semantics.allows`` on the quantity
-  ``ir.qa.semantic.quantity_of`` decides: a sum of percentages, a percent change of a rate), a difference
+  ``generation.qa.semantic.quantity_of`` decides: a sum of percentages, a percent change of a rate), a difference
   of rates not in percentage points, numeric facts some arithmetic rests on without ``Fact.quantity``,
   one quantity of the document drawn with two values, "1 <plural unit>" in drawn text or QA, change
   cells beyond +/-100 %;
 - ``identity``: an organisation's address in the IR that breaks the content's rules
-  (``ir.content.names.address_problems``), an address drawn on a page whose city, region, postcode,
+  (``generation.content.names.address_problems``), an address drawn on a page whose city, region, postcode,
   country or phone prefix disagree or that names two cities, and a document citing two different
   reference numbers of its own kind (title, "this <document>" facts, page chrome).
 
@@ -32,12 +32,12 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal, get_args
 
+from generation.content.names import COUNTRIES
+from generation.content.names import address_problems as entity_address_problems
+from generation.qa.semantic import quantity_of
 from ir.base import Model
-from ir.content.names import COUNTRIES
-from ir.content.names import address_problems as entity_address_problems
 from ir.document import DocumentIR
 from ir.facts import Fact
-from ir.qa.semantic import quantity_of
 from ir.qa_models import Assertion, QAPair
 from ir.rendermap import RenderMap
 from ir.semantics import allows, difference_unit, unit_for_count

@@ -8,9 +8,9 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
+from generation.planner import plan_document
 from ir import DocumentIR
 from ir.files import atomic_write_bytes, atomic_write_text
-from ir.planner import plan_document
 from ir.spec import CorpusSpec
 
 from .store import CorpusError, DocFiles

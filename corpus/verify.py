@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterable
 from pathlib import PurePosixPath
 from typing import Any
 
+from generation.qa import recompute_assertion
 from ir.answers import form_denotes
-from ir.qa import recompute_assertion
 from ir.qa_models import Assertion, QAPair
 
 from .store import (
@@ -54,12 +54,12 @@ _SCAN_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 
 def qa_id_pattern(doc_id: str) -> re.Pattern[str]:
-    """``ir.qa.derive``: ``<doc_id>-q<NNNN>``."""
+    """``generation.qa.derive``: ``<doc_id>-q<NNNN>``."""
     return re.compile(re.escape(doc_id) + r"-q\d{4,}")
 
 
 def assertion_id_pattern(qa_id: str) -> re.Pattern[str]:
-    """``ir.qa.derive``: ``<qa_id>-a<k>``."""
+    """``generation.qa.derive``: ``<qa_id>-a<k>``."""
     return re.compile(re.escape(qa_id) + r"-a\d+")
 
 

@@ -48,7 +48,7 @@ from flows.errors import (
 from flows.prefect_env import prefect_api
 from flows.run_start import SMALL_RUN_DOCS, EarlyStart, in_process, start_early, warm_up  # noqa: F401
 from flows.timings import TIMINGS
-from ir.planner import planned_page_count
+from generation.planner import planned_page_count
 from ir.spec import CorpusSpec, layered_spec, spec_for_profile
 
 Runner = Literal["process", "dask", "inline"]

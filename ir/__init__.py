@@ -1,6 +1,7 @@
-"""synthdocqa IR: vocabularies, data contracts, boxes, fork RNG, planner, content, QA derivation.
+"""synthdocqa IR: the contracts. Vocabularies, data models, boxes, ids, files, the fork RNG, answer forms.
 
-Imports nothing else of the project.
+Imports nothing else of the project. The engine that fills these models (planner, content, domains, QA
+derivation) is the ``generation`` package.
 """
 
 from __future__ import annotations

@@ -9,8 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from .base import Model
-from .domains import DOMAIN_BY_SLUG, RECIPE_BY_SLUG
-from .vocab import DEVICES, ELEMENT_TYPES, TIERS
+from .vocab import DEVICES, DOMAIN_SLUGS, ELEMENT_TYPES, RECIPE_SLUGS, TIERS
 
 MAX_PAGES_PER_DOC = 400
 """Longest document a spec may ask for (the reference profile's longest is 120 pages)."""
@@ -20,7 +19,7 @@ MAX_CORPUS_PAGES = 1_000_000
 
 class PageCountDist(Model):
     """Pages per document: a clipped log-normal around ``mean`` (``sigma=0`` gives a fixed count). The
-    planner draws the count first, then a recipe whose own page range holds it (``ir.domains.Recipe.pages``),
+    planner draws the count first, then a recipe whose own page range holds it (``generation.domains.Recipe.pages``),
     so the corpus follows this distribution and no genre is stretched beyond its length."""
 
     mean: float = Field(gt=0, le=MAX_PAGES_PER_DOC)
@@ -48,7 +47,7 @@ def _check_weights(name: str, weights: dict[str, float], allowed: tuple[str, ...
     return weights
 
 
-def _known(names: dict[str, Any], what: str) -> AfterValidator:
+def _known(names: tuple[str, ...], what: str) -> AfterValidator:
     def check(n: str) -> str:
         if n not in names:
             raise ValueError(f"unknown {what} {n!r}")
@@ -56,8 +55,8 @@ def _known(names: dict[str, Any], what: str) -> AfterValidator:
     return AfterValidator(check)
 
 
-DomainName = Annotated[str, _known(DOMAIN_BY_SLUG, "domain")]
-RecipeName = Annotated[str, _known(RECIPE_BY_SLUG, "recipe")]
+DomainName = Annotated[str, _known(DOMAIN_SLUGS, "domain")]
+RecipeName = Annotated[str, _known(RECIPE_SLUGS, "recipe")]
 
 
 DEFAULT_DEVICE_MIX = {"flatbed": 0.45, "photocopy": 0.25, "fax": 0.1, "phone": 0.2}
@@ -104,7 +103,7 @@ class CorpusSpec(Model):
         if v is not None and (any(w < 0 for w in v.values()) or sum(v.values()) <= 0):
             raise ValueError("recipe_mix weights must be >= 0 and not all zero")
         for n in sorted(v or {}):
-            if n not in RECIPE_BY_SLUG:
+            if n not in RECIPE_SLUGS:
                 raise ValueError(f"unknown recipe {n!r}")
         return v
 

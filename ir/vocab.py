@@ -53,6 +53,31 @@ registration), the device's output (contrast, 1-bit fax, JPEG)."""
 OCCLUDING_STAGES: tuple[StageName, ...] = ("watermark", "markup", "binding_marks")
 """Stages that draw over the page: the evidence boxes they cover are recorded (``Evidence.occluded_by``)."""
 
+DomainSlug = Literal[
+    "corporate_finance", "retail_banking", "insurance", "asset_management", "accounting_audit", "tax",
+    "healthcare_admin", "pharmaceuticals", "clinical_research", "legal", "human_resources", "payroll",
+    "procurement", "supply_chain", "logistics", "warehousing", "manufacturing", "quality_assurance",
+    "energy_utilities", "oil_gas", "renewable_energy", "esg_sustainability", "information_technology",
+    "cybersecurity", "telecommunications", "real_estate", "construction", "facilities_management", "retail",
+    "ecommerce", "hospitality", "aviation", "shipping_maritime", "automotive", "agriculture", "food_beverage",
+    "higher_education", "public_administration", "municipal_services", "public_transit", "nonprofit",
+    "media_publishing", "marketing", "customer_service", "research_development", "mining", "water_utilities",
+    "environmental_compliance", "government_procurement", "data_privacy",
+]
+DOMAIN_SLUGS: tuple[DomainSlug, ...] = get_args(DomainSlug)
+"""The 50 enterprise domains, in the planner's cycle order (``generation.domains`` holds their content and
+a test checks it defines exactly these, in this order)."""
+
+RecipeSlug = Literal[
+    "annual_report", "quarterly_report", "invoice", "purchase_order", "compliance_report", "audit_memo",
+    "policy_document", "contract_summary", "field_ops_log", "forms_workflow", "executive_handout",
+    "research_report", "scanned_archive", "incident_report", "budget_proposal", "project_status_report",
+    "risk_assessment", "board_minutes", "expense_claim", "inspection_report", "sustainability_report",
+    "vendor_assessment", "claims_summary", "training_record", "operations_dashboard", "grant_application",
+]
+RECIPE_SLUGS: tuple[RecipeSlug, ...] = get_args(RecipeSlug)
+"""The 26 document recipes (genres); ``generation.domains`` holds what each is made of."""
+
 StyleFamily = Literal["corporate", "modern", "classic", "technical", "government"]
 STYLE_FAMILIES: tuple[StyleFamily, ...] = get_args(StyleFamily)
 """Document-level style families (``DocumentIR.style_family``); pages of one document share one."""

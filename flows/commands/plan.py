@@ -83,7 +83,7 @@ def run_plan(args: argparse.Namespace) -> int:
 
 
 def run_domains(args: argparse.Namespace) -> int:
-    from ir.domains import DOMAINS, RECIPES
+    from generation.domains import DOMAINS, RECIPES
 
     if args.json:
         print(json.dumps({

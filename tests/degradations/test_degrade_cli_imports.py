@@ -20,7 +20,7 @@ from .pages import text_page
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "open_clip", "reportlab", "fitz", "pymupdf", "prefect", "matplotlib", "scipy",
          "renderers", "corpus", "judges")
-UNNEEDED = ("ir.blocks", "ir.document", "ir.facts", "ir.values", "ir.spec", "ir.rendermap", "ir.planner", "numpy.ma")
+UNNEEDED = ("ir.blocks", "ir.document", "ir.facts", "ir.values", "ir.spec", "ir.rendermap", "generation.planner", "numpy.ma")
 """Submodules a scan does without: the document contracts (a scan needs only ``ir.perturbation``; building
 every content model's schema costs a short call ~0.1 s of CPU) and ``numpy.ma`` (loaded by ``np.percentile``,
 ~40 ms)."""

@@ -103,7 +103,7 @@ def test_occluding_stages_record_what_they_cover(name):
 
 
 def test_specs_draw_a_device_and_the_demo_cycles():
-    from ir.planner import plan_document
+    from generation.planner import plan_document
 
     spec = reference_spec(3, n_docs=40)
     devices = [plan_document(spec, i).perturbation.device for i in range(40)]

@@ -112,7 +112,7 @@ def test_small_runs_build_in_this_process_and_big_ones_in_a_pool(monkeypatch):
 
 def test_documents_go_to_the_pool_longest_first_and_complete_ones_first():
     from flows.generate import submission_order
-    from ir.planner import planned_page_count
+    from generation.planner import planned_page_count
     from ir.spec import demo_spec
 
     spec = demo_spec(40, 12)

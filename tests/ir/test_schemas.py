@@ -2,7 +2,7 @@
 
 import json
 
-from ir.planner import plan_document
+from generation.planner import plan_document
 from ir.schemas import DEFAULT_DIR, SCHEMA_MODELS, export_schemas, schema_files
 from ir.spec import demo_spec
 

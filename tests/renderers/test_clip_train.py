@@ -119,7 +119,7 @@ def test_micro_clip_helper_loads_from_file(tmp_path):
 
 
 def test_page_query_uses_the_planner_text_or_the_blocks():
-    from ir.planner import plan_document
+    from generation.planner import plan_document
     from ir.spec import demo_spec
     from renderers.layout_queries import blocks_query, page_query
 

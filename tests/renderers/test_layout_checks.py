@@ -5,8 +5,8 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
+from generation.planner import plan_document
 from ir import AnnotationBlock, FigureBlock, HeadingBlock, PagePlan, Series, Span, TableBlock, TextBlock
-from ir.planner import plan_document
 from ir.rendermap import RenderedPage, RenderMap, SpanBox
 from ir.spec import demo_spec, reference_spec
 from renderers import render_document, verify_text_layer

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 
+from generation.planner import plan_document
 from ir import DocumentIR, RenderMap, block_fact_ids
-from ir.planner import plan_document
 from ir.spec import demo_spec
 from renderers import render_document, verify_text_layer
 from renderers.assign import with_layouts

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ir.planner import plan_document
+from generation.planner import plan_document
 from ir.spec import demo_spec
 from renderers import retrieval as retrieval_mod
 from renderers.assign import doc_style_family

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ir.qa import derive_qa
-from tests.ir.qa_fixture import fixture_doc, fixture_render_map
+from generation.qa import derive_qa
+from tests.generation.qa_fixture import fixture_doc, fixture_render_map
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,221 @@
+"""The per-document fact book and context: ids, entities, facts and the document's value formats.
+
+Every fact is created here, with the exact text that will be drawn, so builders cannot produce a
+fact whose text differs from its span, and with its semantic type (``Fact.quantity``: money is an
+``amount`` unless said otherwise, percentages are ``rate``, dates ``date``; a plain number says what it is).
+Ids are sequential in creation order (``f0001``, ``b001``, ``e001``); creation order is a pure function of
+(spec, index).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from ir.blocks import Span
+from ir.facts import Derivation, Entity, Fact
+from ir.rng import Rng
+from ir.values import (
+    BooleanValue,
+    DateValue,
+    IdentifierValue,
+    MoneyValue,
+    NumberValue,
+    OrganisationValue,
+    PercentValue,
+    PersonValue,
+    TextValue,
+)
+from ir.vocab import Quantity
+
+from ..domains import Domain, Recipe
+from .calendar import Calendar
+from .dynamics import Path, display, draw_path, raw_value
+from .formats import DocFormat, group, percent_text
+
+
+class FactBook:
+    """Accumulates entities and facts of one document."""
+
+    def __init__(self, fmt: DocFormat) -> None:
+        self.fmt = fmt
+        self.facts: list[Fact] = []
+        self.by_id: dict[str, Fact] = {}
+        self.entities: list[Entity] = []
+        self._blocks = 0
+
+    # ---------------------------------------------------------------- ids
+    def block_id(self) -> str:
+        self._blocks += 1
+        return f"b{self._blocks:03d}"
+
+    def entity(self, kind: str, name: str, role: str = "", **attributes: str) -> Entity:
+        e = Entity(id=f"e{len(self.entities) + 1:03d}", kind=kind, name=name, role=role, attributes=attributes)
+        self.entities.append(e)
+        return e
+
+    def add(self, label: str, value, text: str, *, subject: str | None = None, attribute: str = "",
+            period: str = "", derivation: Derivation | None = None, group: str = "",
+            quantity: Quantity | None = None) -> Fact:
+        f = Fact(id=f"f{len(self.facts) + 1:04d}", label=label, subject=subject, attribute=attribute,
+                 period=period, value=value, quantity=quantity, text=text, derivation=derivation, group=group)
+        self.facts.append(f)
+        self.by_id[f.id] = f
+        return f
+
+    # ---------------------------------------------------------------- typed helpers
+    def money(self, label: str, amount: Decimal, *, decimals: int | None = None, quantity: Quantity = "amount",
+              **kw) -> Fact:
+        places = self.fmt.money_decimals if decimals is None else decimals
+        amount = amount.quantize(Decimal(1).scaleb(-places))
+        return self.add(label, MoneyValue(amount=amount, currency=self.fmt.currency),
+                        self.fmt.money(amount, places), quantity=quantity, **kw)
+
+    def money_compact(self, label: str, amount: Decimal, scale: str, *, quantity: Quantity = "amount",
+                      **kw) -> Fact:
+        return self.add(label, MoneyValue(amount=amount, currency=self.fmt.currency, scale=scale),
+                        self.fmt.money_compact(amount, scale), quantity=quantity, **kw)
+
+    def number(self, label: str, value: Decimal, unit: str, places: int = 0, *, quantity: Quantity,
+               **kw) -> Fact:
+        value = value.quantize(Decimal(1).scaleb(-places))
+        return self.add(label, NumberValue(value=value, unit=unit), group(value, places), quantity=quantity, **kw)
+
+    def percent(self, label: str, value: Decimal, *, quantity: Quantity = "rate", **kw) -> Fact:
+        value = value.quantize(Decimal("0.1"))
+        return self.add(label, PercentValue(value=value), percent_text(value), quantity=quantity, **kw)
+
+    def date(self, label: str, d: dt.date, text: str | None = None, **kw) -> Fact:
+        return self.add(label, DateValue(value=d), text or self.fmt.date(d), quantity="date", **kw)
+
+    def person(self, label: str, e: Entity, **kw) -> Fact:
+        return self.add(label, PersonValue(name=e.name, entity_id=e.id), e.name, subject=e.id, **kw)
+
+    def org(self, label: str, e: Entity, **kw) -> Fact:
+        return self.add(label, OrganisationValue(name=e.name, entity_id=e.id), e.name, subject=e.id, **kw)
+
+    def ident(self, label: str, value: str, scheme: str = "", **kw) -> Fact:
+        return self.add(label, IdentifierValue(value=value, scheme=scheme), value, **kw)
+
+    def text(self, label: str, value: str, **kw) -> Fact:
+        return self.add(label, TextValue(value=value), value, **kw)
+
+    def boolean(self, label: str, value: bool, text: str, **kw) -> Fact:
+        return self.add(label, BooleanValue(value=value), text, **kw)
+
+
+def fs(f: Fact) -> Span:
+    """The span that draws a fact."""
+    return Span(text=f.text, fact_ids=[f.id])
+
+
+def lit(text: str) -> Span:
+    return Span(text=text)
+
+
+def _default_stream() -> Rng:
+    return Rng(0).fork("doc", 0, "dynamics")
+
+
+@dataclass
+class DocContext:
+    """What every builder of one document shares: vocabulary, formats, cast and calendar.
+
+    ``anchor`` is the document's "as at" (issue) date: it reports on periods complete by then
+    (``cal``); ``year`` is the year of issue (in reference numbers), ``cal.fy`` the last full year.
+    ``dyn`` is the document's stream for value trajectories (``generation.content.dynamics``).
+    """
+
+    domain: Domain
+    recipe: Recipe
+    fmt: DocFormat
+    book: FactBook
+    issuer: Entity
+    counterparties: list[Entity]
+    people: list[Entity]
+    year: int
+    anchor: dt.date
+    id_counter: dict[str, int] = field(default_factory=dict)
+    page: int = 1
+    memo: dict[Any, Any] = field(default_factory=dict)
+    dyn: Rng = field(default_factory=_default_stream)
+
+    def __post_init__(self) -> None:
+        self.cal = Calendar(self.anchor)
+
+    def remember(self, key: Any, make: Callable[[], Any]) -> Any:
+        """The document-wide value of ``key`` (made once): the same quantity never gets two values."""
+        if key not in self.memo:
+            self.memo[key] = make()
+        return self.memo[key]
+
+    def number(self, kind: str) -> int:
+        """Running numbers of tables/figures (``Table 3``), so captions are unique in a document."""
+        n = self.id_counter.get(f"#{kind}", 0) + 1
+        self.id_counter[f"#{kind}"] = n
+        return n
+
+    def person(self, rng: Rng) -> Entity:
+        return rng.choice(self.people)
+
+    def counterparty(self, rng: Rng) -> Entity:
+        return rng.choice(self.counterparties)
+
+    def reference(self, prefix: str | None = None) -> str:
+        """Identifiers like ``INV-2026-00042`` (``doc_reference`` is the document's own one)."""
+        p = prefix or self.domain.id_prefix
+        n = self.id_counter.get(p, 0) + 1
+        self.id_counter[p] = n
+        return f"{p}-{self.year}-{(n * 7919 + self.anchor.toordinal()) % 90000 + 10000:05d}"
+
+    def doc_reference(self) -> str:
+        """The document's one reference number: its title, its header and every sentence that cites it."""
+        return self.remember("doc_reference", self.reference)
+
+    def serial(self, prefix: str, width: int = 4) -> str:
+        """Numbers of things inside the document (forms, ledger entries): ``EAF/2026/0042``, never shaped
+        like the document's reference."""
+        n = self.id_counter.get(f"serial:{prefix}", 0) + 1
+        self.id_counter[f"serial:{prefix}"] = n
+        low = 10 ** (width - 1)
+        salt = sum(map(ord, prefix)) * 101 + self.anchor.toordinal() * 7
+        return f"{prefix}/{self.year}/{(n * 6133 + salt) % (9 * low) + low}"
+
+    def day(self, offset: int) -> dt.date:
+        return self.anchor + dt.timedelta(days=offset)
+
+    def periods(self, rng: Rng) -> tuple[str, str]:
+        """Two reporting periods to compare, both complete as at the anchor: consecutive years, the same
+        half or quarter a year apart, or two consecutive quarters."""
+        kind = rng.choice(("fy", "q", "h"))
+        if kind == "fy":  # plain years: "2025" is what readers (and the QA period matcher) recognise
+            return f"{self.cal.fy - 1}", f"{self.cal.fy}"
+        if kind == "h":
+            h = self.cal.half()
+            return self.cal.year_ago(h), h
+        q = self.cal.quarters(1)[0]
+        if rng.integers(2, 5) == 4:
+            return self.cal.year_ago(q), q
+        return self.cal.previous(q), q
+
+    # ---------------------------------------------------------------- values over time
+    def path(self, metric, item: str) -> Path:
+        """The trajectory of ``metric`` for ``item`` (drawn once per document, on its own stream)."""
+        def make() -> Path:
+            total = None
+            if metric.total_of:
+                linked = self.domain.metric(metric.total_of)
+                if linked is not None:
+                    total = raw_value(self.path(linked, item), linked, str(self.cal.fy))
+            ref = self.cal.fy * 12 + 6
+            return draw_path(self.dyn.fork("path", metric.slug, item), self.dyn.fork("timing", item), metric, ref,
+                             total)
+        return self.remember(("path", metric.slug, item), make)
+
+    def metric_value(self, metric, item: str, period: str) -> Decimal:
+        """The document's one value of ``metric`` for ``item`` over ``period``, rounded for display."""
+        return self.remember(("metric", metric.slug, item, period), lambda: display(
+            metric, raw_value(self.path(metric, item), metric, period), self.fmt.money_decimals))

@@ -1,0 +1,99 @@
+"""Form builders: typed fields whose values are facts, checkboxes whose states are boolean facts
+(the fact text is the checkbox label the renderer draws), and signature lines.
+
+Dates on one form are ordered (submitted < reviewed < approved / due) and a form was submitted before the
+document's date. A form's number is shaped like the form (``EAF/2026/4821``), never like the document's
+reference.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from ir.blocks import Checkbox, FormBlock, FormField
+from ir.rng import Rng
+
+from .book import DocContext, fs
+from .quantities import draw_value
+
+FORM_TITLES = (
+    "Expense Approval Form", "Purchase Requisition", "Change Request", "Access Request", "Incident Notification",
+    "Vendor Registration Form", "Leave Request", "Payment Authorisation", "Contract Review Sheet",
+    "Budget Transfer Request", "Site Visit Report Form", "Quality Deviation Form", "Training Enrolment Form",
+)
+
+FORMS_OF_RECIPE = {
+    "invoice": ("Payment Authorisation", "Vendor Registration Form"),
+    "purchase_order": ("Purchase Requisition", "Payment Authorisation", "Vendor Registration Form"),
+    "expense_claim": ("Expense Approval Form", "Payment Authorisation"),
+    "training_record": ("Training Enrolment Form", "Leave Request", "Access Request"),
+    "incident_report": ("Incident Notification", "Change Request", "Quality Deviation Form"),
+    "inspection_report": ("Site Visit Report Form", "Quality Deviation Form", "Incident Notification"),
+}
+"""Forms that belong in a recipe (others draw from every form)."""
+
+
+def form(ctx: DocContext, rng: Rng, n_fields: int | None = None) -> FormBlock:
+    bid = ctx.book.block_id()
+    book = ctx.book
+    title = rng.choice(FORMS_OF_RECIPE.get(ctx.recipe.slug, FORM_TITLES))
+    requester = ctx.person(rng)
+    approver = rng.choice([p for p in ctx.people if p.id != requester.id] or ctx.people)
+    n = n_fields if n_fields is not None else rng.integers(4, 8)
+    ref = ctx.serial("".join(w[0] for w in title.split() if w[0].isupper()))
+    submitted = ctx.day(rng.integers(-90, -30))
+    later = submitted.toordinal() + rng.integers(2, 30)
+    candidates = ["requester", "reference", "department", "submitted", "amount", "approver", "decision_date",
+                  "cost_centre", "counterparty", "quantity"]
+    chosen = ["requester", "reference", "submitted"] + rng.sample(candidates[3:], max(0, n - 3))
+    chosen = [c for c in candidates if c in chosen]  # stable, sensible order
+    fields: list[FormField] = []
+    for c in chosen:
+        if c == "requester":
+            f = book.person(f"Requester on the {title} {ref}", requester, group=bid, attribute="requester")
+            fields.append(FormField(label="Requested by", value=fs(f), field_type="person"))
+        elif c == "reference":
+            f = book.ident(f"Reference number of form {ctx.number('form')} ({title})", ref, scheme="reference",
+                           group=bid)
+            fields.append(FormField(label="Reference no.", value=fs(f), field_type="identifier"))
+        elif c == "department":
+            dept = rng.choice(ctx.domain.departments)
+            f = book.text(f"Department on the {title} {ref}", dept, group=bid, attribute="department")
+            fields.append(FormField(label="Department", value=fs(f), field_type="text"))
+        elif c == "submitted":
+            f = book.date(f"Submission date of the {title} {ref}", submitted, group=bid, attribute="submitted")
+            fields.append(FormField(label="Date submitted", value=fs(f), field_type="date"))
+        elif c == "amount":
+            money = next((m for m in ctx.domain.metrics if m.kind == "money"), None)
+            amt = draw_value(rng, money, 2) / 20 if money else Decimal(rng.integers(100, 9000))
+            f = book.money(f"Amount requested on the {title} {ref}", amt, decimals=2, group=bid, attribute="amount")
+            fields.append(FormField(label="Amount", value=fs(f), field_type="money"))
+        elif c == "approver":
+            f = book.person(f"Approver on the {title} {ref}", approver, group=bid, attribute="approver")
+            fields.append(FormField(label="Approver", value=fs(f), field_type="person"))
+        elif c == "decision_date":
+            f = book.date(f"Decision date of the {title} {ref}", dt.date.fromordinal(later), group=bid,
+                          attribute="decision_date")
+            fields.append(FormField(label="Decision date", value=fs(f), field_type="date"))
+        elif c == "cost_centre":
+            cc = f"CC-{rng.integers(1000, 9999)}"
+            f = book.ident(f"Cost centre on the {title} {ref}", cc, scheme="cost_centre", group=bid)
+            fields.append(FormField(label="Cost centre", value=fs(f), field_type="identifier"))
+        elif c == "counterparty":
+            cp = ctx.counterparty(rng)
+            f = book.org(f"Supplier named on the {title} {ref}", cp, group=bid, attribute="supplier")
+            fields.append(FormField(label="Supplier", value=fs(f), field_type="text"))
+        elif c == "quantity":
+            q = Decimal(rng.integers(1, 500))
+            f = book.number(f"Quantity on the {title} {ref}", q, "units", group=bid, attribute="quantity",
+                            quantity="count")
+            fields.append(FormField(label="Quantity", value=fs(f), field_type="number"))
+    checks = rng.sample(ctx.domain.checks, rng.integers(2, min(4, len(ctx.domain.checks)) + 1))
+    boxes = []
+    for label in checks:
+        state = rng.bernoulli(0.7)
+        f = book.boolean(f"'{label}' on the {title} {ref}", state, label, group=bid, attribute="checkbox")
+        boxes.append(Checkbox(label=label, checked=state, fact_ids=[f.id]))
+    sig = rng.choice((["Requested by", "Approved by"], ["Signature of applicant"], ["Reviewer", "Approver"]))
+    return FormBlock(id=bid, title=title, fields=fields, checkboxes=boxes, signature_lines=sig)

@@ -1,0 +1,358 @@
+"""Business prose from templates filled with the domain's vocabulary and the document's facts.
+
+Three kinds of text:
+- section openers and connective paragraphs (no facts): plain literal spans;
+- commentary that restates facts owned by a table/chart on the same page: literal spans, so QA
+  provenance points at the owning cell or point (and the element mix stays as specified);
+- QA-bearing text blocks (contacts, deadlines, references, action lists, footnotes) that own their
+  facts: fact spans embedded in sentences.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from ir.blocks import FigureBlock, FootnoteBlock, HeadingBlock, ListBlock, Span, TableBlock, TextBlock
+from ir.facts import Derivation, Fact
+from ir.rng import Rng
+from ir.semantics import PERCENTAGE_POINTS, unit_for_count
+from ir.values import NumberValue
+
+from .book import DocContext, fs, lit
+from .quantities import draw_value
+from .tables import action_owner_and_due
+from .wording import lower_common
+
+TERMS_RECIPES = {"invoice", "purchase_order", "contract_summary", "expense_claim", "vendor_assessment"}
+
+OPENERS = (
+    "This section sets out how {org} managed {topic} during {year}, and where the {dept} team expects "
+    "pressure in the coming quarters.",
+    "The {dept} function reviewed {topic} and {topic2} across every {item_kind}. The results below are "
+    "reconciled to the {dept_lc} ledger and were discussed with the responsible owners.",
+    "Management continued to prioritise {topic}. Progress was uneven: several {item_kind}s improved, while "
+    "others were affected by {topic2} and will need closer follow-up.",
+    "Following the review by the {role}, the scope of this {noun} was extended to include {topic2}. The "
+    "findings are summarised below together with the agreed actions.",
+    "{org} reports {topic} on a consistent basis each period. Figures are stated in {currency} unless noted "
+    "otherwise and may not add up exactly because of rounding.",
+    "The {dept} team monitors {topic} against the targets approved by the board. Where a {item_kind} fell "
+    "short, the owner has committed to a recovery plan with dated milestones.",
+    "During the period the organisation focused on {topic}, {topic2} and the quality of its reporting. This "
+    "{noun} records the position at {month_year}.",
+    "Stakeholders asked for clearer reporting on {topic}. In response, the {dept} team now publishes the "
+    "breakdown by {item_kind} shown on this page.",
+    "Risks related to {topic2} remain elevated. The {role} has asked each {item_kind} to confirm its "
+    "controls and to report exceptions within ten working days.",
+    "The information in this {noun} was prepared by the {dept} team from source systems and reviewed by "
+    "the {role} before release.",
+)
+
+OPENERS_MORE = (
+    "Compared with the previous period, the position on {topic} has stabilised, although the {dept} team "
+    "flags {topic2} as the main uncertainty for the next two quarters.",
+    "Each {item_kind} submitted its figures through the standard reporting template; late or incomplete "
+    "returns were followed up by the {role}.",
+    "The approach is deliberately conservative: where estimates were required, the {dept} team used the "
+    "lower end of the agreed range and documented the judgement.",
+    "Two themes stand out this period: sustained attention to {topic}, and the growing cost of {topic2}.",
+    "No material changes were made to definitions or scope since the last {noun}, so the figures are "
+    "directly comparable.",
+    "Feedback from the {dept} team and from external partners has been incorporated where it improves the "
+    "clarity of the {noun}.",
+    "This part of the {noun} should be read together with the supporting schedules held by the {dept} "
+    "function, which contain the transaction-level detail.",
+    "{org} remains committed to transparent reporting on {topic}. Where targets were missed, the reasons "
+    "and the corrective steps are stated plainly.",
+)
+
+RECIPE_OPENERS = {
+    "audit_memo": ("Our review covered the design and operating effectiveness of controls over {topic} for "
+                   "the period to {month_year}.",
+                   "This memo records the observations of the internal audit team and the responses agreed "
+                   "with management."),
+    "policy_document": ("This policy applies to all employees, contractors and agents of {org} who are "
+                        "involved in {topic}.",
+                        "Breaches of this policy may result in disciplinary action and must be reported to the "
+                        "{role} without delay."),
+    "compliance_report": ("Controls were tested on a sample basis in line with the annual compliance plan "
+                          "approved by the audit committee.",),
+    "board_minutes": ("The chair opened the meeting, noted that a quorum was present and asked members to "
+                      "declare any conflicts of interest.",
+                      "The committee received the report of the {role} and discussed {topic} at length."),
+    "invoice": ("Thank you for your business. Please find below the charges for services delivered by {org} "
+                "during the period.",),
+    "purchase_order": ("Please supply the goods and services listed below in accordance with the terms of "
+                       "the framework agreement and the delivery schedule.",),
+    "contract_summary": ("This summary sets out the principal commercial terms; in case of conflict the "
+                         "signed agreement prevails.",),
+    "research_report": ("We analyse {topic} using operational data collected across every {item_kind}, and "
+                        "we test whether differences persist once {topic2} is taken into account.",),
+    "incident_report": ("The incident was detected by routine monitoring and escalated to the {role} within "
+                        "the agreed response time.",),
+    "grant_application": ("The project will address {topic} in partnership with local organisations, with "
+                          "outcomes measured against a published baseline.",),
+    "scanned_archive": ("The enclosed records were retrieved from the archive for retention review and are "
+                        "reproduced as filed.",),
+}
+
+CONTINUATIONS = (
+    "The remaining details for this section continue below.",
+    "Further detail on {topic} is provided on the following pages.",
+    "Supporting schedules for {topic2} follow.",
+    "The same basis of preparation applies to the figures in this part of the {noun}.",
+)
+
+TABLE_COMMENTS = (
+    "As the table shows, {top} recorded the highest {metric_lc} at {top_text}, while {low} recorded the "
+    "lowest at {low_text}.",
+    "{top} led on {metric_lc} ({top_text}); {low} trailed at {low_text} and is under review.",
+    "The spread between {top} ({top_text}) and {low} ({low_text}) reflects differences in {topic}.",
+)
+TOTAL_COMMENT = "In total, {metric_lc} amounted to {total_text} for the period."
+MEAN_COMMENT = "On average, {metric_lc} stood at {total_text} across the {item_kind}s listed."
+CHART_COMMENTS = (  # over time: the series is an item (a proper name, kept as written)
+    "The chart shows {metric_lc} for {series}: the peak of {top_text} was reached in {top}.",
+    "For {series}, {metric_lc} moved between {low_text} and {top_text} over the period shown in the chart.",
+)
+CATEGORY_COMMENTS = (  # by item: the categories are items
+    "In the chart, {top} shows the highest {metric_lc} ({top_text}) and {low} the lowest ({low_text}).",
+    "{top} leads the chart on {metric_lc} at {top_text}; {low} is lowest at {low_text}.",
+)
+
+
+def _fill(template: str, ctx: DocContext, rng: Rng, **extra: str) -> str:
+    d = ctx.domain
+    t1, t2 = rng.sample(d.topics, 2)
+    dept = rng.choice(d.departments)
+    values = dict(org=ctx.issuer.name, topic=t1, topic2=t2, dept=dept, dept_lc=lower_common(dept), year=str(ctx.cal.fy),
+                  item_kind=d.item_kind, role=rng.choice(d.roles), noun=ctx.recipe.noun, currency=ctx.fmt.currency,
+                  month_year=f"{ctx.anchor:%B %Y}")
+    values.update(extra)
+    return template.format(**values)
+
+
+def heading(ctx: DocContext, text: str, level: int = 1) -> HeadingBlock:
+    return HeadingBlock(id=ctx.book.block_id(), level=level, spans=[lit(text)])
+
+
+def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
+    pool = OPENERS + OPENERS_MORE
+    picks = rng.sample(pool, min(n_sentences, len(pool)))
+    own = RECIPE_OPENERS.get(ctx.recipe.slug)
+    if own and rng.bernoulli(0.5):
+        picks = [rng.choice(own)] + picks[1:]
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(_fill(t, ctx, rng) for t in picks))])
+
+
+def continuation(ctx: DocContext, rng: Rng) -> TextBlock:
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(CONTINUATIONS), ctx, rng))])
+
+
+def with_unit(f: Fact) -> str:
+    """A number as a sentence writes it: ``780 hours``, ``1 incident`` (a count's unit agrees in number)."""
+    v = f.value
+    if isinstance(v, NumberValue) and v.unit and v.unit != PERCENTAGE_POINTS:
+        unit = unit_for_count(v.unit, float(v.value)) if f.quantity == "count" else v.unit
+        return f"{f.text} {unit}"
+    return f.text
+
+
+def _metric_of(label: str) -> str:
+    """The metric a value's label names (labels read "<metric> of <item> in <period>")."""
+    return lower_common(label.split(" of ")[0])
+
+
+def commentary(ctx: DocContext, rng: Rng, block) -> TextBlock | None:
+    """A paragraph restating facts of a table or chart on the page (literal text, see module doc); names of
+    items keep their case."""
+    index = ctx.book.by_id
+    if isinstance(block, TableBlock) and block.numeric_columns:
+        j = block.numeric_columns[0]
+        body = block.rows[:-1] if block.total_row else block.rows
+        cells = [(row[0].text, index[row[j].fact_ids[0]]) for row in body if row[j].fact_ids
+                 and not row[0].fact_ids]  # rows named by literal labels (not registers keyed by date)
+        cells = [(lab, f) for lab, f in cells if f.value.kind in ("money", "number", "percent")
+                 and not lab.startswith("Other ")]
+        if len(cells) < 2:
+            return None
+        key = lambda c: c[1].value.absolute() if hasattr(c[1].value, "absolute") else c[1].value.value  # noqa: E731
+        top, low = max(cells, key=key), min(cells, key=key)
+        metric = _metric_of(top[1].label)
+        text = _fill(rng.choice(TABLE_COMMENTS), ctx, rng, top=top[0], low=low[0], top_text=with_unit(top[1]),
+                     low_text=with_unit(low[1]), metric_lc=metric)
+        last = block.rows[-1]
+        if block.total_row and last[j].fact_ids:
+            template = TOTAL_COMMENT if last[0].text == "Total" else MEAN_COMMENT
+            text += " " + template.format(metric_lc=metric, total_text=with_unit(index[last[j].fact_ids[0]]),
+                                          item_kind=ctx.domain.item_kind)
+        return TextBlock(id=ctx.book.block_id(), spans=[lit(text)])
+    if isinstance(block, FigureBlock) and block.chart != "pie":
+        s = block.series[0]
+        i_top = max(range(len(s.values)), key=lambda i: s.values[i])
+        i_low = min(range(len(s.values)), key=lambda i: s.values[i])
+        first = index[s.points[0].fact_ids[0]] if s.points[0].fact_ids else None
+        if first is None or i_top == i_low:
+            return None
+        metric = _metric_of(first.label)
+        over_time = block.categories[0] not in ctx.domain.items
+        top_text, low_text = with_unit(index[s.points[i_top].fact_ids[0]]), with_unit(index[s.points[i_low].fact_ids[0]])
+        text = _fill(rng.choice(CHART_COMMENTS if over_time else CATEGORY_COMMENTS), ctx, rng, series=s.name,
+                     metric_lc=metric, top=block.categories[i_top], low=block.categories[i_low], top_text=top_text,
+                     low_text=low_text)
+        return TextBlock(id=ctx.book.block_id(), spans=[lit(text)])
+    return None
+
+
+# ------------------------------------------------------------------ QA-bearing text
+
+def contact_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
+    bid = ctx.book.block_id()
+    b = ctx.book
+    p = ctx.remember("contact", lambda: ctx.person(rng))
+    name = b.person(f"Contact person for this {ctx.recipe.noun}", p, group=bid, attribute="name")
+    phone = b.text(f"Direct line of {p.name}", p.attributes["phone"], subject=p.id, attribute="direct_line",
+                   group=bid)
+    email = b.ident(f"Email address of {p.name}", p.attributes["email"], scheme="email", subject=p.id,
+                    attribute="email", group=bid)
+    spans = [lit(f"Questions about this {ctx.recipe.noun} should be addressed to "), fs(name),
+             lit(f", {p.role}, on "), fs(phone), lit(" or by email to "), fs(email), lit(".")]
+    if rng.bernoulli(0.5):
+        spans.append(lit(f" Requests are normally answered within {rng.integers(2, 6)} working days."))
+    return TextBlock(id=bid, spans=spans)
+
+
+def deadline_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
+    bid = ctx.book.block_id()
+    b = ctx.book
+    topic = rng.choice(ctx.domain.topics)
+
+    def window():
+        start = ctx.day(rng.integers(-20, 40))
+        return start, ctx.day((start - ctx.anchor).days + rng.integers(7, 60)), ctx.person(rng)
+
+    start, end, owner = ctx.remember(("window", topic), window)
+    f1 = b.date(f"Opening date of the {topic} review window", start, attribute="window_open", group=bid)
+    f2 = b.date(f"Closing date of the {topic} review window", end, attribute="window_close", group=bid)
+    f3 = b.person(f"Approver of late submissions for the {topic} review", owner, attribute="late_approver",
+                  group=bid)
+    return TextBlock(id=bid, spans=[
+        lit(f"The review window for {topic} opens on "), fs(f1), lit(" and closes on "), fs(f2),
+        lit(". Late submissions require written approval from "), fs(f3), lit(f" ({owner.role}).")])
+
+
+def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
+    bid = ctx.book.block_id()
+    b = ctx.book
+    ver_v, start, end = ctx.remember("doc_reference_details", lambda: (
+        f"{rng.integers(1, 5)}.{rng.integers(0, 10)}", ctx.day(-rng.integers(90, 370)),
+        ctx.day(-rng.integers(1, 60))))
+    ref_v = ctx.doc_reference()
+    ref = b.ident(f"Reference number of this {ctx.recipe.noun}", ref_v, scheme="reference", group=bid)
+    version = b.text(f"Version of this {ctx.recipe.noun}", ver_v, attribute="version", group=bid)
+    issued = b.date(f"Issue date of this {ctx.recipe.noun}", ctx.anchor, attribute="issue_date", group=bid)
+    money = next((m for m in ctx.domain.metrics if m.kind == "money"), None)
+    f_start = b.date(f"Start of the period covered by this {ctx.recipe.noun}", start, attribute="period_start",
+                     group=bid)
+    f_end = b.date(f"End of the period covered by this {ctx.recipe.noun}", end, attribute="period_end", group=bid)
+    spans: list[Span] = [lit(f"This {ctx.recipe.noun} (reference "), fs(ref), lit(", version "), fs(version),
+                         lit(") was issued on "), fs(issued), lit(f" by {ctx.issuer.name} and covers the period "),
+                         fs(f_start), lit(" to "), fs(f_end), lit(".")]
+    if money is not None:
+        envelope = ctx.remember("envelope", lambda: draw_value(rng, money, 0))
+        val = b.money(f"Approved budget envelope stated in the {ctx.recipe.noun}", envelope,
+                      decimals=0, attribute="budget_envelope", group=bid)
+        spans += [lit(" The approved envelope for the activities described is "), fs(val), lit(".")]
+    return TextBlock(id=bid, spans=spans)
+
+
+def terms_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
+    """Payment terms: invoice date < due date, and the day count derived from both."""
+    bid = ctx.book.block_id()
+    b = ctx.book
+    net, issued_d, ref_v, cp = ctx.remember("terms", lambda: (
+        rng.choice((14, 30, 30, 45, 60)),
+        ctx.anchor if ctx.recipe.slug == "invoice" else ctx.day(-rng.integers(0, 31)),  # an invoice is dated
+        ctx.serial("PMT", 5), ctx.counterparty(rng)))                                 # the day it is issued
+    issued = b.date("Invoice date stated in the payment terms", issued_d, attribute="invoice_date", group=bid)
+    due = b.date("Payment due date", ctx.day((issued_d - ctx.anchor).days + net), attribute="due_date", group=bid)
+    days = b.number("Payment term in days", Decimal(net), "days", attribute="payment_term", group=bid,
+                    quantity="duration", derivation=Derivation(op="days_between", operands=[issued.id, due.id]))
+    ref = b.ident("Payment reference to quote", ref_v, scheme="reference", group=bid)
+    return TextBlock(id=bid, spans=[
+        lit("Payment is due on "), fs(due), lit(", "), fs(days), lit(" days after the invoice date of "), fs(issued),
+        lit(". Please quote reference "), fs(ref), lit(f" and remit to the account of {ctx.issuer.name}; queries from "
+                                                     f"{cp.name} are handled by the accounts receivable team.")])
+
+
+def action_list(ctx: DocContext, rng: Rng, max_items: int = 5) -> ListBlock:
+    bid = ctx.book.block_id()
+    b = ctx.book
+    n = rng.integers(3, min(5, len(ctx.domain.actions)) + 1)
+    acts = rng.sample(ctx.domain.actions, max(2, min(n, max_items)))
+    items = []
+    title = rng.choice(("Agreed actions", "Next steps", "Actions arising"))
+    repeat = ctx.number(f"list:{title}")
+    if repeat > 1:  # titles stay unique in a document, so item labels (and list questions) name one list
+        title = f"{title}, part {repeat}"
+    for i, act in enumerate(acts):
+        fa = b.text(f"Item {i + 1} of the list '{title}' on page {ctx.page}", act, attribute="action", group=bid)
+        owner, due_d = action_owner_and_due(ctx, rng, act)
+        fo = b.person(f"Owner of the action '{act}'", owner, attribute="owner", group=bid)
+        due = b.date(f"Due date of the action '{act}'", due_d, attribute="due_date", group=bid)
+        items.append([fs(fa), lit(" - owner: "), fs(fo), lit(", due "), fs(due)])
+    return ListBlock(id=bid, ordered=rng.bernoulli(0.5), title=title, items=items)
+
+
+def footnote(ctx: DocContext, rng: Rng, marker: str) -> FootnoteBlock:
+    bid = ctx.book.block_id()
+    b = ctx.book
+    if ctx.fmt.currency == "USD" or rng.bernoulli(0.5):
+        cut = ctx.remember("cutoff", lambda: ctx.day(-rng.integers(1, 20)))
+        d = b.date("Cut-off date of the figures", cut, attribute="cutoff", group=bid)
+        spans = [lit("Figures are unaudited and reflect transactions posted up to "), fs(d), lit(".")]
+    else:
+        rate = b.number(f"Exchange rate used ({ctx.fmt.currency} per USD)",
+                        ctx.remember("fx", lambda: Decimal(str(round(rng.uniform(0.72, 0.98), 4)))), "", places=4,
+                        attribute="fx_rate", group=bid, quantity="ratio")
+        spans = [lit(f"Amounts in other currencies were translated at {ctx.fmt.currency} "), fs(rate),
+                 lit(" per USD.")]
+    return FootnoteBlock(id=bid, marker=marker, spans=spans)
+
+
+def parties_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
+    """A counterparty and its registered address (the one address that organisation has in the document;
+    the issuer's own address is on the letterhead). One address per paragraph, so no two cities run
+    together in one block of text."""
+    bid = ctx.book.block_id()
+    b = ctx.book
+    cp = ctx.remember(("parties", ctx.page), lambda: ctx.counterparty(rng))
+    name = b.org(f"{cp.role.capitalize()} named with its address on page {ctx.page}", cp, attribute="name",
+                 group=bid)
+    where = b.text(f"Registered address of {cp.name}", cp.attributes["full"], subject=cp.id,
+                   attribute="registered_address", group=bid)
+    return TextBlock(id=bid, spans=[
+        lit(f"This {ctx.recipe.noun} is issued by {ctx.issuer.name} and concerns its {cp.role} "), fs(name),
+        lit(", whose registered address is "), fs(where), lit(".")])
+
+
+def text_element(ctx: DocContext, rng: Rng, marker: str, room: float = 560.0):
+    """One QA-bearing text block that fits in ``room`` points (an action list gets as many items as fit)."""
+    kinds = ["contact", "deadline", "reference", "actions", "footnote", "terms", "parties"]
+    weights = [0.25, 0.2, 0.2, 0.2, 0.15, 0.35 if ctx.recipe.slug in TERMS_RECIPES else 0.05, 0.12]
+    kind = rng.choice(kinds, p=weights)
+    if kind == "parties" and not all("full" in o.attributes for o in ctx.counterparties):
+        kind = "contact"  # organisations without addresses (hand-made contexts)
+    if kind == "parties":
+        return parties_paragraph(ctx, rng)
+    if kind == "terms":
+        return terms_paragraph(ctx, rng)
+    if kind == "contact":
+        return contact_paragraph(ctx, rng)
+    if kind == "deadline":
+        return deadline_paragraph(ctx, rng)
+    if kind == "reference":
+        return reference_paragraph(ctx, rng)
+    if kind == "actions":
+        return action_list(ctx, rng, int((room - 26) // 28))
+    return footnote(ctx, rng, marker)

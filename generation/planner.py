@@ -1,0 +1,393 @@
+"""The seeded planner: ``plan_document(spec, index)`` depends only on (spec, index).
+
+Streams: ``Rng(spec.seed).fork("doc", index)`` and named children of it (``"recipe"``, ``"pages"``,
+``"tier"``, ``"cast"``, ``"country"``, ``"dynamics"``, ``"page", p`` -> ``"block", k`` ...). The domain of
+document ``i`` comes from a seeded shuffle of the domains per cycle (``Rng(seed).fork("domain_order",
+cycle)``), so any 100 consecutive documents cover the 50 domains twice and planning one document alone
+gives the same IR as planning it inside a corpus.
+
+Length first, then the recipe that fits it: the page count comes from ``spec.pages`` at a quantile that
+spreads evenly over the documents (``page_quantile``: a corpus's pages per document follow the spec even for
+a handful of documents), then the recipe among the domain's recipes whose page range holds
+that count, weighted by ``spec.recipe_mix`` and by how close the count is to the recipe's typical length.
+An invoice is never 23 pages long: long documents are annual reports, research reports, archives.
+
+Content schedule: each page gets a heading (section start or running sub-heading), sometimes an
+opening paragraph, then about ``spec.blocks_per_page`` QA-bearing blocks whose element types are drawn
+from ``spec.element_mix``. A block that does not fit the page's remaining height is carried to the next
+page, so the realised mix follows the spec. A QA-bearing block is one that owns facts
+(``Fact.group == block.id``); headings, openers and commentary own none.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from collections.abc import Iterator
+from statistics import NormalDist
+
+from ir.blocks import ELEMENT_OF_BLOCK, FigureBlock, FormBlock, TableBlock, TextBlock
+from ir.document import DocumentIR, PagePlan, PerturbationProfile
+from ir.rng import Rng
+from ir.spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
+from ir.vocab import DEVICES, TIERS, ElementType
+
+from .content import annotations, figures, forms, prose, tables
+from .content.book import DocContext, FactBook
+from .content.formats import choose_format
+from .content.names import COUNTRIES, address, country_for, email_for, org_name, person_name, phone_number
+from .content.sizing import (
+    ANNOTATION_HEIGHT,
+    FIGURE_HEIGHT,
+    PAGE_BUDGET,
+    block_height,
+    form_height,
+    table_height,
+)
+from .content.wording import lower_common
+from .domains import DEFAULT_TABLES, DOMAIN_BY_SLUG, DOMAINS, RECIPE_BY_SLUG, Domain, Recipe
+
+LONG_TABLE_MIN_PAGES = 20
+LONG_TABLE_P = 0.05
+MAX_CARRY = 2
+LENGTH_FIT_SIGMA = 0.7
+"""Width (natural log of pages) of the preference for recipes whose typical length is near the count."""
+ELEMENT_DRAW_ORDER: tuple[ElementType, ...] = tuple(REFERENCE_ELEMENT_MIX)
+"""The order in which a page's element types are drawn from ``spec.element_mix`` (table, figure, form,
+annotation, text): part of the byte contract, deliberately not ``ir.vocab.ELEMENT_TYPES``'s order."""
+
+
+# ---------------------------------------------------------------- document-level choices
+
+def check_spec(spec: CorpusSpec) -> None:
+    """A spec built without validation (``model_construct``) is validated again before planning: the
+    names it uses must exist, its sizes lie within limits (``ValueError`` naming the field)."""
+    CorpusSpec.model_validate(spec.model_dump())
+
+
+def domain_for(spec: CorpusSpec, index: int) -> Domain:
+    pool = list(spec.domains) if spec.domains else [d.slug for d in DOMAINS]
+    cycle, pos = divmod(index, len(pool))
+    order = Rng(spec.seed).fork("domain_order", cycle).shuffled(pool)
+    return DOMAIN_BY_SLUG[order[pos]]
+
+
+def recipe_for(spec: CorpusSpec, domain: Domain, rng: Rng, n_pages: int | None = None) -> Recipe:
+    """The recipe of a document of ``n_pages`` pages: one whose page range holds the count (when the
+    domain and the spec allow one), weighted by ``spec.recipe_mix`` and by closeness to its typical length."""
+    names = list(domain.recipes)
+    if spec.recipes:
+        allowed = [r for r in names if r in spec.recipes]
+        names = allowed or list(spec.recipes)
+    recipes = [RECIPE_BY_SLUG[n] for n in names]
+    if n_pages is None:
+        return rng.choice(recipes)
+    fit = [r for r in recipes if r.fits(n_pages)] or recipes
+    mix = spec.recipe_mix or {}
+
+    def weight(r: Recipe) -> float:
+        closeness = math.exp(-(math.log(n_pages / r.pages[1]) ** 2) / (2 * LENGTH_FIT_SIGMA ** 2))
+        return (mix.get(r.slug, 0.0) if mix else 1.0) * max(closeness, 1e-6)
+
+    weights = [weight(r) for r in fit]
+    if sum(weights) <= 0:  # the mix names none of the recipes that fit: length alone decides
+        weights = [max(math.exp(-(math.log(n_pages / r.pages[1]) ** 2) / (2 * LENGTH_FIT_SIGMA ** 2)), 1e-6)
+                   for r in fit]
+    return rng.choice(fit, p=weights)
+
+
+def fit_pages(spec: CorpusSpec, recipe: Recipe, n_pages: int) -> int:
+    """The page count clamped into the recipe's range (within the spec's bounds when they overlap)."""
+    lo, hi = max(recipe.pages[0], spec.pages.min), min(recipe.pages[2], spec.pages.max)
+    if lo > hi:  # the spec asks for lengths this recipe never has: the spec wins
+        return n_pages
+    return min(max(n_pages, lo), hi)
+
+
+def page_count(dist: PageCountDist, rng: Rng) -> int:
+    """Clipped log-normal whose (unclipped) mean is ``dist.mean`` (one free draw)."""
+    return pages_at(dist, NormalDist().cdf(rng.normal()))
+
+
+def pages_at(dist: PageCountDist, u: float) -> int:
+    """The page count at quantile ``u`` of the clipped log-normal whose (unclipped) mean is ``dist.mean``."""
+    if dist.sigma == 0:
+        return min(max(round(dist.mean), dist.min), dist.max)
+    mu = math.log(dist.mean) - dist.sigma ** 2 / 2
+    z = NormalDist().inv_cdf(min(max(u, 1e-9), 1 - 1e-9))
+    n = round(math.exp(mu + dist.sigma * z))
+    return int(min(max(n, dist.min), dist.max))
+
+
+PAGE_BLOCK = 10
+"""Documents per stratified block of page counts: each block of ten takes each tenth of the distribution once."""
+
+
+def page_quantile(spec: CorpusSpec, index: int) -> float:
+    """Where document ``index`` sits in the page-count distribution, stratified so that a handful of
+    documents already has about the spec's mean pages (a free draw per document would not): each block of
+    ``PAGE_BLOCK`` documents takes each tenth of the distribution once, in antithetic pairs (documents
+    2k and 2k+1 sit at u and 1 - u), so every even prefix of a block is balanced too."""
+    block, k = divmod(index, PAGE_BLOCK)
+    stream = Rng(spec.seed).fork("doc", "page_quantiles", block)
+    tenth = stream.shuffled(range(PAGE_BLOCK // 2))[k // 2]
+    u = (tenth + 0.25 + 0.5 * stream.fork("pair", k // 2).random()) / PAGE_BLOCK  # the middle of its tenth
+    return u if k % 2 == 0 else 1.0 - u
+
+
+def doc_rng(spec: CorpusSpec, index: int) -> Rng:
+    """The root stream of document ``index``; every choice about the document forks from it."""
+    return Rng(spec.seed).fork("doc", index)
+
+
+def recipe_and_pages(spec: CorpusSpec, index: int) -> tuple[Recipe, int]:
+    """The recipe and page count of document ``index`` (cheap: no content is built)."""
+    root = doc_rng(spec, index)
+    drawn = pages_at(spec.pages, page_quantile(spec, index))
+    recipe = recipe_for(spec, domain_for(spec, index), root.fork("recipe"), drawn)
+    return recipe, fit_pages(spec, recipe, drawn)
+
+
+def planned_page_count(spec: CorpusSpec, index: int) -> int:
+    """The page count ``plan_document`` gives document ``index`` (cheap: no content is built)."""
+    return recipe_and_pages(spec, index)[1]
+
+
+def weighted(rng: Rng, weights: dict[str, float], order: tuple[str, ...]) -> str:
+    """One key drawn by weight; ``order`` (not the dict's) fixes which index means which key."""
+    keys = [k for k in order if weights.get(k, 0) > 0]
+    return rng.choice(keys, p=[weights[k] for k in keys])
+
+
+# ---------------------------------------------------------------- cast and context
+
+def _org_attributes(rng: Rng, country: str, fmt_currency: str) -> dict[str, str]:
+    """Where an organisation sits: one address (street, city, postcode, country that belong together) and a
+    switchboard number in its city."""
+    attrs = address(rng.fork("address"), country)
+    attrs["phone"] = phone_number(rng.fork("phone"), fmt_currency, country, attrs["city"])
+    return attrs
+
+
+def _cast(domain: Domain, fmt_currency: str, rng: Rng, book: FactBook, country: str, places: Rng) -> tuple:
+    """The issuer, its counterparties and its people. ``places`` is the stream of addresses and phone
+    numbers; an organisation's address comes from its own child of it."""
+    issuer_attrs = _org_attributes(places.fork("org", 0), country, fmt_currency)
+    issuer = book.entity("organisation", org_name(rng, domain.org_words, fmt_currency, country),
+                         role="issuer", **issuer_attrs)
+    names: set[str] = {issuer.name}
+    cps = []
+    for k in range(rng.integers(3, 6)):
+        here = places.fork("org", k + 1)
+        cp_country = country if here.bernoulli(0.75) else here.choice(sorted(COUNTRIES))
+        n = org_name(rng, domain.org_words, fmt_currency, cp_country)
+        for _attempt in range(20):  # distinct names within a document
+            if n not in names:
+                break
+            n = org_name(rng, domain.org_words, fmt_currency, cp_country)
+        names.add(n)
+        cps.append(book.entity("organisation", n, role=rng.choice(("supplier", "customer", "partner", "contractor")),
+                               **_org_attributes(here, cp_country, fmt_currency)))
+    people = []
+    roles = rng.shuffled(domain.roles)
+    for i in range(rng.integers(min(4, len(roles)), len(roles) + 1)):  # one person per role
+        n = person_name(rng)
+        for _attempt in range(30):
+            if n not in names:
+                break
+            n = person_name(rng)
+        names.add(n)
+        phone = phone_number(places.fork("person", i), fmt_currency, country, issuer_attrs["city"])
+        people.append(book.entity("person", n, role=roles[i % len(roles)], phone=phone,
+                                  email=email_for(n, issuer.name), department=rng.choice(domain.departments)))
+    return issuer, cps, people
+
+
+def _title(recipe: Recipe, ctx: DocContext, rng: Rng) -> tuple[str, dict[str, str]]:
+    d = ctx.domain
+    topic = rng.choice(d.topics)
+    rng.integers(1, 5)  # was the quarter: the reported quarter is now the last complete one
+    q, q_year = ctx.cal.quarter()
+    values = dict(
+        org=ctx.issuer.name, year=str(ctx.cal.fy), year_next=str(ctx.year + 1), quarter=str(q),
+        quarter_year=str(q_year), quarter_label=f"Q{q} {q_year}", ident=ctx.doc_reference(), domain=d.title,
+        topic_title=topic.title(),
+        counterparty=ctx.counterparties[0].name, item=rng.choice(d.items), month_year=f"{ctx.anchor:%B %Y}",
+        dept=rng.choice(d.departments), item_kind=d.item_kind, Item_kind=d.item_kind.capitalize(),
+        item_kind_title=d.item_kind.title(),
+    )
+    return recipe.title_pattern.format(**values), values
+
+
+# ---------------------------------------------------------------- blocks
+
+def _table(ctx: DocContext, rng: Rng, max_rows: int, n_pages: int, first_on_page: bool):
+    kinds = dict(ctx.recipe.tables or DEFAULT_TABLES)
+    if n_pages >= LONG_TABLE_MIN_PAGES and first_on_page and rng.bernoulli(LONG_TABLE_P):
+        return tables.register_table(ctx, rng, rng.integers(30, 61)), True
+    kind = weighted(rng, kinds, tuple(kinds))
+    cap = {"comparison": len(ctx.domain.items) + 1, "share": len(ctx.domain.items) + 1, "line_items": 12,
+           "register": 12, "actions": len(ctx.domain.actions)}[kind]
+    want = rng.integers(4, 13)
+    rows = max(3, min(want, cap, max_rows - (1 if kind in ("comparison", "share", "line_items", "register") else 0)))
+    return tables.TABLE_KINDS[kind](ctx, rng, rows), False
+
+
+def _min_height(element: str) -> float:
+    return {"table": table_height(4), "figure": FIGURE_HEIGHT, "form": form_height(4, 2),
+            "annotation": ANNOTATION_HEIGHT["signature"], "text": 84.0}[element]
+
+
+def _build(element: str, ctx: DocContext, rng: Rng, room: float, n_pages: int, first_on_page: bool,
+           targets: list[str], footnotes: list[int]):
+    """One QA-bearing block sized to ``room``; returns (block, fills_page)."""
+    if element == "table":
+        max_rows = int((room - table_height(0)) // 17)
+        return _table(ctx, rng, max_rows, n_pages, first_on_page)
+    if element == "figure":
+        return figures.figure(ctx, rng), False
+    if element == "form":
+        fit = int((room - form_height(0, 4)) // 22)
+        return forms.form(ctx, rng, max(3, min(rng.integers(4, 8), fit))), False
+    if element == "annotation":
+        return annotations.annotation(ctx, rng, targets), False
+    footnotes[0] += 1
+    return prose.text_element(ctx, rng, str(footnotes[0]), room), False
+
+
+def _describe_page(blocks: list, style_family: str) -> str:
+    parts: list[str] = []
+    for b in blocks:
+        t = b.type
+        if t == "heading":
+            parts.append("a section heading" if b.level == 1 else "a sub-heading")
+        elif t == "text_block":
+            parts.append("a paragraph of text")
+        elif t == "list":
+            parts.append(f"a list of {len(b.items)} items")
+        elif t == "footnote":
+            parts.append("a footnote")
+        elif t == "table":
+            width = "wide " if len(b.columns) >= 4 else ""
+            parts.append(f"a {width}table of {len(b.rows)} rows")
+        elif t == "figure":
+            parts.append(f"a {b.chart} chart")
+        elif t == "form":
+            parts.append(f"a form with {len(b.fields)} fields and {len(b.checkboxes)} checkboxes")
+        elif t == "annotation":
+            parts.append({"stamp": "a rotated stamp", "handwritten_note": "a handwritten note",
+                          "signature": "a signature", "highlight": "a highlighted passage"}[b.kind])
+    merged: list[str] = []
+    for p in parts:  # collapse consecutive paragraphs
+        if merged and p == "a paragraph of text" and merged[-1] in ("a paragraph of text", "paragraphs of text"):
+            merged[-1] = "paragraphs of text"
+        else:
+            merged.append(p)
+    body = ", ".join(merged[:-1]) + (" and " + merged[-1] if len(merged) > 1 else merged[0] if merged else "")
+    return f"page with {body}, {style_family} style"
+
+
+# ---------------------------------------------------------------- the planner
+
+def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
+    """The complete content plan of document ``index`` of ``spec`` (layouts and scan params left open)."""
+    check_spec(spec)
+    if index < 0:
+        raise ValueError(f"index must be >= 0, got {index}")
+    root = doc_rng(spec, index)
+    domain = domain_for(spec, index)
+    recipe, n_pages = recipe_and_pages(spec, index)
+    tier = weighted(root.fork("tier"), spec.tier_mix, TIERS)
+    device = weighted(root.fork("device"), spec.device_mix, DEVICES)
+    style_family = root.fork("style").choice(domain.style_families)
+    cal = root.fork("calendar")
+    currency = domain.currency if cal.bernoulli(0.8) else cal.choice(("USD", "EUR", "GBP"))
+    fmt = choose_format(root.fork("format"), currency)
+    year = 2023 + cal.integers(0, 4)
+    anchor = dt.date(year, cal.integers(1, 13), cal.integers(1, 29))
+    book = FactBook(fmt)
+    country = country_for(root.fork("country"), currency)
+    issuer, cps, people = _cast(domain, currency, root.fork("cast"), book, country, root.fork("places"))
+    ctx = DocContext(domain=domain, recipe=recipe, fmt=fmt, book=book, issuer=issuer, counterparties=cps,
+                     people=people, year=year, anchor=anchor, dyn=root.fork("dynamics"))
+    title, values = _title(recipe, ctx, root.fork("title"))
+    t1, t2 = root.fork("brief").sample(domain.topics, 2)
+    brief = (f"{recipe.description} issued by {issuer.name} ({lower_common(domain.title)}), covering {t1} and "
+             f"{t2} in {ctx.cal.fy}.")
+    sections = [s.format(**values) for s in recipe.sections]
+    mix = {e: w * recipe.element_weight(e) for e, w in spec.element_mix.items()}
+    if sum(mix.values()) <= 0:  # the recipe rules out every element the spec asks for: the spec wins
+        mix = dict(spec.element_mix)
+    carried: list[str] = []
+    footnotes = [0]
+    pages: list[PagePlan] = []
+    prev_section = -1
+    for p in range(1, n_pages + 1):
+        prng = root.fork("page", p)
+        ctx.page = p
+        ps = prng.fork("structure")  # page structure, drawn sequentially; block content has its own stream
+        blocks: list = []
+        room = PAGE_BUDGET
+        if p == 1:
+            blocks.append(prose.heading(ctx, title, 1))
+        sec = (p - 1) * len(sections) // n_pages
+        if sec != prev_section:
+            blocks.append(prose.heading(ctx, sections[sec], 1 if p > 1 else 2))
+            if ps.bernoulli(0.7):
+                blocks.append(prose.opener(ctx, ps, ps.integers(1, 3)))
+        elif ps.bernoulli(0.5):
+            blocks.append(prose.heading(ctx, ps.choice(
+                (f"{sections[sec]} (continued)", f"{domain.item_kind.capitalize()} detail: "
+                 f"{ps.choice(domain.items)}", f"{sections[sec]}: supporting detail")), 2))
+        prev_section = sec
+        room -= sum(block_height(b) for b in blocks)
+        k = 1 + int(ps.gen.binomial(4, min(1.0, max(0.0, (spec.blocks_per_page - 1) / 4))))
+        demand = carried[:MAX_CARRY] + [weighted(ps, mix, ELEMENT_DRAW_ORDER) for _ in range(k)]
+        carried = []
+        first = True
+        for i, element in enumerate(demand):
+            if room < _min_height(element):
+                carried.append(element)
+                continue
+            brng = prng.fork("block", i)
+            targets = [b.id for b in blocks if isinstance(b, (TableBlock, FigureBlock, TextBlock, FormBlock))]
+            block, fills = _build(element, ctx, brng, room, n_pages, first, targets, footnotes)
+            first = False
+            blocks.append(block)
+            room -= block_height(block)
+            if isinstance(block, (TableBlock, FigureBlock)) and room > 60 and ps.bernoulli(0.3):
+                c = prose.commentary(ctx, brng, block)
+                if c is not None:
+                    blocks.append(c)
+                    room -= block_height(c)
+            if fills:
+                carried.extend(demand[i + 1:])
+                break
+        if len(blocks) == sum(1 for b in blocks if b.type == "heading"):  # never an empty page body
+            blocks.append(prose.continuation(ctx, ps))
+        pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
+    return DocumentIR(
+        doc_id=f"doc-{index:05d}", index=index, seed=spec.seed, seed_path=["doc", index], domain=domain.slug,
+        recipe=recipe.slug, title=title, topic_brief=brief, style_family=style_family,
+        reference=ctx.doc_reference(), as_at=anchor, entities=book.entities,
+        facts=book.facts, pages=pages, perturbation=PerturbationProfile(tier=tier, device=device, pages=[]))
+
+
+def plan_corpus(spec: CorpusSpec, indices: list[int] | None = None) -> Iterator[DocumentIR]:
+    """Plans of the corpus's documents (all, or ``indices``), one at a time."""
+    check_spec(spec)
+    for i in (range(spec.n_docs) if indices is None else indices):
+        yield plan_document(spec, i)
+
+
+def qa_bearing_blocks(doc: DocumentIR) -> list[tuple[str, str]]:
+    """``(block_id, element type)`` of the blocks that own facts (the element-mix unit)."""
+    owners = {f.group for f in doc.facts if f.group}
+    return [(b.id, ELEMENT_OF_BLOCK[b.type]) for _, b in doc.blocks() if b.id in owners]
+
+
+__all__ = ["check_spec", "doc_rng", "domain_for", "fit_pages", "page_count", "page_quantile", "pages_at",
+           "planned_page_count", "plan_corpus",
+           "plan_document", "qa_bearing_blocks", "recipe_and_pages", "recipe_for"]
+
+

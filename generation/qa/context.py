@@ -1,0 +1,276 @@
+"""The shared reading of one document that every QA generator works from.
+
+Built once per document: the fact and entity indexes, the blocks by id, the document's text (to keep
+"absent" rows and fields really absent), the evidence of drawn facts and the numeric points of every table
+and chart. A fact without evidence was not drawn and is never asked about.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from ir.answers import answer_for_value, numeric, unit_of
+from ir.blocks import Block, FigureBlock, FormBlock, ListBlock, Span, TableBlock, block_spans, fact_spans
+from ir.document import DocumentIR
+from ir.facts import Fact
+from ir.qa_models import Evidence, Operand
+from ir.rng import Rng
+
+from .claims import Claim
+from .naming import UNIT, block_ref, describe, field_name, measure_of
+
+PERIOD = re.compile(r"(19|20)\d{2}\b|\bQ[1-4]\b|\bH[12]\b|\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)",
+                    re.IGNORECASE)
+"""A column header that names a period (a year, quarter, half or month): percent changes run between two."""
+
+
+def lc(label: str) -> str:
+    """A label inside a sentence: first letter lowered unless the label starts with an acronym."""
+    return label[:1].lower() + label[1:] if label[:2] != label[:2].upper() else label
+
+
+@dataclass(frozen=True)
+class Point:
+    """One drawn number of a table column or chart series: ``item`` is what it is about (a row label or a
+    chart category/series), ``measure`` what is measured ("bids received in Q3 2026")."""
+
+    block: TableBlock | FigureBlock
+    item: str
+    measure: str
+    fact: Fact
+    column: int = -1
+    """table column (-1 for a chart)"""
+    series: int = -1
+    """chart series (-1 for a table)"""
+
+    @property
+    def period(self) -> str:
+        return self.fact.period
+
+    @property
+    def stem(self) -> str:
+        """The measure without its period ("bids received in Q3 2026" -> "bids received")."""
+        p = self.fact.period
+        if not p:
+            return self.measure
+        return " ".join(self.measure.replace(f" in {p}", "").replace(f"({p})", "").replace(p, "").split())
+
+    @property
+    def key(self) -> tuple[str, int, int]:
+        """The column or series the point belongs to (points of one key are compared with each other)."""
+        return self.block.id, self.column, self.series
+
+
+@dataclass(frozen=True)
+class Record:
+    """One row of a table, item of a list or filled form: its drawn facts by field name ("owner",
+    "due date"), and its head (the fact that names the row, e.g. the action) when it has one."""
+
+    block: Block
+    noun: str
+    """what a row is ("action", "lot", "entry")"""
+    label: str
+    head: Fact | None
+    fields: dict[str, Fact]
+
+
+ROW_NOUNS = {"description": "line item", "date": "entry", "reference": "entry", "item": "item"}
+
+
+def row_noun(header: str) -> str:
+    h = UNIT.sub("", header).strip().lower()
+    return ROW_NOUNS.get(h, h or "row")
+
+
+class QAContext:
+    """One document's facts, blocks and evidence, with the lookups the generators share."""
+
+    def __init__(self, doc: DocumentIR, evidence: dict[str, list[Evidence]]) -> None:
+        self.doc = doc
+        self.ev = evidence
+        self.facts = doc.fact_index()
+        self.entities = {e.id: e for e in doc.entities}
+        self.blocks = {b.id: (p, b) for p, b in doc.blocks()}
+        self.all_text = " ".join(s.text for _, b in doc.blocks() for s in block_spans(b)).lower()
+
+    def drawn(self, fid: str) -> bool:
+        return fid in self.ev
+
+    def drawn_fact_ids(self, block: Block) -> list[str]:
+        """Drawn facts of a block's fact-bearing spans (checkboxes included), in drawing order."""
+        return [f for s in fact_spans(block) for f in s.fact_ids if self.drawn(f)]
+
+    def block_of(self, fid: str) -> Block:
+        """The block where a drawn fact first appears."""
+        return self.blocks[self.ev[fid][0].block_id][1]
+
+    def pages_of(self, fid: str) -> set[int]:
+        return {e.page_no for e in self.ev.get(fid, [])}
+
+    @cached_property
+    def block_pages(self) -> dict[str, int]:
+        """The rendered page where each block with a drawn fact starts."""
+        out: dict[str, int] = {}
+        for evs in self.ev.values():
+            for e in evs:
+                out[e.block_id] = min(out.get(e.block_id, e.page_no), e.page_no)
+        return out
+
+    def page_of(self, block: Block) -> int:
+        return self.block_pages.get(block.id) or self.blocks[block.id][0]
+
+    @cached_property
+    def _refs(self) -> dict[str, str]:
+        refs = {bid: block_ref(b, self.page_of(b)) for bid, (_, b) in self.blocks.items()}
+        seen: dict[str, int] = {}
+        for r in refs.values():
+            seen[r] = seen.get(r, 0) + 1
+        return {bid: (r if seen[r] == 1 or "page " in r else f"{r} on page {self.page_of(self.blocks[bid][1])}")
+                for bid, r in refs.items()}
+
+    def ref(self, block: Block) -> str:
+        """How questions name a block ("Table 11", "the list 'Next steps'"); unique in the document."""
+        return self._refs[block.id]
+
+    def numeric_fact(self, span: Span) -> Fact | None:
+        for fid in span.fact_ids:
+            f = self.facts.get(fid)
+            if f is not None and numeric(f.value) is not None and self.drawn(fid):
+                return f
+        return None
+
+    def drawn_fact(self, span: Span) -> Fact | None:
+        fid = next((f for f in span.fact_ids if self.drawn(f)), None)
+        return self.facts[fid] if fid else None
+
+    def numeric_columns(self, t: TableBlock) -> list[int]:
+        """Columns (after the label column) with at least two drawn numeric body cells."""
+        body = t.rows[:-1] if t.total_row else t.rows
+        return [j for j in range(1, len(t.columns)) if sum(1 for row in body if self.numeric_fact(row[j])) >= 2]
+
+    def cells(self, t: TableBlock, j: int) -> list[tuple[str, Fact]]:
+        """``(row label, fact)`` of the drawn numeric body cells of column ``j``."""
+        body = t.rows[:-1] if t.total_row else t.rows
+        out = []
+        for row in body:
+            f = self.numeric_fact(row[j])
+            if f is not None:
+                out.append((row[0].text.strip(), f))
+        return out
+
+    def period_pairs(self, t: TableBlock) -> list[tuple[int, int]]:
+        """Consecutive numeric columns whose headers name periods."""
+        cols = [j for j in self.numeric_columns(t) if PERIOD.search(t.columns[j])]
+        return [(a, b) for a, b in zip(cols, cols[1:], strict=False)]
+
+    # ------------------------------------------------------------ points of tables and charts
+    def points(self, b: Block) -> list[Point]:
+        """The drawn numeric points of a table's body (rows named by a literal label) or of a chart."""
+        return self._points.get(b.id, [])
+
+    @cached_property
+    def _points(self) -> dict[str, list[Point]]:
+        out: dict[str, list[Point]] = {}
+        for _, b in self.doc.blocks():
+            pts: list[Point] = []
+            if isinstance(b, TableBlock):
+                body = b.rows[:-1] if b.total_row else b.rows
+                for row in body:
+                    if row[0].fact_ids:  # rows keyed by a drawn value (registers by date) have no item name
+                        continue
+                    item = row[0].text.strip()
+                    for j in range(1, len(b.columns)):
+                        f = self.numeric_fact(row[j])
+                        if f is not None and item:
+                            pts.append(Point(b, item, measure_of(f, item, b.columns[j]), f, column=j))
+            elif isinstance(b, FigureBlock):
+                for k, s in enumerate(b.series):
+                    for i, p in enumerate(s.points):
+                        f = self.numeric_fact(p) if i < len(b.categories) else None
+                        if f is None:
+                            continue
+                        cat = b.categories[i]
+                        item = s.name if (f.period and cat == f.period) or f" of {s.name}" in f.label else cat
+                        pts.append(Point(b, item, measure_of(f, item, s.name), f, series=k))
+            if pts:
+                out[b.id] = pts
+        return out
+
+    @cached_property
+    def _item_blocks(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for bid, pts in self._points.items():
+            for item in dict.fromkeys(p.item for p in pts):
+                out.setdefault(item, []).append(bid)
+        return out
+
+    def item_blocks(self, items: set[str]) -> list[Block]:
+        """Tables and charts (document order) with a drawn point for every one of ``items``."""
+        ids = [set(self._item_blocks.get(i, ())) for i in items]
+        common = set.intersection(*ids) if ids else set()
+        return [b for bid, (_, b) in self.blocks.items() if bid in common]
+
+    def point_groups(self, b: Block, least: int = 2) -> list[list[Point]]:
+        """The points of each column or series of a block with one measure, one unit and distinct items."""
+        groups: dict[tuple, list[Point]] = {}
+        for p in self.points(b):
+            groups.setdefault(p.key, []).append(p)
+        out = []
+        for pts in groups.values():
+            if len(pts) < least or len({p.item for p in pts}) != len(pts) or len({p.measure for p in pts}) != 1:
+                continue
+            if len({unit_of(p.fact.value) for p in pts}) != 1:
+                continue
+            out.append(pts)
+        return out
+
+    # ------------------------------------------------------------ records
+    def records(self, b: Block) -> list[Record]:
+        return self._records.get(b.id, [])
+
+    @cached_property
+    def _records(self) -> dict[str, list[Record]]:
+        out: dict[str, list[Record]] = {}
+        for _, b in self.doc.blocks():
+            recs: list[Record] = []
+            if isinstance(b, TableBlock):
+                noun = row_noun(b.columns[0])
+                for row in (b.rows[:-1] if b.total_row else b.rows):
+                    head = self.drawn_fact(row[0])
+                    fields = {field_name(b.columns[j]): f for j in range(1, len(b.columns))
+                              if (f := self.drawn_fact(row[j])) is not None}
+                    if fields and row[0].text.strip():
+                        recs.append(Record(b, noun, row[0].text.strip(), head, fields))
+            elif isinstance(b, ListBlock):
+                for item in b.items:
+                    facts = [self.facts[f] for s in item for f in s.fact_ids if self.drawn(f)]
+                    if not facts:
+                        continue
+                    head = facts[0]
+                    fields = {field_name(f.attribute or "value"): f for f in facts[1:]}
+                    recs.append(Record(b, field_name(head.attribute or "item"), head.text, head, fields))
+            elif isinstance(b, FormBlock):
+                fields = {field_name(fl.label): f for fl in b.fields if (f := self.drawn_fact(fl.value)) is not None}
+                if fields:
+                    recs.append(Record(b, "form", b.title, None, fields))
+            if recs:
+                out[b.id] = recs
+        return out
+
+    def prefer_apart(self, items: list, blocks: Callable[[Any], tuple[Block, Block]], rng: Rng) -> Any:
+        """One of ``items`` (each joining two blocks), mostly one whose two blocks start on different pages:
+        a question that needs two pages is what a join is for."""
+        apart = [x for x in items if len({self.page_of(b) for b in blocks(x)}) == 2]
+        return rng.choice(apart if apart and rng.bernoulli(0.85) else items)
+
+    # ------------------------------------------------------------ claims
+    def operand(self, f: Fact) -> Operand:
+        return Operand(fact_id=f.id, value=f.value, evidence=self.ev[f.id])
+
+    def claim_fact(self, f: Fact, text: str | None = None) -> Claim:
+        """The claim that a fact holds its value (worded by default from its label)."""
+        return Claim(text or f"The {lc(describe(f))} is {f.text}.", answer_for_value(f.value), [f.id])

@@ -1,0 +1,99 @@
+"""How a question names things: a table or chart ("Table 11", "the bar chart on page 4"), a fact (its label
+without where it was drawn) and a measure ("bids received in Q3 2026")."""
+
+from __future__ import annotations
+
+import re
+
+from ir.blocks import AnnotationBlock, Block, FigureBlock, FormBlock, ListBlock, TableBlock
+from ir.facts import Fact
+
+LOCATION = re.compile(r"\s+shown in (?:Figure|Table|the chart)\b[^,;]*$|\s*\((?:Table|Figure) \d+\)|"
+                      r"\s+in the register \(Table \d+\)|\s+on page \d+|\s+in Table \d+$|\s+\((?:handwritten note|stamp|signature|"
+                      r"highlight)[^)]*\)")
+UNIT = re.compile(r"\s*\([^)]*\)\s*$")
+NUMBERED = re.compile(r"^((?:Table|Figure|Chart|Exhibit) \d+[A-Za-z]?)[.:]\s*(.*)$")
+ANNOTATION_NAMES = {"stamp": "stamp", "handwritten_note": "handwritten note", "signature": "signature",
+                    "highlight": "highlighted passage"}
+
+
+def strip_location(label: str) -> str:
+    """A fact label without where it is drawn ("... shown in Figure 3", "(Table 6)", "on page 4")."""
+    return LOCATION.sub("", label).strip()
+
+
+ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
+NTH = re.compile(r"^(Item|Action|Entry|Line) (\d+)\b")
+
+
+def describe(f: Fact) -> str:
+    """What a fact is, for a question: its label without its location ("Item 2 of ..." -> "second item of")."""
+    lab = strip_location(f.label)
+    m = NTH.match(lab)
+    if m and 1 <= int(m.group(2)) <= len(ORDINALS):
+        lab = f"{ORDINALS[int(m.group(2)) - 1]} {m.group(1).lower()}{lab[m.end():]}"
+    return lab
+
+
+def measure_of(f: Fact, item: str, header: str = "") -> str:
+    """What a number measures, without the item it is about: the label with "of <item>" taken out
+    ("Bids received of Lot 2 in Q3 2026" -> "bids received in Q3 2026"), else the header without its unit."""
+    lab = strip_location(f.label)
+    for joint in (f" of {item}", f" for {item}", f" of the {item}"):
+        k = lab.find(joint)
+        if k > 0:
+            rest = lab[k + len(joint):]
+            return lc_first(f"{lab[:k]}{rest}".strip())
+    if lab.startswith(f"Share of {item} in "):
+        return "share of " + lab[len(f"Share of {item} in "):]
+    name = UNIT.sub("", header).strip()
+    if f.period and f.period not in name:
+        name = f"{name} in {f.period}" if name else f.period
+    return lc_first(name)
+
+
+def field_name(header: str) -> str:
+    """A column header or field label as a noun phrase in a sentence ("Due date" -> "due date",
+    "Amount (EUR)" -> "amount", "due_date" -> "due date")."""
+    return lc_first(UNIT.sub("", header).replace("_", " ").strip())
+
+
+def lc_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
+
+
+def _numbered(text: str) -> tuple[str, str] | None:
+    m = NUMBERED.match(text.strip())
+    return (m.group(1), m.group(2).rstrip(".")) if m else None
+
+
+def block_ref(block: Block, page: int) -> str:
+    """How a question points at a block: by its number when the caption has one, else by title and page."""
+    if isinstance(block, TableBlock):
+        num = _numbered(block.caption)
+        if num:
+            return num[0]
+        cap = block.caption.strip().rstrip(".")
+        return f"the table '{cap}'" if cap else f"the table on page {page}"
+    if isinstance(block, FigureBlock):
+        for text in (block.title, block.caption):
+            num = _numbered(text)
+            if num:
+                return num[0]
+        if block.title:
+            return f"the chart '{block.title.strip().rstrip('.')}'"
+        return f"the {block.chart} chart on page {page}"
+    if isinstance(block, FormBlock):
+        return f"the {block.title}" if block.title else f"the form on page {page}"
+    if isinstance(block, ListBlock):
+        return f"the list '{block.title}'" if block.title else f"the list on page {page}"
+    if isinstance(block, AnnotationBlock):
+        return f"the {ANNOTATION_NAMES[block.kind]} on page {page}"
+    return f"the text on page {page}"
+
+
+def block_title(block: Block) -> str:
+    """The subject of a table or chart as its caption states it ("Remediation plan"), or ''."""
+    text = getattr(block, "caption", "") if isinstance(block, TableBlock) else getattr(block, "title", "")
+    num = _numbered(text or "")
+    return (num[1] if num else (text or "")).strip().rstrip(".")

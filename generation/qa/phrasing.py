@@ -1,0 +1,26 @@
+"""Seeded choice among the phrasings of a question, on the draft's own ``phrase`` stream (so adding a
+phrasing never moves the draws that pick the question's facts)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from ir.rng import Rng
+
+AN = re.compile(r"\b([Aa]) (?=[aeioAEIO])")
+
+
+def sentence(text: str) -> str:
+    """First letter up, single spaces, "an" before a vowel ("an action")."""
+    text = AN.sub(lambda m: m.group(1) + "n ", " ".join(text.split()))
+    return text[:1].upper() + text[1:]
+
+
+def pick(rng: Rng, options: Sequence[str], key: str = "q", **slots: str) -> str:
+    """One of ``options`` filled with ``slots`` (``{Where}`` is ``{where}`` with a capital); ``key`` names
+    the choice when a draft makes several."""
+    template = rng.fork("phrase", key).choice(list(options))
+    full = dict(slots)
+    full.update({k[:1].upper() + k[1:]: sentence(v) for k, v in slots.items() if k[:1].islower()})
+    return sentence(template.format(**full))

@@ -1,0 +1,85 @@
+"""QA arithmetic respects the semantic type of its values: no sum of rates, differences of percentages in
+percentage points, percent changes only of amounts and counts; list answers name the list's items."""
+
+import pytest
+
+import generation.qa.arithmetic as arithmetic
+from generation.qa import build_evidence, derive_qa
+from generation.qa.semantic import quantity_of, semantic_misuses
+from ir.facts import Fact
+from ir.values import MoneyValue, NumberValue, PercentValue
+
+from .qa_fixture import fixture_doc, fixture_render_map
+
+
+def _qa(seed: int, qa_per_page: float = 40):
+    doc = fixture_doc().model_copy(update={"seed": seed})
+    rm = fixture_render_map(doc)
+    qa, asr = derive_qa(doc, rm, build_evidence(rm), qa_per_page=qa_per_page)
+    return doc, qa, asr
+
+
+def _fact(value, quantity=None) -> Fact:
+    return Fact(id="f0001", label="x", value=value, text="x", quantity=quantity)
+
+
+def test_quantity_comes_from_the_ir_or_is_inferred_from_the_value():
+    assert quantity_of(_fact(PercentValue(value=1))) == "rate"
+    assert quantity_of(_fact(MoneyValue(amount=1, currency="USD"))) == "amount"
+    assert quantity_of(_fact(NumberValue(value=1, unit="incidents"))) == "count"
+    assert quantity_of(_fact(NumberValue(value=1, unit="hours"))) == "duration"
+    assert quantity_of(_fact(NumberValue(value=1, unit="t/ha"))) == "ratio"
+    assert quantity_of(_fact(NumberValue(value=1, unit=""))) == "index"
+    assert quantity_of(_fact(MoneyValue(amount=1, currency="USD"), quantity="ratio")) == "ratio"  # the IR decides
+
+
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_no_derivation_misuses_its_values(seed):
+    doc, qa, asr = _qa(seed)
+    assert semantic_misuses(doc.fact_index(), asr) == []
+    facts = doc.fact_index()
+    for a in asr:
+        der = a.derivation
+        if der is None:
+            continue
+        kinds = {quantity_of(facts[op.fact_id]) for op in der.operands}
+        if der.op in ("sum", "percent_change"):
+            assert kinds <= {"amount", "count", "duration"}, (a.claim, kinds)
+        if der.op == "difference" and kinds == {"rate"}:
+            assert a.value.unit == "percentage points", a.claim
+
+
+def test_a_difference_of_rates_is_in_percentage_points():
+    found = []
+    for seed in range(11, 17):
+        _, qa, _ = _qa(seed)
+        found += [q for q in qa if q.qa_type == "difference" and "share" in q.question]
+    assert found
+    for q in found:
+        assert q.answer.unit == "percentage points" and q.answer_text.endswith("percentage points"), q
+
+
+def test_a_planted_sum_over_rates_is_caught(monkeypatch):
+    """With the semantic rule switched off, a sum of percentages appears and the check reports it."""
+    monkeypatch.setattr(arithmetic, "may", lambda op, facts: True)
+    monkeypatch.setattr(arithmetic, "AGGREGATES", ("sum",))
+    problems = []
+    for seed in range(11, 15):
+        doc, _, asr = _qa(seed)
+        problems += semantic_misuses(doc.fact_index(), asr)
+    assert any("sum over rate" in p for p in problems), problems
+
+
+def test_list_answers_name_the_items_not_their_fields():
+    doc = fixture_doc()
+    lst = next(b for _, b in doc.blocks() if b.type == "list")
+    heads = [item[0].text for item in lst.items]
+    seen = False
+    for seed in range(11, 17):
+        _, qa, _ = _qa(seed)
+        for q in qa:
+            if q.qa_type == "list" and "'Open actions'" in q.question and q.answer.value == heads:
+                seen = True
+            if q.qa_type == "list" and q.element_type == "text":
+                assert set(q.answer.value) <= set(heads), q
+    assert seen
