@@ -2,7 +2,7 @@
 
 Generates N reference documents of a seed and the demo profile of the same seed (in this process with
 ``corpus.generate.generate_corpus``: the same bytes as ``synthdocqa generate``; a rerun resumes), runs
-``corpus.lint`` on both and prints the problems per kind and per check, the half-empty share and,
+``corpus.views.lint`` on both and prints the problems per kind and per check, the half-empty share and,
 from ``benchmarks/qa_mix.py``, the multi-hop, multi-page and prose shares and the largest template.
 
     .venv/bin/python benchmarks/bench_lint.py --seed S [--docs 20] [--out DIR] [--json out.json]
@@ -19,8 +19,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus.generate import generate_corpus  # noqa: E402
-from corpus.lint import LINT_KINDS, lint_corpus  # noqa: E402
 from corpus.store import MANIFEST  # noqa: E402
+from corpus.views.lint import LINT_KINDS, lint_corpus  # noqa: E402
 from ir.files import atomic_write_json  # noqa: E402
 from ir.spec import demo_spec, reference_spec  # noqa: E402
 

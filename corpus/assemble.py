@@ -25,19 +25,27 @@ from ir.spec import CorpusSpec
 GENERATOR_VERSION = "1"
 
 _ROOT = Path(__file__).resolve().parents[1]
-BYTE_SOURCES: tuple[str, ...] = ("ir", "generation", "renderers", "degradations", "corpus", "datasets/layout_clip")
-"""What a corpus's bytes depend on, relative to the repository root: the packages that build a document
-and the shipped layout model."""
+BYTE_SOURCES: tuple[str, ...] = ("ir", "generation", "renderers", "degradations", "corpus")
+"""What a corpus's bytes depend on, relative to the folder that holds the packages (the checkout, or
+site-packages for an installed wheel): the packages that build a document, with their package data (the
+shipped layout-CLIP's weights and config are in ``renderers/layout_clip``)."""
+VIEW_SOURCES: tuple[str, ...] = ("corpus/views",)
+"""Left out of the digest: views of a finished corpus (report, lint, legibility, exports, gallery) decide
+none of its bytes, so editing one leaves every corpus current (no building module imports them: a test in
+tests/test_architecture.py checks it)."""
 
 
-def source_digest(root: Path = _ROOT, sources: tuple[str, ...] = BYTE_SOURCES) -> str:
-    """A digest of every file under ``sources`` (modules, templates, model configs and weights; compiled
+def source_digest(root: Path = _ROOT, sources: tuple[str, ...] = BYTE_SOURCES,
+                  views: tuple[str, ...] = VIEW_SOURCES) -> str:
+    """A digest of every file under ``sources`` but ``views`` (modules, model configs and weights; compiled
     caches aside): a table edited in ``degradations`` changes it, so a corpus made before the edit is not
-    taken as current."""
+    taken as current; an edit of the report's CSS does not."""
     h = hashlib.sha256()
+    skip = tuple(root / v for v in views)
     for src in sources:
         files = (root / src).rglob("*")
-        for f in sorted(f for f in files if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc"):
+        for f in sorted(f for f in files if f.is_file() and "__pycache__" not in f.parts and f.suffix != ".pyc"
+                        and not any(f.is_relative_to(v) for v in skip)):
             h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
     return h.hexdigest()[:12]
 

@@ -70,7 +70,7 @@ TABLES = (DOCUMENTS_TABLE, PAGES_TABLE, QA_TABLE, ASSERTIONS_TABLE, QA_FILE)
 """The corpus-level tables, in the order they are written (``qa.jsonl`` is the QA table as JSON lines)."""
 LEGIBILITY_TABLE = "legibility.parquet"
 LEGIBILITY_QA_TABLE = "legibility_qa.parquet"
-"""OCR legibility of the evidence on the scan (``corpus.legibility``): views made after the corpus, not in
+"""OCR legibility of the evidence on the scan (``corpus.views.legibility``): views made after the corpus, not in
 the manifest, so ``verify`` ignores them; they record the hash of the ``corpus.json`` they were made from."""
 
 ImageKind = Literal["pages", "scan"]
@@ -459,7 +459,7 @@ class CorpusReader:
         import cv2
         import numpy as np
 
-        from .legibility import ocr_lines
+        from .ocr import ocr_lines
 
         pages = self.page_images(doc_id, "scan")
         images = [cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR) for _, data in pages]

@@ -68,7 +68,7 @@ def publish_report_artifact(out: str | os.PathLike[str], manifest: Any) -> str |
     """
     from prefect import get_run_logger
 
-    from corpus.report import write_report
+    from corpus.views.report import write_report
 
     logger = get_run_logger()
     path = Path(out).resolve() / REPORT_FILE

@@ -28,6 +28,7 @@ from corpus.assemble import code_version
 from corpus.generate import completed_document, doc_indices, generate_document, up_to_date
 from corpus.lock import LockLost, LockToken, OutputLock
 from corpus.store import (
+    REPORT_FILE,
     DocFiles,
     DocRecord,
     check_claim,
@@ -36,6 +37,7 @@ from corpus.store import (
     prepare_corpus_dir,
 )
 from corpus.tables import write_corpus
+from corpus.views.report import report_is_current
 from flows.artifacts import publish_corpus_artifacts, publish_progress
 from flows.errors import (
     RunFailed,
@@ -313,7 +315,8 @@ def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1
             if only is None and not force:
                 TIMINGS.mark("check for a complete corpus")
                 done = up_to_date(out, spec)
-                if done is not None:  # nothing to do: no server, no flow run (a deployment run still runs the flow)
+                if done is not None and not report_is_current(out, Path(out) / REPORT_FILE):
+                    done = None  # the documents are whole but the report is not: the run draws it  # nothing to do: no server, no flow run (a deployment run still runs the flow)
                     if phase is not None:
                         phase("the corpus is complete and verified for this spec and code: nothing to generate")
                     return done.stats

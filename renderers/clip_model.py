@@ -1,7 +1,9 @@
 """open_clip models for layout retrieval: the shipped layout-CLIP and any user-supplied CLIP.
 
-The embedded default is ``layout-clip-tiny`` (config ``renderers/layout-clip-tiny.json``, registered with
-``open_clip.add_model_config``) with weights shipped in ``datasets/layout_clip/``. Loading never falls back
+The embedded default is ``layout-clip-tiny``: its open_clip architecture config
+``renderers/layout_clip/open_clip_config/layout-clip-tiny.json`` (open_clip names a registered config by its
+file's stem), registered with ``open_clip.add_model_config``, and its weights with the record of their
+training in ``renderers/layout_clip/`` (package data, so an installed wheel loads them as the checkout does). Loading never falls back
 to a random model: a missing, corrupt or mismatching weights file raises ``ClipLoadError``. Pretrained
 tags resolve only from the local cache (the project runs offline), otherwise pass a local file.
 
@@ -25,10 +27,10 @@ from PIL import Image
 from ir.files import atomic_write_bytes, sha256_bytes, sha256_file
 
 DEFAULT_MODEL = "layout-clip-tiny"
-CONFIG_PATH = Path(__file__).with_name("layout-clip-tiny.json")
-SHIPPED_DIR = Path(__file__).resolve().parents[1] / "datasets" / "layout_clip"
+SHIPPED_DIR = Path(__file__).resolve().with_name("layout_clip")
+CONFIG_PATH = SHIPPED_DIR / "open_clip_config" / f"{DEFAULT_MODEL}.json"
 SHIPPED_WEIGHTS = SHIPPED_DIR / "layout_clip_tiny.safetensors"
-SHIPPED_MANIFEST = SHIPPED_DIR / "layout_clip_tiny.json"
+SHIPPED_MANIFEST = SHIPPED_DIR / "layout_clip_tiny.training.json"
 EMBED_THREADS = 1
 """Torch threads for embedding: fixed (results do not depend on the host), and 1 because on a shared
 machine 2 threads made a query 50x slower (12 ms -> 600 ms) through oversubscription."""

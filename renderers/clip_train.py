@@ -77,7 +77,7 @@ def load_thumbs(layouts: list[Layout], thumb_dir: Path, size: int) -> np.ndarray
 
 def train_clip(layouts: list[Layout], thumb_dir: str | Path, out_dir: str | Path, cfg: TrainConfig,
                log: Callable[[str], None] = print) -> TrainResult:
-    """Train on the non-held-out ``layouts``; write ``<model>.safetensors`` + ``<model>.json`` to out_dir."""
+    """Train on the non-held-out ``layouts``; write ``<model>.safetensors`` + ``<model>.training.json`` (how it was trained) to out_dir."""
     train = [lay for lay in layouts if not is_held_out(lay.id)]
     if len(train) < 2:
         raise ValueError(f"need at least 2 training layouts, got {len(train)}")
@@ -154,7 +154,7 @@ def train_clip(layouts: list[Layout], thumb_dir: str | Path, out_dir: str | Path
                 "library_first_id": layouts[0].id, "library_count": len(layouts)}
     from ir.files import atomic_write_bytes
 
-    atomic_write_bytes(out / f"{stem}.json", (json.dumps(manifest, indent=1) + "\n").encode())
+    atomic_write_bytes(out / f"{stem}.training.json", (json.dumps(manifest, indent=1) + "\n").encode())
     return TrainResult(weights_path=str(weights), weights_sha256=sha, n_train=len(train),
                        n_held_out=len(layouts) - len(train), steps=step, seconds=seconds, final_loss=loss_val,
                        config=cfg_dict)

@@ -66,6 +66,42 @@ def import_violations(root: Path) -> list[str]:
     return problems
 
 
+VIEWS = "corpus.views"
+"""Views of a corpus (report, lint, legibility, exports, the gallery): made from a finished corpus, they
+decide none of its bytes, so no building code may import them (and the code version leaves them out)."""
+
+
+def _imported_modules(path: Path, root: Path, tree: ast.AST) -> set[str]:
+    """Dotted name of every module the file imports (relative imports resolved; ``from a import b`` counts
+    ``a`` and ``a.b``, since ``b`` may be a submodule)."""
+    parts = path.relative_to(root).with_suffix("").parts
+    if parts[-1] == "__init__":
+        parts = parts[:-1] + ("_",)
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = (list(parts[: len(parts) - node.level]) if node.level else []) + \
+                (node.module.split(".") if node.module else [])
+            mod = ".".join(base)
+            out |= {mod} | {f"{mod}.{a.name}" for a in node.names}
+    return out
+
+
+def view_violations(root: Path) -> list[str]:
+    problems = []
+    for pkg, path, tree in _sources(root):
+        mod = ".".join(path.relative_to(root).with_suffix("").parts)
+        if pkg == "flows" or mod == VIEWS or mod.startswith(VIEWS + "."):
+            continue
+        for m in sorted(_imported_modules(path, root, tree)):
+            if m == VIEWS or m.startswith(VIEWS + "."):
+                problems.append(f"{path.relative_to(root)}: building code imports the view {m}")
+                break
+    return problems
+
+
 def writer_violations(root: Path) -> list[str]:
     """Temp-file-and-rename writes anywhere but the one atomic writer."""
     problems = []
@@ -152,6 +188,10 @@ def test_imports_follow_the_floors():
     assert import_violations(REPO) == []
 
 
+def test_building_code_imports_no_view():
+    assert view_violations(REPO) == []
+
+
 def test_one_atomic_writer():
     assert writer_violations(REPO) == []
 
@@ -195,10 +235,26 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     ("judges/bad.py", "from ..corpus import store\n", "judges imports corpus"),
     ("corpus/bad.py", "import flows.cli\n", "corpus imports flows"),
     ("corpus/pf.py", "from prefect import flow\n", "prefect outside flows"),
+    ("generation/bad.py", "from renderers.layouts import describe\n", "generation imports renderers"),
+    ("generation/bad2.py", "def f():\n    from ..degradations import x\n", "generation imports degradations"),
 ])
 def test_import_check_catches_a_planted_arrow(tmp_path, rel, src, needle):
     root = _tree(tmp_path, {rel: src})
     assert any(needle in p for p in import_violations(root))
+
+
+@pytest.mark.parametrize(("rel", "src"), [
+    ("corpus/generate.py", "def f():\n    from .views.report import report_is_current\n"),
+    ("corpus/store.py", "from corpus.views import legibility\n"),
+    ("corpus/tables.py", "import corpus.views.lint\n"),
+    ("corpus/__init__.py", "from .views import exports\n"),
+])
+def test_view_check_catches_building_code_importing_a_view(tmp_path, rel, src):
+    (tmp_path / "corpus" / "views").mkdir(parents=True)
+    root = _tree(tmp_path, {rel: src, "corpus/views/report.py": "from ..store import x\n",
+                            "flows/cmd.py": "from corpus.views.report import write_report\n"})
+    found = view_violations(root)
+    assert len(found) == 1 and found[0].startswith(rel), found
 
 
 def test_writer_check_catches_a_planted_writer(tmp_path):

@@ -10,7 +10,7 @@ from flows.cli import CliError, check_writable, require_verified
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from corpus.exports import FORMATS, ExportError, export_corpus
+    from corpus.views.exports import FORMATS, ExportError, export_corpus
 
     if args.format not in FORMATS:  # checked here, not by argparse, so the error is one line
         raise CliError(f"--format {args.format!r}: unknown format; choose one of {', '.join(FORMATS)}")

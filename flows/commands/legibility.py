@@ -11,8 +11,8 @@ from flows.cli import CliError
 
 
 def cmd_legibility(args: argparse.Namespace) -> int:
-    from corpus.legibility import CER_THRESHOLD, LegibilityError, measure_legibility
     from corpus.store import LEGIBILITY_QA_TABLE, LEGIBILITY_TABLE, CorpusError
+    from corpus.views.legibility import CER_THRESHOLD, LegibilityError, measure_legibility
     from flows.commands.corpus import _progress_bar
 
     if args.workers < 1:

@@ -10,8 +10,8 @@ from flows.cli import CliError
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from corpus.lint import HALF_EMPTY_MAX_SHARE, lint_corpus
     from corpus.store import CorpusError
+    from corpus.views.lint import HALF_EMPTY_MAX_SHARE, lint_corpus
     from flows.commands.corpus import _progress_bar
 
     share = HALF_EMPTY_MAX_SHARE if args.max_half_empty is None else args.max_half_empty
@@ -39,7 +39,7 @@ def register(sub) -> None:
                                     "semantic misuse and inconsistent identities")
     p.add_argument("dir", help=f"corpus directory (with {MANIFEST})")
     p.add_argument("--max-half-empty", type=float, default=None, metavar="SHARE",
-                   help="share of half-empty pages tolerated (default: corpus.lint.HALF_EMPTY_MAX_SHARE, 0.05)")
+                   help="share of half-empty pages tolerated (default: corpus.views.lint.HALF_EMPTY_MAX_SHARE, 0.05)")
     p.add_argument("--json", action="store_true", help="machine output: counts per kind and every problem")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_lint)

@@ -12,7 +12,7 @@ MAX_GALLERY = 200
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from corpus.report import ReportError, ReportOptions, write_report
+    from corpus.views.report import ReportError, ReportOptions, write_report
 
     check_range("--gallery", args.gallery, 0, MAX_GALLERY)
     if not 36 <= args.contact_dpi <= 300:

@@ -45,3 +45,34 @@ def test_code_version_carries_the_digest_of_the_real_sources():
     assert all((repo / s).is_dir() for s in BYTE_SOURCES)
     assert code_version().endswith(f".src{source_digest()}")
     assert "degradations" in BYTE_SOURCES and "renderers" in BYTE_SOURCES
+
+
+def test_a_view_edit_leaves_the_digest_and_a_building_edit_changes_it(tmp_path):
+    """On a copy of the real sources: editing the report, an export, lint or the gallery leaves corpora
+    current; editing a scan table, a content builder or the shipped layout-CLIP does not."""
+    import shutil
+
+    repo = Path(__file__).resolve().parents[2]
+    for s in BYTE_SOURCES:
+        shutil.copytree(repo / s, tmp_path / s, ignore=shutil.ignore_patterns("__pycache__"))
+    before = source_digest(tmp_path)
+    assert before == source_digest()  # the copy is the code this process runs
+
+    def edited(rel: str, text: bytes = b"\n# planted edit\n") -> str:
+        path = tmp_path / rel
+        original = path.read_bytes()
+        path.write_bytes(original + text)
+        try:
+            return source_digest(tmp_path)
+        finally:
+            path.write_bytes(original)
+
+    for view in ("corpus/views/report.py", "corpus/views/templates/report.html.j2", "corpus/views/lint.py",
+                 "corpus/views/exports/hf.py", "corpus/views/gallery.py", "corpus/views/legibility.py"):
+        assert edited(view) == before, view
+    for building in ("degradations/devices.py", "generation/content/tables.py", "generation/qa/lookup.py",
+                     "ir/answers.py", "renderers/pdf_theme.py", "corpus/tables.py",
+                     "renderers/layout_clip/layout_clip_tiny.safetensors",
+                     "renderers/layout_clip/open_clip_config/layout-clip-tiny.json"):
+        assert edited(building) != before, building
+    assert source_digest(tmp_path) == before

@@ -9,7 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpus.legibility import (
+from corpus.store import DOCUMENTS_TABLE, LEGIBILITY_QA_TABLE, LEGIBILITY_TABLE, MANIFEST, open_corpus
+from corpus.verify import verify_corpus
+from corpus.views.legibility import (
     ASSERTION_COLUMNS,
     CER_THRESHOLD,
     QA_COLUMNS,
@@ -22,8 +24,6 @@ from corpus.legibility import (
     measure_legibility,
     ocr_lines,
 )
-from corpus.store import DOCUMENTS_TABLE, LEGIBILITY_QA_TABLE, LEGIBILITY_TABLE, MANIFEST, open_corpus
-from corpus.verify import verify_corpus
 from flows.cli import main
 from ir.qa_models import Evidence
 from ir.vocab import TIERS
@@ -139,7 +139,7 @@ def test_tables_of_another_corpus_are_ignored(measured, tmp_path):
 
 
 def test_report_shows_legibility_per_tier(measured, tmp_path):
-    from corpus.report import write_report
+    from corpus.views.report import write_report
 
     root, result = measured
     info = write_report(root, tmp_path / "r.html")

@@ -13,7 +13,8 @@ from decimal import Decimal
 import pymupdf
 import pytest
 
-from corpus.lint import (
+from corpus.store import MANIFEST, DocFiles, load_doc_record, load_manifest, open_corpus
+from corpus.views.lint import (
     LINT_KINDS,
     LintProblem,
     PageText,
@@ -24,7 +25,6 @@ from corpus.lint import (
     plural_unit_pattern,
     semantic_problems,
 )
-from corpus.store import MANIFEST, DocFiles, load_doc_record, load_manifest, open_corpus
 from flows.cli import main
 from ir.facts import Derivation
 from ir.files import atomic_write_text, sha256_file

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from corpus.exports import EXPORT_MARKER
+from corpus.views.exports import EXPORT_MARKER
 from flows.cli import main
 
 from .helpers import tree_bytes

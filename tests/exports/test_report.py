@@ -9,8 +9,15 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from corpus.report import ReportOptions, build_report, corpus_tables, draw_boxes, draw_quads, sample_gallery
 from corpus.store import open_corpus
+from corpus.views.report import (
+    ReportOptions,
+    build_report,
+    corpus_tables,
+    draw_boxes,
+    draw_quads,
+    sample_gallery,
+)
 from flows.cli import main
 from tests.flows.crafted import XSS_ID, craft_doc_id
 
@@ -179,7 +186,7 @@ def test_corpus_artifacts_include_the_report(corpus_copy, monkeypatch):
 
 
 def test_long_bar_charts_keep_the_largest_and_sum_the_rest():
-    from corpus.report import _top
+    from corpus.views.report import _top
 
     labels = [f"domain_{i:02d}" for i in range(50)]
     values = [float(i % 7) for i in range(50)]

@@ -136,7 +136,7 @@ def test_a_run_starts_nothing_early_for_a_corpus_that_looks_complete(corpus_copy
 
 
 def test_the_report_is_kept_for_an_unchanged_corpus_and_redrawn_after_a_change(corpus_copy, tmp_path):
-    from corpus.report import write_report
+    from corpus.views.report import write_report
     from tests.flows.crafted import rehash_manifest
 
     out = tmp_path / "r.html"
@@ -154,14 +154,15 @@ def test_the_report_is_kept_for_an_unchanged_corpus_and_redrawn_after_a_change(c
 
 def test_a_complete_corpus_is_up_to_date_until_something_changes(corpus_copy, tmp_path):
     from corpus.generate import up_to_date
-    from corpus.report import write_report
     from corpus.store import load_manifest
+    from corpus.views.report import report_is_current, write_report
     from tests.corpus.conftest import tiny_spec
 
     spec = tiny_spec()
-    assert up_to_date(corpus_copy, spec) is None  # no report.html yet: the run must draw it
+    assert up_to_date(corpus_copy, spec) == load_manifest(corpus_copy)  # the documents need no work
+    assert not report_is_current(corpus_copy, corpus_copy / "report.html")  # but the run must draw the report
     write_report(corpus_copy, corpus_copy / "report.html")
-    assert up_to_date(corpus_copy, spec) == load_manifest(corpus_copy)
+    assert report_is_current(corpus_copy, corpus_copy / "report.html")
     assert up_to_date(corpus_copy, tiny_spec(seed=99)) is None  # another spec
     page = next((corpus_copy / "docs").glob("*/pages/page-0001.png"))
     page.write_bytes(page.read_bytes()[:-10])  # a damaged file

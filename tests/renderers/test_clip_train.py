@@ -48,7 +48,7 @@ def test_training_is_reproducible_and_skips_held_out(lib_dir, tmp_path, monkeypa
     assert a.n_train == len(layouts) - len(held) and a.n_held_out == len(held)
     assert seen and not set(seen) & set(held)  # no held-out thumbnail was ever loaded
     assert a.steps == (len(layouts) - len(held)) // 16
-    man = json.loads((tmp_path / "a" / "test_clip_micro.json").read_text())
+    man = json.loads((tmp_path / "a" / "test_clip_micro.training.json").read_text())
     assert man["weights_sha256"] == a.weights_sha256 and man["held_out_layouts"] == len(held)
     # training moved the weights away from the seeded init and the result loads strictly
     from renderers.clip_model import load_clip

@@ -1,6 +1,6 @@
 """Build the gallery in docs/: one rendered page per recipe, plus a Markdown index.
 
-    .venv/bin/python -m corpus.gallery --out docs/gallery --index docs/gallery.md [--seed 0] [--scan 240]
+    .venv/bin/python -m corpus.views.gallery --out docs/gallery --index docs/gallery.md [--seed 0] [--scan 240]
 
 Documents come from the planner (demo profile); for each recipe the first planned document of that recipe
 is rendered and its richest page (most distinct block types) is rasterized. Each page is also checked
@@ -62,7 +62,7 @@ def build_gallery(out_dir: Path, index_md: Path, seed: int = 0, scan: int = 240,
             lay_id = res.render_map.pages[page - 1].layout_id
             seen[doc.recipe] = (doc, page, lay_id, len(res.render_map.pages), name)
     lines = ["# Gallery: one rendered page per recipe", "",
-             f"Rendered by `python -m corpus.gallery` from the demo profile (seed {seed}), and from the reference "
+             f"Rendered by `python -m corpus.views.gallery` from the demo profile (seed {seed}), and from the reference "
              "profile for the long genres the demo does not hold (marked); each image is the "
              f"page with the most block types of the first document of that recipe, at {dpi} dpi. Every fact on "
              "these pages has a SpanBox in the document's RenderMap that passed the text-layer check.", "",

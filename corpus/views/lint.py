@@ -42,7 +42,7 @@ from ir.qa_models import Assertion, QAPair
 from ir.rendermap import RenderMap
 from ir.semantics import allows, difference_unit, unit_for_count
 
-from .store import CorpusReader, open_corpus
+from ..store import CorpusReader, open_corpus
 
 LintKind = Literal["overlap", "clipped", "mid_token_wrap", "half_empty", "semantic", "identity"]
 LINT_KINDS: tuple[LintKind, ...] = get_args(LintKind)

@@ -20,7 +20,7 @@ from typing import Any
 from ir.answers import ANSWER_POLICY
 from ir.qa_models import Assertion, QAPair
 
-from ..store import CorpusReader, DocFiles, open_corpus
+from ...store import CorpusReader, DocFiles, open_corpus
 from .common import (
     block_caption,
     block_pages,

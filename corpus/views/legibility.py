@@ -26,9 +26,6 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
-import subprocess
-import tempfile
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -40,10 +37,10 @@ from ir.files import atomic_write_bytes, sha256_bytes
 from ir.qa_models import Assertion, Evidence
 from ir.vocab import TIERS
 
-from .store import (
+from ..ocr import OCRError, ocr_lines, tesseract_version
+from ..store import (
     LEGIBILITY_QA_TABLE,
     LEGIBILITY_TABLE,
-    CorpusError,
     CorpusReader,
     DocFiles,
     open_corpus,
@@ -62,7 +59,6 @@ READINGS: tuple[tuple[str, int], ...] = (("crop", 7), ("crop", 8), ("wide", 7), 
 white border, Otsu-binarised. A span is read the next way only while no reading so far is legible, and the
 best reading counts: Tesseract drops short cells ("1", "35") or a decimal point in one setting and reads them
 in another, which says more about Tesseract than about the scan."""
-TESSERACT = "tesseract"
 META_KEY = b"synthdocqa.legibility"
 
 ASSERTION_COLUMNS = ["assertion_id", "qa_id", "doc_id", "tier", "page_no", "n_spans", "cer", "legible",
@@ -70,7 +66,7 @@ ASSERTION_COLUMNS = ["assertion_id", "qa_id", "doc_id", "tier", "page_no", "n_sp
 QA_COLUMNS = ["qa_id", "doc_id", "tier", "n_assertions", "n_spans", "cer", "legible"]
 
 
-class LegibilityError(CorpusError):
+class LegibilityError(OCRError):
     """Legibility cannot be measured (no corpus, no Tesseract)."""
 
 
@@ -114,19 +110,6 @@ def cer(reference: str, reading: str) -> float:
 
 
 # ----------------------------------------------------------------- crops and OCR
-
-def tesseract_version() -> str | None:
-    """``tesseract 5.3.0`` or None when Tesseract is not installed."""
-    exe = shutil.which(TESSERACT)
-    if exe is None:
-        return None
-    try:
-        out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30, check=False)
-    except OSError:
-        return None
-    text = (out.stdout or out.stderr).strip()
-    return text.splitlines()[0] if text else None
-
 
 def _text_quad(q: np.ndarray, rotation: float) -> np.ndarray:
     """The quad of a line drawn at ``rotation`` degrees (counter-clockwise) inside the box ``q`` that hulls it.
@@ -183,37 +166,6 @@ def _variant(crop: np.ndarray, variant: str) -> np.ndarray:
     if variant == "binary":
         return cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
     return crop
-
-
-def ocr_lines(images: list[np.ndarray], psm: int = 7) -> list[str]:
-    """Tesseract's reading of each single-line image, in one process (``--psm 7``, one thread)."""
-    import cv2
-
-    if not images:
-        return []
-    exe = shutil.which(TESSERACT)
-    if exe is None:
-        raise LegibilityError("tesseract is not installed (Debian/Ubuntu: apt-get install tesseract-ocr)")
-    with tempfile.TemporaryDirectory(prefix="synthdocqa-ocr-") as tmp:  # OCR inputs, not corpus output
-        paths = []
-        for i, img in enumerate(images):
-            p = Path(tmp) / f"{i:06d}.png"
-            cv2.imwrite(str(p), img)
-            paths.append(str(p))
-        listing = Path(tmp) / "images.txt"
-        listing.write_text("\n".join(paths) + "\n", "utf-8")
-        env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
-        # no adaptive learning: a span's reading does not depend on the other crops of the batch
-        run = subprocess.run([exe, str(listing), "stdout", "--psm", str(psm), "-c", "classify_enable_learning=0"],
-                             capture_output=True, text=True, env=env, check=False)
-        if run.returncode != 0:
-            raise LegibilityError(f"tesseract failed ({run.returncode}): {run.stderr.strip()[-300:]}")
-    readings = run.stdout.split("\f")
-    if len(readings) == len(images) + 1 and not readings[-1].strip():
-        readings = readings[:-1]
-    if len(readings) != len(images):
-        raise LegibilityError(f"tesseract returned {len(readings)} readings for {len(images)} images")
-    return [r.strip() for r in readings]
 
 
 # ----------------------------------------------------------------- one document

@@ -16,7 +16,7 @@ from typing import Any
 from ir.answers import ANSWER_POLICY
 from ir.files import atomic_write_text, sha256_file
 
-from ..store import (
+from ...store import (
     ASSERTIONS_TABLE,
     DOCUMENTS_TABLE,
     IR_FILE,

@@ -21,7 +21,7 @@ from ir.files import atomic_dir
 from ir.qa_models import Assertion, QAPair
 from ir.rendermap import RenderMap
 
-from ..store import CorpusError, CorpusReader
+from ...store import CorpusError, CorpusReader
 
 EXPORT_MARKER = ".synthdocqa-export.json"
 

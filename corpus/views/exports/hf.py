@@ -23,7 +23,7 @@ import yaml
 from ir.answers import ANSWER_POLICY
 from ir.qa_models import Assertion, Evidence, QAPair
 
-from ..store import CorpusReader, DocFiles, open_corpus
+from ...store import CorpusReader, DocFiles, open_corpus
 from .common import canonical, export_errors, marker_of, write_export_dir
 
 FORMAT = "hf"

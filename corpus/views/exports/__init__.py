@@ -34,8 +34,8 @@ def export_corpus(corpus_dir: str | os.PathLike[str], fmt: str, out: str | os.Pa
 
 def refuse_unsafe_ids(corpus_dir: str | os.PathLike[str]) -> None:
     """:class:`ExportError` naming the first document id or manifest path that is not a plain name."""
-    from ..store import CorpusError, load_manifest
-    from ..verify import unsafe_doc_ids, unsafe_path
+    from ...store import CorpusError, load_manifest
+    from ...verify import unsafe_doc_ids, unsafe_path
 
     if not os.path.isdir(corpus_dir):
         raise ExportError(f"{corpus_dir}: no such directory")

@@ -28,8 +28,7 @@ from ir.files import atomic_write_text
 from ir.rng import Rng
 from ir.vocab import DIFFICULTIES, QA_ELEMENTS, TIERS
 
-from .exports.common import ExportError
-from .store import (
+from ..store import (
     ASSERTIONS_TABLE,
     DOCUMENTS_TABLE,
     MANIFEST,
@@ -39,6 +38,7 @@ from .store import (
     CorpusReader,
     open_corpus,
 )
+from .exports.common import ExportError
 
 CLEAN_COLOUR = (220, 30, 60)
 SCAN_COLOUR = (0, 120, 255)
@@ -384,7 +384,7 @@ def build_report(corpus_dir: str | os.PathLike[str], opts: ReportOptions | None 
         raise ReportError(str(err)) from None
 
 
-_TEMPLATES = Environment(loader=PackageLoader("corpus", "templates"), autoescape=select_autoescape(default=True),
+_TEMPLATES = Environment(loader=PackageLoader("corpus.views", "templates"), autoescape=select_autoescape(default=True),
                          undefined=StrictUndefined, keep_trailing_newline=True)
 
 

@@ -1,0 +1,40 @@
+"""An installed wheel works as the checkout does: it carries the package data a corpus's bytes depend on
+(the shipped layout-CLIP, the report template), loads the CLIP from inside the installed package and
+computes the same code version, so a corpus made from a checkout is current for the wheel and back."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_its_data_and_the_same_code_version(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", str(REPO),
+                    "-w", str(tmp_path / "dist")], check=True, capture_output=True, cwd=tmp_path)
+    wheel, = (tmp_path / "dist").glob("synthdocqa-*.whl")
+    site = tmp_path / "site"
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        z.extractall(site)
+    for rel in ("renderers/layout_clip/layout_clip_tiny.safetensors",
+                "renderers/layout_clip/open_clip_config/layout-clip-tiny.json",
+                "corpus/views/templates/report.html.j2", "generation/__init__.py"):
+        assert rel in names, rel
+    probe = ("import json, corpus.assemble as a, renderers.clip_model as c; "
+             "m = c.load_clip('layout-clip-tiny', None); "
+             "print(json.dumps([a.__file__, a.source_digest(), m.weights_path]))")
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, cwd=tmp_path,
+                         env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"})
+    module, digest, weights = json.loads(out.stdout.strip().splitlines()[-1])
+    assert Path(module).is_relative_to(site) and Path(weights).is_relative_to(site)
+    from corpus.assemble import source_digest
+
+    assert digest == source_digest()
