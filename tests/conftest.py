@@ -11,6 +11,54 @@ settings.register_profile("dev", print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+def _missing(tool: str) -> str | None:
+    """What is missing for ``tool`` (None: it is there). One place names each external component."""
+    import shutil
+
+    if tool == "tesseract":
+        return None if shutil.which("tesseract") else "tesseract not installed (Debian tesseract-ocr)"
+    if tool == "chromium":
+        from tests.exports.chromium import chromium_binary
+
+        return None if chromium_binary() else "Debian chromium not installed"
+    if tool == "R":
+        from judges.osce.r_backend import r_missing
+
+        return r_missing()
+    if tool == "model":
+        from judges.llm.local_server import missing
+
+        return missing()
+    raise ValueError(f"unknown external component {tool!r}")
+
+
+EXTERNAL = ("tesseract", "chromium", "R", "model")
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "needs(component): needs an external component (one of "
+                            f"{', '.join(EXTERNAL)}); skipped naming it when missing, and marked external")
+    config.addinivalue_line("markers", "external: needs a component outside Python: "
+                            "`pytest -m 'not external'` runs on a bare machine")
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        tools = [m.args[0] for m in item.iter_markers(name="needs")]
+        for tool in tools:
+            if tool not in EXTERNAL:
+                raise pytest.UsageError(f"{item.nodeid}: unknown external component {tool!r}")
+        if tools:
+            item.add_marker(pytest.mark.external)
+
+
+def pytest_runtest_setup(item):
+    for m in item.iter_markers(name="needs"):
+        why = _missing(m.args[0])
+        if why is not None:
+            pytest.skip(f"{m.args[0]}: {why} (.ci/run installs it)")
+
+
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):

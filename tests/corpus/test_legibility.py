@@ -28,8 +28,7 @@ from flows.cli import main
 from ir.qa_models import Evidence
 from ir.vocab import TIERS
 
-needs_tesseract = pytest.mark.skipif(shutil.which("tesseract") is None,
-                                     reason="tesseract not installed (Debian package tesseract-ocr)")
+needs_tesseract = pytest.mark.needs("tesseract")
 
 
 def test_character_error_rate():
@@ -97,6 +96,7 @@ def measured(tiny_corpus, tmp_path_factory):
     return root, measure_legibility(root, workers=2)
 
 
+@needs_tesseract
 def test_tables_per_assertion_and_qa(measured):
     root, result = measured
     reader = open_corpus(root)
@@ -118,6 +118,7 @@ def test_tables_per_assertion_and_qa(measured):
     assert (qa.set_index("qa_id")["legible"] == legible_qa.reindex(qa["qa_id"]).values).all()
 
 
+@needs_tesseract
 def test_shares_fall_with_the_tier_and_the_corpus_still_verifies(measured):
     root, result = measured
     shares = [t["share"] for t in result["by_tier"]]
@@ -127,6 +128,7 @@ def test_shares_fall_with_the_tier_and_the_corpus_still_verifies(measured):
     assert LEGIBILITY_TABLE not in json.loads((root / MANIFEST).read_text())["files"]
 
 
+@needs_tesseract
 def test_tables_of_another_corpus_are_ignored(measured, tmp_path):
     root, _ = measured
     assert load_legibility(open_corpus(root)) is not None
@@ -138,6 +140,7 @@ def test_tables_of_another_corpus_are_ignored(measured, tmp_path):
     assert load_legibility(open_corpus(other)) is None
 
 
+@needs_tesseract
 def test_report_shows_legibility_per_tier(measured, tmp_path):
     from corpus.views.report import write_report
 

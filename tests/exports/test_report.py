@@ -21,7 +21,7 @@ from corpus.views.report import (
 from flows.cli import main
 from tests.flows.crafted import XSS_ID, craft_doc_id
 
-from .chromium import check_page, chromium_binary
+from .chromium import check_page
 from .helpers import corpus_truth
 
 
@@ -98,7 +98,7 @@ def test_boxes_and_quads_are_drawn_where_given():
     assert tuple(quad[20, 70]) == (0, 120, 255) and tuple(quad[50, 20]) == (255, 255, 255)
 
 
-@pytest.mark.skipif(chromium_binary() is None, reason="Debian chromium not installed (.ci/run installs it)")
+@pytest.mark.needs("chromium")
 def test_report_opens_in_headless_chromium_without_errors(report):
     page = check_page(report, width=1400, height=1000)
     assert page.errors == []
@@ -108,7 +108,7 @@ def test_report_opens_in_headless_chromium_without_errors(report):
     assert page.height > 2000
 
 
-@pytest.mark.skipif(chromium_binary() is None, reason="Debian chromium not installed (.ci/run installs it)")
+@pytest.mark.needs("chromium")
 def test_report_runs_no_script(report):
     assert check_page(report).scripts == []
 
@@ -121,7 +121,7 @@ def test_report_refuses_a_crafted_doc_id_corpus(corpus_copy, tmp_path, capsys):
     assert not (tmp_path / "r.html").exists()
 
 
-@pytest.mark.skipif(chromium_binary() is None, reason="Debian chromium not installed (.ci/run installs it)")
+@pytest.mark.needs("chromium")
 def test_crafted_doc_id_report_opens_in_chromium_with_no_script_run(corpus_copy, tmp_path):
     """Built past ``verify`` (as ``--no-verify`` would): escaping alone must keep the injected id inert."""
     craft_doc_id(corpus_copy)
@@ -133,7 +133,7 @@ def test_crafted_doc_id_report_opens_in_chromium_with_no_script_run(corpus_copy,
     assert page.title.startswith("SynthDocQA corpus report")
 
 
-@pytest.mark.skipif(chromium_binary() is None, reason="Debian chromium not installed (.ci/run installs it)")
+@pytest.mark.needs("chromium")
 def test_chromium_check_catches_errors(tmp_path):
     bad = tmp_path / "bad.html"
     bad.write_text("<!DOCTYPE html><html><head><link rel='icon' href='data:,'></head><body>"
@@ -145,7 +145,7 @@ def test_chromium_check_catches_errors(tmp_path):
     assert len(page.scripts) == 1  # the inline script
 
 
-@pytest.mark.skipif(chromium_binary() is None, reason="Debian chromium not installed (.ci/run installs it)")
+@pytest.mark.needs("chromium")
 def test_chromium_check_sees_an_injected_event_handler_run(tmp_path):
     bad = tmp_path / "xss.html"
     bad.write_text("<!DOCTYPE html><html><head><title>clean</title><link rel='icon' href='data:,'></head><body><p>"

@@ -89,16 +89,14 @@ def test_max_items_caps_the_questions_put_to_the_system_under_test(tiny_corpus, 
     assert len(items) == 3 and {i["candidate"] for i in items} == {"42"}
 
 
+@pytest.mark.needs("tesseract")
 def test_the_system_under_test_can_read_the_scans_through_ocr(tiny_corpus, tmp_path):  # noqa: F811
     """answer_mode: ocr gives the answerer tesseract's reading of the scans, not the PDF text layer."""
-    import shutil
 
     from corpus.store import open_corpus
     from judges.hallucination.answer import answers_from_endpoint
     from judges.llm import ChatClient, EndpointConfig
 
-    if shutil.which("tesseract") is None:
-        pytest.skip("tesseract is not installed (Debian tesseract-ocr; .ci/run installs it)")
     reader = open_corpus(tiny_corpus)
     docs = [(doc, qas[:1]) for doc, qas in reader.documents_and_qa()][:1]
     with FakeOpenAIServer(lambda req: "not stated") as srv, \

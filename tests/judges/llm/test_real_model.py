@@ -17,13 +17,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from judges.llm.local_server import LocalModelServer, missing
+from judges.llm.local_server import LocalModelServer
 from tests.corpus.conftest import tiny_corpus, tiny_spec  # noqa: F401  (shared fixtures)
 
 REPO = Path(__file__).resolve().parents[3]
-MISSING = missing()
-pytestmark = [pytest.mark.slow,
-              pytest.mark.skipif(MISSING is not None, reason=f"no local model server: {MISSING}")]
+pytestmark = [pytest.mark.slow, pytest.mark.needs("model")]
 
 
 @pytest.fixture(scope="module")

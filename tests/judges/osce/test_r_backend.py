@@ -19,8 +19,7 @@ from judges.osce.r_backend import r_missing
 from judges.osce.report import render_report
 from judges.osce.simulate import SimulationConfig, make_unbalanced, simulate_study
 
-MISSING = r_missing()
-pytestmark = pytest.mark.skipif(MISSING is not None, reason=f"R backend unavailable: {MISSING}")
+pytestmark = pytest.mark.needs("R")
 OPTS = AnalysisOptions(stratifiers=("linguistic_form",), reliability=False)
 
 
