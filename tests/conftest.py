@@ -11,6 +11,28 @@ settings.register_profile("dev", print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+@pytest.fixture(scope="session")
+def tiny_corpus(tmp_path_factory):
+    """A 2-document corpus made once per session, serially in this process
+    (``corpus.generate.generate_corpus``): shared by every folder of tests; tests that change it use
+    ``corpus_copy``."""
+    from corpus.generate import generate_corpus
+    from tests.corpus.conftest import tiny_spec
+
+    out = tmp_path_factory.mktemp("tiny") / "corpus"
+    generate_corpus(tiny_spec(), out)
+    return out
+
+
+@pytest.fixture
+def corpus_copy(tiny_corpus, tmp_path):
+    import shutil
+
+    dst = tmp_path / "copy"
+    shutil.copytree(tiny_corpus, dst)
+    return dst
+
+
 def _missing(tool: str) -> str | None:
     """What is missing for ``tool`` (None: it is there). One place names each external component."""
     import shutil

@@ -42,6 +42,7 @@ generate_corpus(tiny_spec(n_docs=5), {out!r})
 """
 
 
+@pytest.mark.slow  # a process generating five documents, killed and resumed twice
 def test_kill_9_then_rerun_is_byte_identical(tmp_path):
     out = tmp_path / "killed"
     proc = subprocess.Popen([sys.executable, "-c", KILL_SCRIPT.format(out=str(out))], cwd=REPO)

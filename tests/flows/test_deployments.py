@@ -16,8 +16,8 @@ import yaml
 from corpus.store import load_manifest
 from corpus.verify import verify_corpus
 from flows.deployments import DEPLOYMENTS
+from tests.corpus.conftest import tiny_spec
 
-from .conftest import tiny_spec
 from .prefect_server import BIN, REPO, PrefectServer
 
 

@@ -35,8 +35,8 @@ import flows.cli
 import flows.generate  # noqa: F401  (Prefect configures logging on import: at collection, not inside a test)
 from corpus.verify import check_corpus, verify_corpus
 from flows.cli import main
+from tests.corpus.conftest import tiny_spec
 
-from .conftest import tiny_spec
 from .crafted import XSS_ID, craft_doc_id, rehash_manifest
 
 REPO = Path(__file__).resolve().parents[2]

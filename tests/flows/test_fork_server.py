@@ -12,8 +12,8 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 from corpus.store import load_manifest
+from tests.corpus.conftest import tiny_spec
 
-from .conftest import tiny_spec
 from .prefect_server import REPO
 
 

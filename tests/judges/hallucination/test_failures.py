@@ -9,7 +9,6 @@ import pytest
 import yaml
 
 import flows.cli
-from tests.corpus.conftest import tiny_corpus, tiny_spec  # noqa: F401  (shared fixtures)
 from tests.judges.fake_openai_server import FakeOpenAIServer, FakeReply
 
 

@@ -18,7 +18,6 @@ import pytest
 import yaml
 
 from judges.llm.local_server import LocalModelServer
-from tests.corpus.conftest import tiny_corpus, tiny_spec  # noqa: F401  (shared fixtures)
 
 REPO = Path(__file__).resolve().parents[3]
 pytestmark = [pytest.mark.slow, pytest.mark.needs("model")]
