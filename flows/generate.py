@@ -316,7 +316,8 @@ def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1
                 TIMINGS.mark("check for a complete corpus")
                 done = up_to_date(out, spec)
                 if done is not None and not report_is_current(out, Path(out) / REPORT_FILE):
-                    done = None  # the documents are whole but the report is not: the run draws it  # nothing to do: no server, no flow run (a deployment run still runs the flow)
+                    done = None  # the documents are whole but the report is not: the run draws it
+                if done is not None:  # nothing to do: no server, no flow run (a deployment run still runs the flow)
                     if phase is not None:
                         phase("the corpus is complete and verified for this spec and code: nothing to generate")
                     return done.stats
