@@ -17,7 +17,15 @@ REPO = Path(__file__).resolve().parents[1]
 
 @pytest.mark.slow
 def test_the_wheel_carries_its_data_and_the_same_code_version(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", str(REPO),
+    import shutil
+
+    src = tmp_path / "src"  # the tracked files, so the build leaves nothing in the checkout (no build/)
+    for rel in subprocess.run(["git", "ls-files", "-z"], cwd=REPO, check=True, capture_output=True,
+                              text=True).stdout.split("\0"):
+        if rel and (REPO / rel).is_file():
+            (src / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / rel, src / rel)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", str(src),
                     "-w", str(tmp_path / "dist")], check=True, capture_output=True, cwd=tmp_path)
     wheel, = (tmp_path / "dist").glob("synthdocqa-*.whl")
     site = tmp_path / "site"
