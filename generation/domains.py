@@ -49,7 +49,7 @@ _TOTAL_OF = {"Cost to date": "Contract value", "Spend to date": "Budget"}
 @dataclass(frozen=True)
 class Metric:
     """A reported quantity: ``kind`` decides the value type, ``unit`` the unit of numbers, ``quantity`` the
-    arithmetic that means something on it (``ir.semantics``) and ``behaviour`` how it moves over time."""
+    arithmetic that means something on it (``ir.arithmetic_rules``) and ``behaviour`` how it moves over time."""
 
     name: str
     kind: MetricKind

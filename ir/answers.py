@@ -10,8 +10,8 @@ import datetime as dt
 import re
 from decimal import ROUND_HALF_EVEN, Decimal
 
+from .arithmetic_rules import PERCENTAGE_POINTS, unit_for_count
 from .qa_models import BooleanAnswer, DateAnswer, NumberAnswer, StringAnswer, TypedAnswer
-from .semantics import PERCENTAGE_POINTS, unit_for_count
 from .values import (
     SCALE_FACTOR,
     BooleanValue,

@@ -44,7 +44,7 @@ class Fact(Model):
     period: str = ""
     value: FactValue
     quantity: Quantity | None = Field(
-        default=None, description="semantic type of a numeric fact (ir.semantics: which arithmetic applies)")
+        default=None, description="semantic type of a numeric fact (ir.arithmetic_rules: which arithmetic applies)")
     text: str = Field(min_length=1, description="the exact surface string drawn on the page")
     derivation: Derivation | None = None
     group: str = Field(default="", description="groups facts of one table/chart/form for aggregates")

@@ -37,7 +37,7 @@ DIFFICULTIES: tuple[Difficulty, ...] = get_args(Difficulty)
 Quantity = Literal["amount", "count", "rate", "ratio", "index", "duration", "date"]
 QUANTITIES: tuple[Quantity, ...] = get_args(Quantity)
 """Semantic type of a numeric fact, decided in the IR: which arithmetic means something on it
-(``ir.semantics`` holds the rules)."""
+(``ir.arithmetic_rules`` holds the rules)."""
 
 StageName = Literal[
     "resample", "paper", "watermark", "ink_bleed", "toner_fade", "halftone", "markup", "binding_marks", "bleed_through",

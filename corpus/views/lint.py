@@ -8,8 +8,8 @@ assertions and the PDF's text layer):
   (``renderers.layout_checks.check_layout``: text over text outside designed overlays, text beyond the
   page, a word or number broken over two lines, a page less than half used that does not end the
   document or a section);
-- ``semantic``: arithmetic that means nothing on its quantity (``ir.semantics.allows`` on the quantity
-  ``generation.qa.semantic.quantity_of`` decides: a sum of percentages, a percent change of a rate), a difference
+- ``semantic``: arithmetic that means nothing on its quantity (``ir.arithmetic_rules.quantity_allows`` on the quantity
+  ``generation.qa.fact_arithmetic.quantity_of`` decides: a sum of percentages, a percent change of a rate), a difference
   of rates not in percentage points, numeric facts some arithmetic rests on without ``Fact.quantity``,
   one quantity of the document drawn with two values, "1 <plural unit>" in drawn text or QA, change
   cells beyond +/-100 %;
@@ -34,13 +34,13 @@ from typing import Literal, get_args
 
 from generation.content.names import COUNTRIES
 from generation.content.names import address_problems as entity_address_problems
-from generation.qa.semantic import quantity_of
+from generation.qa.fact_arithmetic import quantity_of
+from ir.arithmetic_rules import difference_unit, quantity_allows, unit_for_count
 from ir.base import Model
 from ir.document import DocumentIR
 from ir.facts import Fact
 from ir.qa_models import Assertion, QAPair
 from ir.rendermap import RenderMap
-from ir.semantics import allows, difference_unit, unit_for_count
 
 from ..store import CorpusReader, open_corpus
 
@@ -166,7 +166,7 @@ def _op_problem(doc_id: str, where: str, op: str, operands: list[Fact]) -> LintP
         if f.value.kind not in (*_NUMERIC, "date"):
             continue
         q = quantity_of(f)
-        if not allows(q, op):
+        if not quantity_allows(q, op):
             return LintProblem(doc_id=doc_id, kind="semantic", check="op_not_allowed",
                                detail=f"{where}: {op} over {q} fact {f.id} {f.label!r} ({f.text})")
     return None
@@ -179,7 +179,7 @@ _NUMBERING_WORDS = {"table", "figure", "chart", "section", "page", "item", "step
 
 
 def plural_unit_pattern(units: Iterable[str]) -> re.Pattern[str] | None:
-    """``1 incidents``: a one followed by a unit in the plural (``ir.semantics.unit_for_count``)."""
+    """``1 incidents``: a one followed by a unit in the plural (``ir.arithmetic_rules.unit_for_count``)."""
     plurals = sorted({u for u in units if u and unit_for_count(u, 1) != u}, key=len, reverse=True)
     if not plurals:
         return None

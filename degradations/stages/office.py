@@ -26,7 +26,7 @@ import numpy as np
 
 from ir.rng import Rng
 
-from ._fields import like_image, multiply, paper_level, smooth_noise, to_u8
+from .image_ops import like_image, multiply, paper_level, smooth_noise, to_u8
 from .protocol import Params
 
 Box = tuple[float, float, float, float]

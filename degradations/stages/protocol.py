@@ -27,7 +27,7 @@ from ir.rng import Rng
 from ir.vocab import STAGE_NAMES, StageName
 
 from ..geometry import Transform, sampling_maps
-from ._fields import border_value
+from .image_ops import border_value
 
 Params = Mapping[str, Any]
 """A stage's parameters in image units (``*_px`` lengths already rescaled to the image's dpi)."""

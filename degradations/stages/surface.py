@@ -15,7 +15,7 @@ import numpy as np
 
 from ir.rng import Rng
 
-from ._fields import (
+from .image_ops import (
     channels,
     gaussian_u8,
     gray,

@@ -31,7 +31,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 def cmd_analyze(args: argparse.Namespace) -> int:
     from judges.osce.analysis import AnalysisOptions
     from judges.osce.columns import ColumnError, parse_mapping
-    from judges.osce.lmm import LmmError
+    from judges.osce.lmm_solver import LmmError
     from judges.osce.loaders import OsceInputError, read_ratings
     from judges.osce.pipeline import analyze_file, load_taxonomy
     from judges.osce.r_backend import RBackendError, r_missing

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from ir.arithmetic_rules import quantity_allows
 from ir.blocks import FigureBlock, Series, Span
 from ir.facts import Fact
 from ir.rng import Rng
-from ir.semantics import allows
 
 from ..domains import Metric
 from .book import DocContext, fs
@@ -88,7 +88,7 @@ def bar_or_line(ctx: DocContext, rng: Rng, chart: str) -> FigureBlock:
 def pie(ctx: DocContext, rng: Rng) -> FigureBlock:
     d = ctx.domain
     bid = ctx.book.block_id()
-    metrics = [m for m in d.metrics if allows(m.quantity, "share")] or [d.metrics[0]]
+    metrics = [m for m in d.metrics if quantity_allows(m.quantity, "share")] or [d.metrics[0]]
     metric = rng.choice(metrics)
     n_slices = rng.integers(3, min(6, len(d.items)) + 1)
     period = f"{ctx.cal.fy}"

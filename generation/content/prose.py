@@ -12,10 +12,10 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from ir.arithmetic_rules import PERCENTAGE_POINTS, unit_for_count
 from ir.blocks import FigureBlock, FootnoteBlock, HeadingBlock, ListBlock, Span, TableBlock, TextBlock
 from ir.facts import Derivation, Fact
 from ir.rng import Rng
-from ir.semantics import PERCENTAGE_POINTS, unit_for_count
 from ir.values import NumberValue
 
 from .book import DocContext, fs, lit

@@ -1,7 +1,7 @@
 """Table builders. Totals are exact Decimal sums carrying ``Derivation("sum")``; shares and changes
 carry ``share``/``percent_change``/``difference`` derivations.
 
-What a table may do with a column follows its metric's semantic type (``ir.semantics``): a total row only
+What a table may do with a column follows its metric's semantic type (``ir.arithmetic_rules``): a total row only
 under additive columns (a column of rates gets an average row or nothing), a change column in percent
 only for amounts and large counts, in percentage points for rates and in the metric's unit for ratios,
 scores and small counts. Shares of one whole are computed once per (metric, period) over all of the
@@ -13,10 +13,10 @@ from __future__ import annotations
 import datetime as dt
 from decimal import ROUND_DOWN, ROUND_HALF_EVEN, Decimal
 
+from ir.arithmetic_rules import PERCENTAGE_POINTS, quantity_allows, singular
 from ir.blocks import Span, TableBlock
 from ir.facts import Derivation, Fact
 from ir.rng import Rng
-from ir.semantics import PERCENTAGE_POINTS, allows, singular
 
 from ..domains import Metric
 from .book import DocContext, fs, lit
@@ -58,8 +58,8 @@ def header(metric: Metric, ctx: DocContext, suffix: str = "") -> str:
 
 
 def summable(metric: Metric) -> bool:
-    """Whether a column of this metric may get a total (``ir.semantics``: additive quantities only)."""
-    return allows(metric.quantity, "sum")
+    """Whether a column of this metric may get a total (``ir.arithmetic_rules``: additive quantities only)."""
+    return quantity_allows(metric.quantity, "sum")
 
 
 def share(part: Decimal, total: Decimal) -> Decimal:
@@ -104,7 +104,7 @@ def change_mode(metric: Metric) -> str:
     difference in the metric's unit: ratios, scores, running totals and counts that can be small)."""
     if metric.quantity == "rate":
         return "pp"
-    if not allows(metric.quantity, "percent_change") or metric.behaviour == "cumulative" or metric.small_count:
+    if not quantity_allows(metric.quantity, "percent_change") or metric.behaviour == "cumulative" or metric.small_count:
         return "diff"
     if metric.quantity == "count" and metric.low < 50:
         return "diff"
@@ -239,7 +239,7 @@ def share_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
     rest grouped as "Other" (``share`` derivations; the total is the whole's)."""
     d = ctx.domain
     bid = ctx.book.block_id()
-    metrics = [m for m in d.metrics if allows(m.quantity, "share")] or [d.metrics[0]]
+    metrics = [m for m in d.metrics if quantity_allows(m.quantity, "share")] or [d.metrics[0]]
     metric = rng.choice(metrics)
     period = rng.choice(share_periods(ctx))
     values, total_v, shares = whole(ctx, metric, period)

@@ -18,9 +18,9 @@ from ir.values import DateValue
 from .claims import Claim, Draft
 from .compare import condition_groups, noun_of, pick_pair, plural
 from .context import Point, QAContext, lc
+from .fact_arithmetic import facts_allow, quantity_of, unit_of_difference
 from .naming import describe, measure_of
 from .phrasing import pick
-from .semantic import may, quantity_of, unit_of_difference
 
 AGGREGATES = ("sum", "mean", "max", "min", "count")
 AGGREGATE = {
@@ -92,7 +92,7 @@ def table_aggregate(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Dr
     facts = [f for _, f in cells]
     if len(facts) < 2 or len({unit_of(f.value) for f in facts}) != 1:
         return None
-    ops = [op for op in AGGREGATES if may(op, facts) and (op != "sum" or across_items)]
+    ops = [op for op in AGGREGATES if facts_allow(op, facts) and (op != "sum" or across_items)]
     if not ops:
         return None
     op = rng.choice(ops)
@@ -133,7 +133,7 @@ def conditional_aggregate(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng)
     thr = vals[rng.integers(0, len(vals) - 2)]
     keep = [p for p in target if numeric(by_item[p.item].fact.value) > thr]
     facts = [p.fact for p in keep]
-    ops = [op for op in ("sum", "mean") if may(op, facts)]
+    ops = [op for op in ("sum", "mean") if facts_allow(op, facts)]
     if len(keep) < 2 or not ops or any(p.period != target[0].period for p in target):
         return None
     op = rng.choice(ops)
@@ -169,7 +169,7 @@ def difference(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Draft |
     if pr is None:
         return None
     pa, pb = pr
-    if not may("difference", [pa.fact, pb.fact]):
+    if not facts_allow("difference", [pa.fact, pb.fact]):
         return None
     if numeric(pa.fact.value) < numeric(pb.fact.value):
         pa, pb = pb, pa
@@ -191,7 +191,7 @@ RANGE = ("What is the difference between the highest and the lowest {m} in {wher
 
 def value_range(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Draft | None:
     """Highest minus lowest value of a column or series."""
-    groups = [g for g in ctx.point_groups(b, least=3) if may("difference", [p.fact for p in g])]
+    groups = [g for g in ctx.point_groups(b, least=3) if facts_allow("difference", [p.fact for p in g])]
     if not groups:
         return None
     g = rng.choice(groups)
@@ -263,7 +263,7 @@ PERIOD_CHANGE_RATE = ("By how many percentage points did the {m} of {item} chang
 
 def percent_change(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Draft | None:
     """Percent change of one item between two periods: amounts and counts only (never of a rate)."""
-    pairs = [(a, c) for a, c in period_pairs(ctx, b) if may("percent_change", [a.fact, c.fact])
+    pairs = [(a, c) for a, c in period_pairs(ctx, b) if facts_allow("percent_change", [a.fact, c.fact])
              and numeric(a.fact.value) != 0]
     if not pairs:
         return None
@@ -278,7 +278,7 @@ def percent_change(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Dra
 
 def period_change(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Draft | None:
     """Signed change of one item between two periods (percentage points for rates)."""
-    pairs = [(a, c) for a, c in period_pairs(ctx, b) if may("difference", [a.fact, c.fact])]
+    pairs = [(a, c) for a, c in period_pairs(ctx, b) if facts_allow("difference", [a.fact, c.fact])]
     if not pairs:
         return None
     a, c = rng.choice(pairs)

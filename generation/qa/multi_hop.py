@@ -25,10 +25,10 @@ from .arithmetic import derivation, number_answer, period_key
 from .claims import Claim, Draft
 from .compare import extreme_claim, noun_of
 from .context import Point, QAContext, Record, lc
+from .fact_arithmetic import facts_allow
 from .lookup import unique_keys
 from .naming import describe, field_name
 from .phrasing import pick
-from .semantic import may
 
 
 def who(f: Fact) -> str:
@@ -229,7 +229,7 @@ def cross_pairs(ctx: QAContext) -> list[tuple[Point, Point]]:
                 if a.block is not c.block and ((a.item == c.item) != (a.period == c.period)) \
                         and same_granularity(a.period, c.period) \
                         and numeric(a.fact.value) != numeric(c.fact.value) and describe(a.fact) != describe(c.fact) \
-                        and may("difference", [a.fact, c.fact]):
+                        and facts_allow("difference", [a.fact, c.fact]):
                     out.append((a, c))
     return out
 

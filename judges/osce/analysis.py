@@ -41,8 +41,7 @@ from .contrasts import (
     responder_contrasts,
 )
 from .design import FixedDesign, RandomTerm, independent_columns, intercept_term, null_space, slope_term
-from .lmm import AGREE_TOL, LmmError, LmmFit, LmmModel, single_blas_thread
-from .mixed import DEFAULT_METHODS, fit_crossed
+from .lmm_solver import AGREE_TOL, LmmError, LmmFit, LmmModel, single_blas_thread
 from .schema import (
     AnalysisResult,
     Contrast,
@@ -52,6 +51,7 @@ from .schema import (
     ReliabilityRow,
     Taxonomy,
 )
+from .statsmodels_backend import DEFAULT_METHODS, fit_crossed
 
 STRATIFIERS: tuple[str, ...] = ("history_category", "linguistic_form")
 BACKENDS: tuple[str, ...] = ("lmm", "statsmodels", "r")

@@ -20,7 +20,7 @@ from scipy import special, stats
 from statsmodels.stats.multitest import multipletests
 
 from .design import FixedDesign, is_estimable
-from .lmm import LmmFit
+from .lmm_solver import LmmFit
 from .schema import Coefficient, Contrast, MarginalMean
 
 ADJUST_METHODS = {"holm": "holm", "bh": "fdr_bh"}

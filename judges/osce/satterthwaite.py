@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.linalg import cho_solve, cholesky
 
-from .lmm import LmmModel
+from .lmm_solver import LmmModel
 
 EIGEN_TOL = 1e-8  # lmerTest's tolerance for the Hessian's eigenvalues
 

@@ -80,20 +80,20 @@ def test_noise_quantiles_match_scipy_bit_for_bit():
     every noise field, and so every scan, is the same as when scipy computed it."""
     from scipy.special import ndtri
 
-    from degradations.stages import _fields
+    from degradations.stages import image_ops
 
     want = ndtri((np.arange(256) + 0.5) / 256.0)
-    assert _fields._QUANTILES.dtype == np.float64
-    assert _fields._QUANTILES.tobytes() == want.tobytes()
+    assert image_ops._QUANTILES.dtype == np.float64
+    assert image_ops._QUANTILES.tobytes() == want.tobytes()
     p = np.concatenate([np.random.default_rng(0).uniform(1e-13, 1 - 1e-13, 2000), [1e-13, 0.5, 1 - 1e-13]])
-    got = np.array([_fields._ndtri(float(v)) for v in p])
+    got = np.array([image_ops._ndtri(float(v)) for v in p])
     assert got.tobytes() == ndtri(p).tobytes()
 
 
 def test_paper_level_is_numpys_percentile_bit_for_bit():
     """``paper_level`` takes the 90th percentile of a uint8 sample without ``np.percentile`` (which loads
     ``numpy.ma``): the same float64 bits as ``np.percentile(sample, 90, axis=0)`` on every sample size."""
-    from degradations.stages._fields import paper_level
+    from degradations.stages.image_ops import paper_level
 
     rng = np.random.default_rng(5)
     shapes = [(h, w) for h in (1, 2, 7, 8, 50, 333) for w in (1, 6, 7, 15, 120)] + [(2200, 1700), (1100, 850)]

@@ -18,7 +18,7 @@ from generation.content.names import address_problems
 from generation.domains import get_domain, get_recipe
 from ir import DocumentIR, FigureBlock, FormBlock, TableBlock, block_spans
 from ir.answers import numeric
-from ir.semantics import ADDITIVE, PERCENTAGE_POINTS, allows
+from ir.arithmetic_rules import ADDITIVE, PERCENTAGE_POINTS, quantity_allows
 from ir.vocab import QUANTITIES
 
 MAX_CHANGE = Decimal(60)
@@ -205,7 +205,7 @@ def change_problems(doc: DocumentIR) -> list[str]:
             continue
         ops = [facts[o] for o in d.operands]
         if d.op == "percent_change":
-            if any(not allows(o.quantity, "percent_change") for o in ops):
+            if any(not quantity_allows(o.quantity, "percent_change") for o in ops):
                 out.append(f"{f.id}: percent change of {ops[0].quantity} values")
             if abs(f.value.value) > MAX_CHANGE:
                 out.append(f"{f.id} ({f.label}): implausible change {f.value.value}%")

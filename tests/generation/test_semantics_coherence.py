@@ -23,7 +23,7 @@ from generation.content.dynamics import display, draw_path, raw_value
 from generation.domains import DOMAINS, RECIPE_BY_SLUG, RECIPES, Metric, get_domain, metric_semantics
 from generation.planner import plan_document, planned_page_count, recipe_and_pages
 from ir import Derivation, DocumentIR, Fact, Rng, TextBlock
-from ir.semantics import allows, unit_for_count
+from ir.arithmetic_rules import quantity_allows, unit_for_count
 from ir.spec import REFERENCE_PLANNED_PAGES, REFERENCE_RECIPE_MIX, demo_spec, reference_spec
 from ir.values import NumberValue, PercentValue
 from tests.generation.plan_checks import (
@@ -240,7 +240,7 @@ def test_every_metric_has_a_semantic_type_and_a_behaviour():
     for d in DOMAINS:
         for m in d.metrics:
             assert metric_semantics(m.name, m.kind, m.unit) == (m.quantity, m.behaviour)
-            assert m.behaviour != "flow" or allows(m.quantity, "sum"), (d.slug, m.name)
+            assert m.behaviour != "flow" or quantity_allows(m.quantity, "sum"), (d.slug, m.name)
     names = {m.name: m for d in DOMAINS for m in d.metrics}
     assert names["ARPU"].quantity == "ratio" and names["Loss ratio"].quantity == "rate"
     assert names["Hours billed"].quantity == "duration" and names["Incidents"].quantity == "count"

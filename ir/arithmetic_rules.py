@@ -30,7 +30,7 @@ ALLOWED_OPS: dict[Quantity, frozenset[str]] = {
 PERCENTAGE_POINTS = "percentage points"
 
 
-def allows(quantity: Quantity | None, op: str) -> bool:
+def quantity_allows(quantity: Quantity | None, op: str) -> bool:
     """Whether ``op`` over facts of this quantity means something (None: not a quantity, nothing allowed)."""
     return quantity is not None and op in ALLOWED_OPS[quantity]
 

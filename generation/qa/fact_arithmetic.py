@@ -1,4 +1,4 @@
-"""Which arithmetic a question may do on a fact: its semantic type and the rules of ``ir.semantics``.
+"""Which arithmetic a question may do on a fact: its semantic type and the rules of ``ir.arithmetic_rules``.
 
 The type is ``Fact.quantity`` when the IR sets it; otherwise it is read off the value (a percentage is a
 rate, money an amount, a number of "hours" a duration, of "t/ha" a ratio, of "patents" a count). One
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from ir.arithmetic_rules import difference_unit, quantity_allows, unit_for_count
 from ir.facts import Fact
-from ir.semantics import allows, difference_unit, unit_for_count
 from ir.values import DateValue, MoneyValue, NumberValue, PercentValue
 from ir.vocab import Quantity
 
@@ -51,9 +51,9 @@ def shared_quantity(facts: Iterable[Fact]) -> Quantity | None:
     return kinds.pop() if len(kinds) == 1 else None
 
 
-def may(op: str, facts: Iterable[Fact]) -> bool:
-    """Whether ``op`` over these facts means something (same semantic type, and ``ir.semantics`` allows it)."""
-    return allows(shared_quantity(facts), op)
+def facts_allow(op: str, facts: Iterable[Fact]) -> bool:
+    """Whether ``op`` over these facts means something (same semantic type, and ``ir.arithmetic_rules`` allows it)."""
+    return quantity_allows(shared_quantity(facts), op)
 
 
 def unit_of_difference(f: Fact, unit: str) -> str:
@@ -85,7 +85,7 @@ def semantic_misuses(facts: dict[str, Fact], assertions: Iterable) -> list[str]:
             problems.append(f"{a.id}: {der.op} over an unknown fact")
             continue
         q = shared_quantity(ops)
-        if not allows(q, der.op):
+        if not quantity_allows(q, der.op):
             problems.append(f"{a.id}: {der.op} over {q or 'values of different semantic types'} means nothing")
         elif der.op == "difference" and q == "rate" and a.value.kind == "number" and a.value.unit == "%":
             problems.append(f"{a.id}: a difference of two percentages in % (must be percentage points)")

@@ -20,7 +20,7 @@ from judges.osce.design import (
     is_estimable,
     null_space,
 )
-from judges.osce.lmm import LmmModel, OptimizerRun
+from judges.osce.lmm_solver import LmmModel, OptimizerRun
 from judges.osce.simulate import SimulationConfig, simulate_study
 
 

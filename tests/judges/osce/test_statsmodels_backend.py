@@ -11,9 +11,9 @@ from statsmodels.regression.mixed_linear_model import MixedLM
 from ir.rng import Rng
 from judges.osce.analysis import AnalysisOptions, analyze, coverage, metric_frame
 from judges.osce.contrasts import adjust
-from judges.osce.mixed import fit_crossed, fixed_effects_zeroed
 from judges.osce.schema import Contrast
 from judges.osce.simulate import SimulationConfig, make_unbalanced, simulate_study
+from judges.osce.statsmodels_backend import fit_crossed, fixed_effects_zeroed
 
 VC = {"rater": "0+C(rater)", "item": "0+C(item)"}
 MAIN_ONLY = AnalysisOptions(stratifiers=(), reliability=False)
