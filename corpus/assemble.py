@@ -1,8 +1,11 @@
 """The generation chain for one document, in memory, with no orchestrator in it.
 
-plan -> choose layouts -> render PDF -> sample scan params into the IR -> rasterize -> degrade
--> map evidence boxes -> derive QA -> the document's files and record as bytes. ``corpus.generate``
-writes them (``doc.json`` last) and ``corpus.reproduce`` compares them with a corpus on disk.
+``build_document`` is the pipeline, one named step a line, each taking and returning typed values:
+``complete_ir`` (plan + choose layouts) -> ``render`` (PDF + RenderMap) -> ``sample_scans`` (scan parameters
+into the IR) -> ``capture`` (rasterise, degrade, encode each page) -> ``map_evidence_boxes`` (span boxes onto
+the scans) -> ``build_evidence`` + ``derive_qa`` -> ``package`` (the document's files and record as bytes).
+``corpus.generate`` writes them (``doc.json`` last) and ``corpus.reproduce`` compares them with a corpus on
+disk.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from generation.qa import build_evidence, derive_qa
 from ir import DocumentIR, Rng
 from ir.boxes import ScanBox, pdf_to_stored_px, stored_scan_box
 from ir.files import sha256_bytes
+from ir.qa_models import Assertion, QAPair
+from ir.rendermap import RenderMap
 from ir.spec import CorpusSpec
 
 GENERATOR_VERSION = "1"
@@ -98,86 +103,134 @@ def default_layout_chooser() -> Callable[[DocumentIR], DocumentIR]:
     return clip_chooser()
 
 
-def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[DocumentIR], DocumentIR] | None = None
-                   ) -> BuiltDocument:
-    from degradations import (
-        degrade_page,
-        encode_scan,
-        map_boxes,
-        page_captures,
-        sample_profile,
-        scan_extension,
-        scan_pdf,
-    )
-    from renderers import rasterize, render_document
+@dataclass(frozen=True)
+class RenderedDocument:
+    """The PDF of a finished plan and the box of every fact it drew."""
 
-    one_thread_per_worker()
-    doc = complete_ir(spec, index, layout_chooser)
+    doc: DocumentIR
+    pdf: bytes
+    render_map: RenderMap
+
+
+@dataclass(frozen=True)
+class CapturedPage:
+    """One page as the capture device left it: the clean page image, the scan, and what the scan did to the
+    page's geometry (``transforms``) and what it drew over it (``covers``: a box -> the stages covering it)."""
+
+    page_no: int
+    png: bytes
+    scan: bytes
+    scan_ext: str
+    tier: str
+    device: str
+    transforms: list
+    covers: Callable[[list[float]], list[str]]
+
+
+def render(doc: DocumentIR) -> RenderedDocument:
+    from renderers import render_document
+
     result = render_document(doc)
-    pdf, rmap = result.pdf, result.render_map
-    n_pages = len(rmap.pages)
-    # Scan parameters are sampled into the IR once the page count is known; every image below is a
-    # pure function of the finished IR (replayable from ir.json).
+    return RenderedDocument(doc, result.pdf, result.render_map)
+
+
+def sample_scans(spec: CorpusSpec, index: int, rendered: RenderedDocument) -> DocumentIR:
+    """The IR with its scan parameters sampled, now that the page count is known; every image after this is
+    a pure function of the finished IR (replayable from ir.json)."""
+    from degradations import page_captures, sample_profile
+
+    doc = rendered.doc
+    n_pages = len(rendered.render_map.pages)
     tier, device = doc.perturbation.tier, doc.perturbation.device
     profile = sample_profile(tier, n_pages, Rng(doc.seed, doc.seed_path).fork("scan"), device,
                              page_captures(spec.scan_plan, index, tier, device, n_pages))
     doc = doc.model_copy(update={"perturbation": profile})
-    doc = DocumentIR.model_validate_json(doc.to_json())
-    paths = DocFiles(doc.doc_id)
-    files: dict[str, bytes] = {}
-    page_images = rasterize(pdf, spec.dpi)
-    transforms: dict[int, list] = {}
-    covers: dict[int, Callable[[list[float]], list[str]]] = {}  # page -> what covers a box (not the image)
-    scans: list[bytes] = []
-    page_recs: list[PageRecord] = []
-    for i, (png, image) in enumerate(page_images, start=1):
-        files[paths.page_image(i)] = png
-        page = profile.pages[i - 1]
-        degraded = degrade_page(image, page, doc.seed, spec.dpi)
-        transforms[i] = degraded.transforms
-        covers[i] = degraded.occlusion_lookup()
-        page_tier, page_device = profile.page_tier(page), profile.page_device(page)
-        scan_bytes = encode_scan(degraded.image, page_tier, device=page_device)
-        ext = scan_extension(page_tier, page_device)
-        files[paths.scan_image(i, ext)] = scan_bytes
-        scans.append(scan_bytes)
-        rp = rmap.pages[i - 1]
-        page_recs.append(PageRecord(doc_id=doc.doc_id, page_no=i, width_pt=rp.width, height_pt=rp.height,
-                                    layout_id=rp.layout_id, image=paths.page_image(i),
-                                    scan=paths.scan_image(i, ext),
-                                    n_spans=sum(1 for s in rmap.spans if s.page_no == i),
-                                    tier=page_tier, device=page_device))
+    return DocumentIR.model_validate_json(doc.to_json())
 
-    # Each span's box on the scan, by span index: its stored page-pixel box mapped through the page's
-    # geometric stages.
-    scan_boxes: list[ScanBox | None] = [None] * len(rmap.spans)
-    occluded: list[list[str]] = [[] for _ in rmap.spans]  # occluding stages that cover each span
-    for page_no in sorted(transforms):
-        idx = [k for k, s in enumerate(rmap.spans) if s.page_no == page_no]
+
+def capture(doc: DocumentIR, pdf: bytes, dpi: int) -> list[CapturedPage]:
+    """Rasterise every page (pymupdf) and scan it with its page's capture device and tier."""
+    from degradations import degrade_page, encode_scan, scan_extension
+    from renderers import rasterize
+
+    profile = doc.perturbation
+    pages = []
+    for i, (png, image) in enumerate(rasterize(pdf, dpi), start=1):
+        page = profile.pages[i - 1]
+        degraded = degrade_page(image, page, doc.seed, dpi)
+        tier, device = profile.page_tier(page), profile.page_device(page)
+        pages.append(CapturedPage(i, png, encode_scan(degraded.image, tier, device=device),
+                                  scan_extension(tier, device), tier, device, degraded.transforms,
+                                  degraded.occlusion_lookup()))
+    return pages
+
+
+def map_evidence_boxes(render_map: RenderMap, pages: list[CapturedPage], dpi: int
+                       ) -> tuple[list[ScanBox | None], list[list[str]]]:
+    """Each span's box on the scan (its stored page-pixel box through the page's geometric stages) and the
+    occluding stages that cover it, by span index."""
+    from degradations import map_boxes
+
+    scan_boxes: list[ScanBox | None] = [None] * len(render_map.spans)
+    occluded: list[list[str]] = [[] for _ in render_map.spans]
+    for page in pages:
+        idx = [k for k, s in enumerate(render_map.spans) if s.page_no == page.page_no]
         if not idx:
             continue
-        px = [pdf_to_stored_px(rmap.spans[k].bbox, spec.dpi) for k in idx]
-        quads, boxes = map_boxes(px, transforms[page_no])
+        px = [pdf_to_stored_px(render_map.spans[k].bbox, dpi) for k in idx]
+        quads, boxes = map_boxes(px, page.transforms)
         for k, q, a, b in zip(idx, quads, boxes, px, strict=True):
             scan_boxes[k] = stored_scan_box(q, a)
-            occluded[k] = covers[page_no](b)
+            occluded[k] = page.covers(b)
+    return scan_boxes, occluded
 
-    evidence = build_evidence(rmap, dpi=spec.dpi, scan_boxes=scan_boxes, occluded_by=occluded)
-    qa, asr = derive_qa(doc, rmap, evidence, qa_per_page=spec.qa_per_page)
+
+def package(spec: CorpusSpec, index: int, doc: DocumentIR, rendered: RenderedDocument,
+            pages: list[CapturedPage], qa: list[QAPair], assertions: list[Assertion]) -> BuiltDocument:
+    """The document's files as bytes and its record (the sha256 of each file)."""
+    from degradations import scan_pdf
+
+    rmap = rendered.render_map
+    paths = DocFiles(doc.doc_id)
     qa_pages: dict[int, int] = {}
     for q in qa:
         for p in q.page_nos[:1]:
             qa_pages[p] = qa_pages.get(p, 0) + 1
-    page_recs = [p.model_copy(update={"n_qa": qa_pages.get(p.page_no, 0)}) for p in page_recs]
+    files: dict[str, bytes] = {}
+    page_recs: list[PageRecord] = []
+    for page in pages:
+        files[paths.page_image(page.page_no)] = page.png
+        files[paths.scan_image(page.page_no, page.scan_ext)] = page.scan
+        rp = rmap.pages[page.page_no - 1]
+        page_recs.append(PageRecord(doc_id=doc.doc_id, page_no=page.page_no, width_pt=rp.width, height_pt=rp.height,
+                                    layout_id=rp.layout_id, image=paths.page_image(page.page_no),
+                                    scan=paths.scan_image(page.page_no, page.scan_ext),
+                                    n_spans=sum(1 for s in rmap.spans if s.page_no == page.page_no),
+                                    tier=page.tier, device=page.device, n_qa=qa_pages.get(page.page_no, 0)))
     files[paths.ir] = doc.to_json().encode()
-    files[paths.pdf] = pdf
+    files[paths.pdf] = rendered.pdf
     files[paths.render_map] = rmap.to_json().encode()
-    files[paths.scan_pdf] = scan_pdf(scans, [(p.width, p.height) for p in rmap.pages])
+    files[paths.scan_pdf] = scan_pdf([p.scan for p in pages], [(p.width, p.height) for p in rmap.pages])
     files[paths.qa] = "".join(q.model_dump_json() + "\n" for q in qa).encode()
-    files[paths.assertions] = "".join(a.model_dump_json() + "\n" for a in asr).encode()
+    files[paths.assertions] = "".join(a.model_dump_json() + "\n" for a in assertions).encode()
+    profile = doc.perturbation
     record = DocRecord(
         doc_id=doc.doc_id, index=index, spec_hash=spec.spec_hash(), code_version=code_version(),
-        domain=doc.domain, recipe=doc.recipe, title=doc.title, tier=profile.tier, device=profile.device, n_pages=n_pages,
-        n_facts=len(doc.facts), n_spans=len(rmap.spans), n_qa=len(qa), n_assertions=len(asr), pages=page_recs,
-        files={k: sha256_bytes(v) for k, v in sorted(files.items())})
+        domain=doc.domain, recipe=doc.recipe, title=doc.title, tier=profile.tier, device=profile.device,
+        n_pages=len(rmap.pages), n_facts=len(doc.facts), n_spans=len(rmap.spans), n_qa=len(qa),
+        n_assertions=len(assertions), pages=page_recs, files={k: sha256_bytes(v) for k, v in sorted(files.items())})
     return BuiltDocument(doc=doc, files=files, record=record)
+
+
+def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[DocumentIR], DocumentIR] | None = None
+                   ) -> BuiltDocument:
+    """One document, the pipeline in its order: plan and choose layouts, render, sample the scans into the
+    IR, rasterise and capture, map the evidence boxes onto the scans, derive QA, package the files."""
+    one_thread_per_worker()
+    rendered = render(complete_ir(spec, index, layout_chooser))
+    doc = sample_scans(spec, index, rendered)
+    pages = capture(doc, rendered.pdf, spec.dpi)
+    scan_boxes, occluded = map_evidence_boxes(rendered.render_map, pages, spec.dpi)
+    evidence = build_evidence(rendered.render_map, dpi=spec.dpi, scan_boxes=scan_boxes, occluded_by=occluded)
+    qa, assertions = derive_qa(doc, rendered.render_map, evidence, qa_per_page=spec.qa_per_page)
+    return package(spec, index, doc, rendered, pages, qa, assertions)
