@@ -145,6 +145,8 @@ def sample_scans(spec: CorpusSpec, index: int, rendered: RenderedDocument) -> Do
     profile = sample_profile(tier, n_pages, Rng(doc.seed, doc.seed_path).fork("scan"), device,
                              page_captures(spec.scan_plan, index, tier, device, n_pages))
     doc = doc.model_copy(update={"perturbation": profile})
+    # Through its JSON once: the scans are made from exactly the IR that ir.json stores and a replay reads
+    # back (model_copy does not validate the update, and JSON normalises what validation would).
     return DocumentIR.model_validate_json(doc.to_json())
 
 

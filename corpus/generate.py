@@ -40,13 +40,15 @@ def completed_document(spec: CorpusSpec, index: int, corpus_dir: str | os.PathLi
 
 def generate_document(spec: CorpusSpec, index: int, corpus_dir: str | os.PathLike[str],
                       layout_chooser: Callable[[DocumentIR], DocumentIR] | None = None,
-                      check: Callable[[], None] | None = None) -> DocRecord:
-    """Build one document and write it, ``doc.json`` last; a complete, verified document is kept (resume).
+                      check: Callable[[], None] | None = None, resume: bool = True) -> DocRecord:
+    """Build one document and write it, ``doc.json`` last; with ``resume`` a complete, verified document is
+    kept (a caller that has just checked, such as the flow, passes ``resume=False``: the check re-hashes every
+    file of the document).
 
     ``check`` is called before every file is written (the run's lock check: a run that lost its output
     folder stops before its next write, not after the document)."""
     check = check or _no_check
-    done = completed_document(spec, index, corpus_dir)
+    done = completed_document(spec, index, corpus_dir) if resume else None
     if done is not None:
         return done
     built = build_document(spec, index, layout_chooser)

@@ -191,23 +191,27 @@ def retry_unexpected(_task, _task_run, state) -> bool:
 
 @task(name="generate-document", cache_key_fn=doc_cache_key, persist_result=True,
       task_run_name="generate-document-{index}", retries=1, retry_condition_fn=retry_unexpected)
-def generate_document_task(spec: CorpusSpec, index: int, corpus_dir: str, lock: LockToken | None = None) -> dict:
-    done = completed_document(spec, index, corpus_dir)
-    if done is not None:
-        get_run_logger().info(f"{done.doc_id}: complete and verified on disk, kept")
-        return done.model_dump(mode="json")
+def generate_document_task(spec: CorpusSpec, index: int, corpus_dir: str, lock: LockToken | None = None,
+                           kept: DocRecord | None = None) -> DocRecord:
+    """The document's record: ``kept`` (the record the run found complete and verified on disk, checked once,
+    in ``generate_documents``), else the record of the document built and written now."""
+    if kept is not None:
+        get_run_logger().info(f"{kept.doc_id}: complete and verified on disk, kept")
+        return kept
     with naming(Path(corpus_dir) / DocFiles(doc_id_for(index)).dir):
-        rec = generate_document(spec, index, corpus_dir, check=None if lock is None else lock.check)
+        rec = generate_document(spec, index, corpus_dir, check=None if lock is None else lock.check, resume=False)
     get_run_logger().info(f"{rec.doc_id}: generated, {rec.n_pages} pages, {rec.n_qa} QA, "
                           f"{rec.n_assertions} assertions")
-    return rec.model_dump(mode="json")
+    return rec
 
 
 @flow(name="generate-documents")
 def generate_documents(spec: CorpusSpec, indices: list[int], corpus_dir: str,
-                       lock: LockToken | None = None) -> list[dict]:
+                       lock: LockToken | None = None) -> list[DocRecord]:
     logger = get_run_logger()
-    done = {i for i in indices if completed_document(spec, i, corpus_dir) is not None}
+    # The one completeness check of a run (every file of the document re-hashed): under the run's lock,
+    # nothing else writes the folder, so a document found complete here is complete when it is collected.
+    done = {i: r for i in indices if (r := completed_document(spec, i, corpus_dir)) is not None}
     logger.info(f"{len(done)} of {len(indices)} documents already complete; generating {len(indices) - len(done)}")
     with failing_in_one_line():
         if lock is None:
@@ -221,28 +225,30 @@ def generate_documents(spec: CorpusSpec, indices: list[int], corpus_dir: str,
                 raise
 
 
-def submission_order(spec: CorpusSpec, indices: list[int], done: set[int]) -> list[int]:
+def submission_order(spec: CorpusSpec, indices: list[int], done: Iterable[int]) -> list[int]:
     """Documents to build, longest first (then by index), so no worker starts a long document when the others
     are finishing; complete ones first, they take a moment. The order does not change any byte."""
+    done = set(done)
     return sorted(indices, key=lambda i: (i not in done, -planned_page_count(spec, i), i))
 
 
-def _collect(spec: CorpusSpec, indices: list[int], corpus_dir: str, done: set[int], lock: LockToken | None
-             ) -> list[dict]:
+def _collect(spec: CorpusSpec, indices: list[int], corpus_dir: str, done: dict[int, DocRecord],
+             lock: LockToken | None) -> list[DocRecord]:
     order = submission_order(spec, indices, done)
-    futures = {i: generate_document_task.with_options(refresh_cache=i not in done).submit(spec, i, corpus_dir, lock)
+    futures = {i: generate_document_task.with_options(refresh_cache=i not in done).submit(spec, i, corpus_dir, lock,
+                                                                                           done.get(i))
                for i in order}
     progress = publish_progress(None, 0, len(futures))
     if _progress_hook is not None:
         _progress_hook(0, len(futures), None)
-    records: dict[int, dict] = {}
+    records: dict[int, DocRecord] = {}
     for n, i in enumerate(order, start=1):
         records[i] = _result(futures[i])
         if n == 1:
             TIMINGS.mark("the other documents")
         progress = publish_progress(progress, n, len(futures))
         if _progress_hook is not None:
-            _progress_hook(n, len(futures), DocRecord.model_validate(records[i]))
+            _progress_hook(n, len(futures), records[i])
     return [records[i] for i in indices]
 
 
@@ -280,8 +286,7 @@ def generate_corpus_flow(seed: int = 0, n_docs: int | None = None, profile: str 
         with claimed_output(out_dir, cspec, p.force) as lock:
             TIMINGS.mark("worker start and the first document")
             task_runner = make_task_runner(p.runner, p.workers, p.dask_address, n_docs=len(indices))
-            records = generate_documents.with_options(task_runner=task_runner)(cspec, indices, out_dir, lock.token)
-            recs = [DocRecord.model_validate(r) for r in records]
+            recs = generate_documents.with_options(task_runner=task_runner)(cspec, indices, out_dir, lock.token)
             if p.only is not None:
                 return {"documents": [r.doc_id for r in recs]}
             lock.check()
