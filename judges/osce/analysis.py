@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from judges.reliability import ReliabilityError, icc, krippendorff_alpha
 
@@ -59,6 +59,8 @@ OPTIMIZERS: tuple[str, ...] = ("lbfgsb", "lbfgsb_small", "powell")
 
 
 class AnalysisOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")  # a misspelt option is an error, not the default
+
     stratifiers: tuple[str, ...] = STRATIFIERS
     adjust_main: str = Field(default="holm", pattern="^(holm|bh)$")
     adjust_strata: str = Field(default="bh", pattern="^(holm|bh)$")

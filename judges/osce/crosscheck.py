@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from .schema import AnalysisResult, MetricFit
 
@@ -22,6 +22,8 @@ VC_FLOOR = 1e-4
 
 
 class Tolerances(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
     rel: float = 1e-4
     df_rel: float = 5e-3
     p_abs: float = 1e-4

@@ -11,6 +11,7 @@ import pandas as pd
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from ir.base import describe_validation_error
 from ir.rng import Rng
 
 from .analysis import AnalysisOptions, analyze
@@ -46,7 +47,9 @@ def load_taxonomy(path: str | os.PathLike[str] | None) -> Taxonomy:
     try:
         data = yaml.safe_load(p.read_text()) if p.suffix.lower() in (".yaml", ".yml") else json.loads(p.read_text())
         return Taxonomy.model_validate(data or {})
-    except (OSError, ValueError, ValidationError, yaml.YAMLError) as err:
+    except ValidationError as err:  # names the field: "linguistic_froms: Extra inputs are not permitted"
+        raise OsceInputError(str(p), [f"invalid taxonomy: {describe_validation_error(err)}"]) from None
+    except (OSError, ValueError, yaml.YAMLError) as err:
         raise OsceInputError(str(p), [f"invalid taxonomy: {str(err).splitlines()[0]}"]) from None
 
 

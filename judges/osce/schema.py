@@ -36,7 +36,7 @@ DEFAULT_LINGUISTIC_FORMS: tuple[str, ...] = ("open", "focused", "closed")
 class MetricSpec(BaseModel):
     """One rated metric: its level, Likert scale and the rubric text shown to raters and LLM judges."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str = Field(pattern=r"^[a-z][a-z0-9_]*$")
     level: Level
@@ -81,7 +81,7 @@ DEFAULT_ENCOUNTER_METRICS: tuple[MetricSpec, ...] = (
 class Taxonomy(BaseModel):
     """Allowed strata, metrics and the reference responder; every loader validates against it."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     history_categories: tuple[str, ...] = DEFAULT_HISTORY_CATEGORIES
     linguistic_forms: tuple[str, ...] = DEFAULT_LINGUISTIC_FORMS
@@ -145,7 +145,7 @@ class Rating(BaseModel):
 class Turn(BaseModel):
     """One dialogue turn: the student's question and the responder's (VSP's) answer."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     turn: int = Field(ge=0)
     utterance_id: str
@@ -158,7 +158,7 @@ class Turn(BaseModel):
 class Dialogue(BaseModel):
     """One encounter: a responder answering a case's scripted questions."""
 
-    model_config = ConfigDict(frozen=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     case: str
     encounter: str

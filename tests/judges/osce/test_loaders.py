@@ -234,3 +234,31 @@ def test_explicit_column_mapping_and_clashes(small_study, tmp_path):
     clash = small_study.ratings.assign(rater_id=small_study.ratings["rater"])
     with pytest.raises(OsceInputError, match="columns 'rater' and 'rater_id' both map to 'rater'"):
         load_ratings(write_table(clash, tmp_path / "clash.csv"))
+
+
+def test_unknown_keys_in_user_inputs_are_errors_naming_the_key(tmp_path):
+    """A misspelt taxonomy field or analysis option is refused, not silently replaced by its default."""
+    import json
+
+    from pydantic import ValidationError
+
+    from judges.osce.analysis import AnalysisOptions
+    from judges.osce.crosscheck import Tolerances
+    from judges.osce.pipeline import load_taxonomy
+    from judges.osce.schema import Dialogue, Taxonomy
+
+    good = tmp_path / "taxonomy.json"
+    good.write_text(json.dumps({"reference_responder": "expert"}))
+    assert load_taxonomy(good).reference_responder == "expert"
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"reference_responder": "expert", "linguistic_froms": ["open"]}))
+    with pytest.raises(Exception, match="linguistic_froms") as err:
+        load_taxonomy(bad)
+    assert "bad.json" in str(err.value)
+    for model, data, key in ((AnalysisOptions, {"confidance": 0.9}, "confidance"),
+                             (Tolerances, {"rell": 1e-3}, "rell"),
+                             (Taxonomy, {"metric": []}, "metric"),
+                             (Dialogue, {"case": "c", "encounter": "e", "responder": "r", "turns": [],
+                                         "notes": "x"}, "notes")):
+        with pytest.raises(ValidationError, match=key):
+            model.model_validate(data)
