@@ -12,7 +12,7 @@ from types import MappingProxyType
 
 from ir.vocab import OCCLUDING_STAGES, STAGE_NAMES, StageName
 
-from . import capture, geometric, office, surface
+from . import capture, geometric, output, sensor, sheet_marks, surface, transport
 from .protocol import (
     GeometricStage,
     PixelStage,
@@ -27,29 +27,29 @@ from .protocol import (
 _REGISTRY: tuple[Stage, ...] = (
     ResolutionStage("resample", capture.resample_down, capture.resample_up),
     PixelStage("paper", surface.paper),
-    PixelStage("watermark", office.watermark),
+    PixelStage("watermark", sheet_marks.watermark),
     PixelStage("ink_bleed", surface.ink_bleed),
     PixelStage("toner_fade", surface.toner_fade),
     PixelStage("halftone", surface.halftone),
-    PixelStage("markup", office.markup),
-    PixelStage("binding_marks", office.binding_marks),
+    PixelStage("markup", sheet_marks.markup),
+    PixelStage("binding_marks", sheet_marks.binding_marks),
     PixelStage("bleed_through", surface.bleed_through),
     PixelStage("stains", surface.stains),
     PixelStage("fold", surface.fold),
-    PixelStage("double_feed", office.double_feed),
+    PixelStage("double_feed", transport.double_feed),
     GeometricStage("page_frame", geometric.plan_page_frame),
     GeometricStage("fold_shift", geometric.plan_fold_shift),
     GeometricStage("skew", geometric.plan_skew),
     GeometricStage("warp", geometric.plan_warp),
-    PixelStage("scanner_lines", office.scanner_lines),
-    PixelStage("roller_marks", office.roller_marks),
+    PixelStage("scanner_lines", sensor.scanner_lines),
+    PixelStage("roller_marks", transport.roller_marks),
     PixelStage("lighting", capture.lighting),
-    PixelStage("moire", office.moire),
+    PixelStage("moire", sensor.moire),
     PixelStage("blur", capture.blur),
     PixelStage("noise", capture.noise),
-    PixelStage("colour_shift", office.colour_shift),
+    PixelStage("colour_shift", sensor.colour_shift),
     PixelStage("contrast", capture.contrast),
-    PixelStage("dither", office.dither),
+    PixelStage("dither", output.dither),
     PixelStage("jpeg", capture.jpeg),
 )
 

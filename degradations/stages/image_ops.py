@@ -153,3 +153,8 @@ def gaussian_u8(rng: Rng, height: int, width: int, sigma: float, mean: float = 1
     return cv2.LUT(raw, lut)
 
 
+def smooth_1d(gen: np.random.Generator, n: int, cell: float) -> np.ndarray:
+    """Smooth zero-mean, roughly unit-variance 1D noise of length ``n`` with feature size ``cell``."""
+    k = max(int(math.ceil(n / max(cell, 1.0))) + 2, 2)
+    coarse = gen.standard_normal((1, k)).astype(np.float32)
+    return cv2.resize(coarse, (max(n, 1), 1), interpolation=cv2.INTER_CUBIC)[0]

@@ -1,4 +1,5 @@
-"""The office-device stages (``degradations/stages/office.py``) on a 200-dpi US Letter text page: pure
+"""The stages office devices and their users add (``degradations/stages/``: ``sheet_marks``, ``transport``,
+``sensor``, ``output``) on a 200-dpi US Letter text page: pure
 (shape, dtype, input untouched, deterministic for a stream), random where they should be, visible,
 ``dither`` 1-bit. Parameters come from the device tables (``degradations.devices``) at the poor tier."""
 
@@ -9,12 +10,15 @@ import numpy as np
 import pytest
 
 from degradations import sample_stage
-from degradations.stages import office
+from degradations.stages import output, sensor, sheet_marks, transport
 from ir.rng import Rng
 
 WIDTH, HEIGHT = 1700, 2200  # US Letter at 200 dpi
 STAGES = ("dither", "scanner_lines", "roller_marks", "binding_marks", "markup", "watermark", "colour_shift",
           "double_feed", "moire")
+MODULE = {"dither": output, "scanner_lines": sensor, "roller_marks": transport, "binding_marks": sheet_marks,
+          "markup": sheet_marks, "watermark": sheet_marks, "colour_shift": sensor, "double_feed": transport,
+          "moire": sensor}  # each stage in the module of its physical step of capture
 DETERMINISTIC = {"double_feed"}  # no random draw: the parameters fix the ghost
 VISIBLE = {"binding_marks": {"holes": 2, "staple": True}}  # drawn parameters may switch every part off
 
@@ -51,7 +55,7 @@ def _params(name: str, seed: int = 0, visible: bool = True, **overrides) -> dict
 
 
 def _run(name: str, img: np.ndarray, p: dict, seed: int = 7) -> np.ndarray:
-    return getattr(office, name)(img, p, Rng(seed, ("test", "stage", name)))
+    return getattr(MODULE[name], name)(img, p, Rng(seed, ("test", "stage", name)))
 
 
 def _changed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -66,7 +70,7 @@ def test_every_office_stage_is_registered_and_in_some_device_table():
     from ir.vocab import DEVICES, TIERS
 
     for name in STAGES:
-        assert REGISTRY[name].fn is getattr(office, name)
+        assert REGISTRY[name].fn is getattr(MODULE[name], name)
         assert any(stage_table(d, t)[name]["p"] > 0 for d in DEVICES for t in TIERS), name
 
 
