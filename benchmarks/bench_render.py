@@ -10,7 +10,7 @@ Ratios are printed against the baseline at the same dpi and against render-only.
 
     .venv/bin/python benchmarks/bench_render.py [--docs 6] [--repeat 3] [--source planner|fixture]
 
-With ``--layout``, instead: layout quality (``renderers.layout_checks``) of planned documents, layouts
+With ``--layout``, instead: layout quality (``renderers.layout.layout_checks``) of planned documents, layouts
 chosen as the corpus does (CLIP retrieval; ``--chooser seeded`` for the seeded pick): overlaps, clipped
 text, mid-token wraps and half-empty pages, per profile, with the text-layer check and the check's cost.
 
@@ -32,7 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ir.blocks import block_spans  # noqa: E402
 from renderers import rasterize, render_document  # noqa: E402
-from renderers.assign import with_layouts  # noqa: E402
+from renderers.layout.assign import with_layouts  # noqa: E402
 
 
 def load_docs(source: str, n: int):
@@ -87,10 +87,10 @@ def layout_quality(args) -> int:
     from generation.planner import plan_document
     from ir.spec import demo_spec, reference_spec
     from renderers import verify_text_layer
-    from renderers.layout_checks import LAYOUT_PROBLEM_KINDS, check_layout, count_by_kind
+    from renderers.layout.layout_checks import LAYOUT_PROBLEM_KINDS, check_layout, count_by_kind
 
     if args.chooser == "clip":
-        from renderers.retrieval import default_layout_chooser
+        from renderers.layout.retrieval import default_layout_chooser
 
         choose = default_layout_chooser()
     else:

@@ -33,7 +33,7 @@ _ROOT = Path(__file__).resolve().parents[1]
 BYTE_SOURCES: tuple[str, ...] = ("ir", "generation", "renderers", "degradations", "corpus")
 """What a corpus's bytes depend on, relative to the folder that holds the packages (the checkout, or
 site-packages for an installed wheel): the packages that build a document, with their package data (the
-shipped layout-CLIP's weights and config are in ``renderers/layout_clip``)."""
+shipped layout-CLIP's weights and config are in ``renderers/layout/layout_clip``)."""
 VIEW_SOURCES: tuple[str, ...] = ("corpus/views",)
 """Left out of the digest: views of a finished corpus (report, lint, legibility, exports, gallery) decide
 none of its bytes, so editing one leaves every corpus current (no building module imports them: a test in
@@ -98,7 +98,7 @@ def one_thread_per_worker() -> None:
 @functools.cache
 def default_layout_chooser() -> Callable[[DocumentIR], DocumentIR]:
     """CLIP retrieval (the shipped layout-CLIP) over the built-in 10,000-layout library, once per process."""
-    from renderers.retrieval import default_layout_chooser as clip_chooser
+    from renderers.layout.retrieval import default_layout_chooser as clip_chooser
 
     return clip_chooser()
 

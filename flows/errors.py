@@ -133,7 +133,7 @@ def expected_failure(err: BaseException) -> str | None:
     if _instance_of(err, "corpus.store", "CorpusError"):
         return _first_line(err)
     for module, name in (("judges.hallucination.items", "ItemsError"), ("judges.osce.loaders", "OsceInputError"),
-                         ("judges.osce.columns", "ColumnError"), ("renderers.clip_model", "ClipLoadError")):
+                         ("judges.osce.columns", "ColumnError"), ("renderers.layout.clip_model", "ClipLoadError")):
         if _instance_of(err, module, name):
             return " ".join(str(err).split())
     if _instance_of(err, "pydantic", "ValidationError"):

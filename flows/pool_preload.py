@@ -42,7 +42,8 @@ def _warm() -> None:
         import corpus.generate  # noqa: F401 - the document task's own imports
         import degradations  # noqa: F401
         import flows.generate  # noqa: F401 - the task's module, unpickled by reference
-        from renderers import pdf_render, raster  # noqa: F401
+        from renderers import raster  # noqa: F401
+        from renderers.pdf import render  # noqa: F401
     except Exception:  # noqa: BLE001, S110 - see the module docstring
         pass
     import gc

@@ -1,7 +1,7 @@
 """Layout library, PDF rendering with a box for every fact, rasterization and the text-layer check.
 
 The names below load their module on first use (PEP 562): importing one submodule, such as
-``renderers.layouts`` for its constants, does not pull in reportlab and pymupdf, so commands that do not
+``renderers.layout.layouts`` for its constants, does not pull in reportlab and pymupdf, so commands that do not
 render start quickly.
 """
 
@@ -11,9 +11,9 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 _EXPORTS = {
-    "DEFAULT_LIBRARY_SEED": "layouts", "Layout": "layouts", "LayoutLibrary": "layouts",
-    "default_library": "layouts", "layout_for": "layouts",
-    "RenderResult": "pdf_render", "render_document": "pdf_render",
+    "DEFAULT_LIBRARY_SEED": "layout.layouts", "Layout": "layout.layouts", "LayoutLibrary": "layout.layouts",
+    "default_library": "layout.layouts", "layout_for": "layout.layouts",
+    "RenderResult": "pdf.render", "render_document": "pdf.render",
     "TextLayerProblem": "raster", "rasterize": "raster", "verify_text_layer": "raster",
 }
 
@@ -21,15 +21,15 @@ __all__ = ["DEFAULT_LIBRARY_SEED", "Layout", "LayoutLibrary", "RenderResult", "T
            "layout_for", "rasterize", "render_document", "verify_text_layer"]
 
 if TYPE_CHECKING:
-    from .layouts import DEFAULT_LIBRARY_SEED, Layout, LayoutLibrary, default_library, layout_for
-    from .pdf_render import RenderResult, render_document
+    from .layout.layouts import DEFAULT_LIBRARY_SEED, Layout, LayoutLibrary, default_library, layout_for
+    from .pdf.render import RenderResult, render_document
     from .raster import TextLayerProblem, rasterize, verify_text_layer
 
 
 def __getattr__(name: str) -> Any:
     module = _EXPORTS.get(name)
     if module is None:
-        try:  # a submodule, e.g. ``from renderers import retrieval``
+        try:  # a submodule, e.g. ``from renderers import raster``
             return importlib.import_module(f"{__name__}.{name}")
         except ModuleNotFoundError as err:
             if err.name != f"{__name__}.{name}":

@@ -235,7 +235,7 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
     ("judges/bad.py", "from ..corpus import store\n", "judges imports corpus"),
     ("corpus/bad.py", "import flows.cli\n", "corpus imports flows"),
     ("corpus/pf.py", "from prefect import flow\n", "prefect outside flows"),
-    ("generation/bad.py", "from renderers.layouts import describe\n", "generation imports renderers"),
+    ("generation/bad.py", "from renderers.layout.layouts import describe\n", "generation imports renderers"),
     ("generation/bad2.py", "def f():\n    from ..degradations import x\n", "generation imports degradations"),
 ])
 def test_import_check_catches_a_planted_arrow(tmp_path, rel, src, needle):

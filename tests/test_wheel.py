@@ -32,11 +32,11 @@ def test_the_wheel_carries_its_data_and_the_same_code_version(tmp_path):
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         z.extractall(site)
-    for rel in ("renderers/layout_clip/layout_clip_tiny.safetensors",
-                "renderers/layout_clip/open_clip_config/layout-clip-tiny.json",
+    for rel in ("renderers/layout/layout_clip/layout_clip_tiny.safetensors",
+                "renderers/layout/layout_clip/open_clip_config/layout-clip-tiny.json",
                 "corpus/views/templates/report.html.j2", "generation/__init__.py"):
         assert rel in names, rel
-    probe = ("import json, corpus.assemble as a, renderers.clip_model as c; "
+    probe = ("import json, corpus.assemble as a, renderers.layout.clip_model as c; "
              "m = c.load_clip('layout-clip-tiny', None); "
              "print(json.dumps([a.__file__, a.source_digest(), m.weights_path]))")
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, cwd=tmp_path,

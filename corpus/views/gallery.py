@@ -14,9 +14,9 @@ import sys
 from pathlib import Path
 
 from ir.files import atomic_write_bytes
-from renderers.assign import with_layouts
-from renderers.layouts import describe
-from renderers.pdf_render import render_document
+from renderers.layout.assign import with_layouts
+from renderers.layout.layouts import describe
+from renderers.pdf.render import render_document
 from renderers.raster import rasterize, verify_text_layer
 
 

@@ -5,7 +5,7 @@ content is believable. Six kinds of problem, found from the corpus files alone (
 assertions and the PDF's text layer):
 
 - ``overlap``, ``clipped``, ``mid_token_wrap``, ``half_empty``: the renderer's own layout checks
-  (``renderers.layout_checks.check_layout``: text over text outside designed overlays, text beyond the
+  (``renderers.layout.layout_checks.check_layout``: text over text outside designed overlays, text beyond the
   page, a word or number broken over two lines, a page less than half used that does not end the
   document or a section);
 - ``semantic``: arithmetic that means nothing on its quantity (``ir.arithmetic_rules.quantity_allows`` on the quantity
@@ -127,8 +127,8 @@ def read_pages(pdf: bytes) -> list[PageText]:
 # ================================================================= layout
 
 def layout_problems(doc_id: str, pdf: bytes, doc: DocumentIR, rmap: RenderMap) -> list[LintProblem]:
-    """The renderer's layout checks (``renderers.layout_checks``), as lint problems."""
-    from renderers.layout_checks import check_layout
+    """The renderer's layout checks (``renderers.layout.layout_checks``), as lint problems."""
+    from renderers.layout.layout_checks import check_layout
 
     out = []
     for p in check_layout(pdf, rmap, doc):

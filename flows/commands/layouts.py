@@ -15,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     sub = p.add_subparsers(dest="layouts_command", metavar="SUBCOMMAND")
     sub.required = True
     b = sub.add_parser("build", help="write layouts.parquet/jsonl + thumbs/<id>.png for COUNT layouts")
-    from renderers.layouts import DEFAULT_LIBRARY_SEED, DEFAULT_LIBRARY_SIZE
+    from renderers.layout.layouts import DEFAULT_LIBRARY_SEED, DEFAULT_LIBRARY_SIZE
 
     b.add_argument("--seed", type=int, default=DEFAULT_LIBRARY_SEED)
     b.add_argument("--count", type=int, default=DEFAULT_LIBRARY_SIZE)
@@ -28,7 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from renderers.library_build import build_library
+    from renderers.layout.library_build import build_library
 
     check_range("--seed", args.seed, 0, MAX_SEED)
     check_range("--count", args.count, 1, MAX_LAYOUTS)

@@ -37,8 +37,8 @@ def add_clip_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from renderers.clip_train import TrainConfig, train_clip
-    from renderers.library_build import load_library
+    from renderers.layout.clip_train import TrainConfig, train_clip
+    from renderers.layout.library_build import load_library
 
     check_range("--seed", args.seed, 0, MAX_SEED)
     check_range("--epochs", args.epochs, 1, 10_000)
@@ -66,9 +66,9 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
-    from renderers.clip_model import DEFAULT_MODEL, ClipLoadError, load_clip
-    from renderers.layouts import STYLE_FAMILIES, default_library
-    from renderers.retrieval import LayoutRetriever
+    from renderers.layout.clip_model import DEFAULT_MODEL, ClipLoadError, load_clip
+    from renderers.layout.layouts import STYLE_FAMILIES, default_library
+    from renderers.layout.retrieval import LayoutRetriever
 
     check_range("--k", args.k, 1, 10_000)
     if not args.query.strip():
@@ -91,7 +91,7 @@ def _search(args: argparse.Namespace) -> int:
         out = Path(args.thumbs_out)
         out.mkdir(parents=True, exist_ok=True)
     print(f"{'rank':>4}  {'score':>7}  {'layout':<18} descriptor")
-    from renderers.layouts import describe
+    from renderers.layout.layouts import describe
 
     for h in hits:
         lay = retriever.layout(h.layout_id)
@@ -103,7 +103,7 @@ def _search(args: argparse.Namespace) -> int:
                 shutil.copyfile(src, dst)
             else:
                 from ir.files import atomic_write_bytes
-                from renderers.thumbs import draw_thumbnail, encode_png
+                from renderers.layout.thumbs import draw_thumbnail, encode_png
 
                 atomic_write_bytes(dst, encode_png(draw_thumbnail(lay)))
     return 0

@@ -65,14 +65,14 @@ def _render(args: argparse.Namespace) -> int:
 def _chooser(name: str):
     """``clip`` is the chooser ``generate`` uses (``corpus.assemble.default_layout_chooser``), so both pick
     the same layouts for the same seed."""
-    from renderers.assign import with_layouts
+    from renderers.layout.assign import with_layouts
 
     if name == "seeded":
         return with_layouts
     try:
         from corpus.assemble import default_layout_chooser
     except ImportError as err:
-        raise CliError(f"--layout-chooser clip needs renderers.retrieval: {err}") from None
+        raise CliError(f"--layout-chooser clip needs renderers.layout.retrieval: {err}") from None
     try:
         return default_layout_chooser()
     except (OSError, ValueError, RuntimeError) as err:  # e.g. missing or corrupt layout-CLIP weights

@@ -71,8 +71,8 @@ def test_a_view_edit_leaves_the_digest_and_a_building_edit_changes_it(tmp_path):
                  "corpus/views/exports/hf.py", "corpus/views/gallery.py", "corpus/views/legibility.py"):
         assert edited(view) == before, view
     for building in ("degradations/devices.py", "generation/content/tables.py", "generation/qa/lookup.py",
-                     "ir/answers.py", "renderers/pdf_theme.py", "corpus/tables.py",
-                     "renderers/layout_clip/layout_clip_tiny.safetensors",
-                     "renderers/layout_clip/open_clip_config/layout-clip-tiny.json"):
+                     "ir/answers.py", "renderers/pdf/theme.py", "corpus/tables.py",
+                     "renderers/layout/layout_clip/layout_clip_tiny.safetensors",
+                     "renderers/layout/layout_clip/open_clip_config/layout-clip-tiny.json"):
         assert edited(building) != before, building
     assert source_digest(tmp_path) == before

@@ -114,7 +114,7 @@ def test_planted_mid_token_wrap(corpus_copy, baseline, capsys):
 
 
 def test_planted_half_empty_page(corpus_copy, baseline, capsys):
-    from renderers.layouts import layout_from_id
+    from renderers.layout.layouts import layout_from_id
 
     rmap = open_corpus(corpus_copy, checked=False).render_map(DOC)
 

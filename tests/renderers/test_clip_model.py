@@ -11,8 +11,8 @@ import torch
 from PIL import Image
 
 from ir.files import sha256_file
-from renderers import clip_model
-from renderers.clip_model import (
+from renderers.layout import clip_model
+from renderers.layout.clip_model import (
     ClipLoadError,
     build_model,
     load_clip,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from ir.blocks import FigureBlock, FormBlock, FormField, HeadingBlock, Series, Span, TableBlock, TextBlock
-from renderers.layouts import (
+from renderers.layout.layouts import (
     ELEMENT_TYPES,
     STYLE_FAMILIES,
     LayoutLibrary,
@@ -20,8 +20,8 @@ from renderers.layouts import (
     layout_from_id,
     parse_layout_id,
 )
-from renderers.library_build import build_library, load_library
-from renderers.thumbs import draw_thumbnail, encode_png
+from renderers.layout.library_build import build_library, load_library
+from renderers.layout.thumbs import draw_thumbnail, encode_png
 
 
 def test_layout_is_pure_function_of_seed_and_index():

@@ -9,7 +9,7 @@ from generation.planner import plan_document
 from ir import DocumentIR, RenderMap, block_fact_ids
 from ir.spec import demo_spec
 from renderers import render_document, verify_text_layer
-from renderers.assign import with_layouts
+from renderers.layout.assign import with_layouts
 
 
 def test_multi_recipe_sample_passes_text_layer_check_for_every_span():

@@ -13,7 +13,7 @@ import pytest
 from ir import HeadingBlock, Span, TextBlock
 from ir.blocks import block_fact_ids
 from renderers import rasterize, render_document, verify_text_layer
-from renderers.layouts import LayoutLibrary, layout_for
+from renderers.layout.layouts import LayoutLibrary, layout_for
 
 from .conftest import DocBuilder, all_blocks
 
@@ -180,7 +180,7 @@ def test_rasterize_sizes_and_rgb(full_doc):
 
 
 def test_characters_missing_from_the_layout_font_fall_back_and_stay_in_the_text_layer():
-    from renderers.fonts import covers, face_name
+    from renderers.pdf.fonts import covers, face_name
 
     noto = next(layout_for(20261130, i) for i in range(500) if layout_for(20261130, i).style.body_font == "NotoSans")
     assert not covers(face_name("NotoSans"), "\u2265\u2192")  # ≥ and → are not in Noto Sans here

@@ -7,12 +7,12 @@ import pytest
 
 from generation.planner import plan_document
 from ir.spec import demo_spec
-from renderers import retrieval as retrieval_mod
-from renderers.assign import doc_style_family
-from renderers.embed_cache import EmbeddingCache, cache_key, library_id
-from renderers.layouts import LayoutLibrary, is_compatible
-from renderers.library_build import build_library
-from renderers.retrieval import LayoutRetriever, assign_layouts_clip, round_scores
+from renderers.layout import retrieval as retrieval_mod
+from renderers.layout.assign import doc_style_family
+from renderers.layout.embed_cache import EmbeddingCache, cache_key, library_id
+from renderers.layout.layouts import LayoutLibrary, is_compatible
+from renderers.layout.library_build import build_library
+from renderers.layout.retrieval import LayoutRetriever, assign_layouts_clip, round_scores
 from tests.renderers.clip_helpers import micro_clip
 
 

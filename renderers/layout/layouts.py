@@ -4,7 +4,7 @@
 regions (each accepting some element types, with a block capacity) and a style (font pair, sizes, colour
 theme, table style) from ``Rng(seed, ("layout", index))``. Nothing is read from disk: a layout id
 ``s<seed>-<index>`` is enough to rebuild it (``layout_from_id``). ``describe`` gives the one-sentence
-text descriptor used for CLIP text/image pairs; ``renderers.thumbs`` draws the wireframe thumbnail.
+text descriptor used for CLIP text/image pairs; ``renderers.layout.thumbs`` draws the wireframe thumbnail.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ir.blocks import ELEMENT_OF_BLOCK, Block
 from ir.rng import Rng
 from ir.vocab import ELEMENT_TYPES, STYLE_FAMILIES, ElementType
 
-from .fonts import SANS_FAMILIES, SERIF_FAMILIES
+from ..pdf.fonts import SANS_FAMILIES, SERIF_FAMILIES
 
 DEFAULT_LIBRARY_SEED = 20261130
 DEFAULT_LIBRARY_SIZE = 10_000
@@ -130,7 +130,7 @@ class Style(Model):
     accent: str
     light: str
     text: str
-    heading_font: str = Field(description="font family of headings (renderers.fonts.FAMILIES)")
+    heading_font: str = Field(description="font family of headings (renderers.pdf.fonts.FAMILIES)")
     body_font: str
     body_size: float = Field(ge=7, le=12.5)
     heading_size: float = Field(ge=10, le=24)

@@ -19,7 +19,7 @@ from reportlab.pdfgen.canvas import Canvas
 from ir.blocks import Span
 from ir.rendermap import SpanBox
 
-from .pdf_text import Line
+from .text import Line
 
 
 def colour(hex_or_tuple) -> HexColor:

@@ -12,7 +12,7 @@ Nothing is drawn past its slot: a piece taller than its slot moves on. Footnotes
 the page where their IR page starts. The draw pass then draws furniture (with "Page i of n") and pieces,
 recording a SpanBox for every drawn fact-bearing fragment. Facts referenced by blocks but absent from the
 RenderMap are listed in ``dropped_fact_ids`` (never expected; derived facts that no block draws are not
-"dropped", they were never to be drawn). ``renderers.layout_checks`` checks the result.
+"dropped", they were never to be drawn). ``renderers.layout.layout_checks`` checks the result.
 """
 from __future__ import annotations
 
@@ -26,15 +26,15 @@ from ir.document import DocumentIR
 from ir.rendermap import RenderedPage, RenderMap
 from ir.rng import Rng
 
-from .assign import assign_layouts
-from .layouts import ELEMENT_TYPES, Layout, LayoutLibrary, Slot, default_library
-from .pdf_blocks import HeadingFlow, TableFlow, footnote_flow, list_flow, text_flow
-from .pdf_charts import FigureFlow
-from .pdf_chrome import DocInfo, draw_footer, draw_header
-from .pdf_ctx import DrawCtx
-from .pdf_flow import Flow, Piece
-from .pdf_theme import Theme, theme_for
-from .pdf_widgets import AnnotationFlow, FormFlow
+from ..layout.assign import assign_layouts
+from ..layout.layouts import ELEMENT_TYPES, Layout, LayoutLibrary, Slot, default_library
+from .blocks import HeadingFlow, TableFlow, footnote_flow, list_flow, text_flow
+from .charts import FigureFlow
+from .chrome import DocInfo, draw_footer, draw_header
+from .ctx import DrawCtx
+from .flow import Flow, Piece
+from .theme import Theme, theme_for
+from .widgets import AnnotationFlow, FormFlow
 
 MAX_PAGES_PER_PLAN_PAGE = 60
 

@@ -1,9 +1,9 @@
 """open_clip models for layout retrieval: the shipped layout-CLIP and any user-supplied CLIP.
 
 The embedded default is ``layout-clip-tiny``: its open_clip architecture config
-``renderers/layout_clip/open_clip_config/layout-clip-tiny.json`` (open_clip names a registered config by its
+``renderers/layout/layout_clip/open_clip_config/layout-clip-tiny.json`` (open_clip names a registered config by its
 file's stem), registered with ``open_clip.add_model_config``, and its weights with the record of their
-training in ``renderers/layout_clip/`` (package data, so an installed wheel loads them as the checkout does). Loading never falls back
+training in ``renderers/layout/layout_clip/`` (package data, so an installed wheel loads them as the checkout does). Loading never falls back
 to a random model: a missing, corrupt or mismatching weights file raises ``ClipLoadError``. Pretrained
 tags resolve only from the local cache (the project runs offline), otherwise pass a local file.
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from ..layout.layouts import Layout
+from .ctx import mix
 from .fonts import FALLBACK_FAMILY, HANDWRITING_FAMILY, SIGNATURE_FAMILY, covers, ensure_family, face_name
-from .layouts import Layout
-from .pdf_ctx import mix
 
 
 @dataclass(frozen=True)

@@ -8,10 +8,10 @@ from reportlab.pdfbase.pdfmetrics import getAscentDescent, stringWidth
 
 from ir.blocks import FootnoteBlock, HeadingBlock, ListBlock, Span, TableBlock, TextBlock
 
-from .pdf_ctx import DrawCtx, mix
-from .pdf_flow import Flow, Piece, remaining_spans
-from .pdf_text import Line, plain_line, size_for_words, wrap_spans, wrap_text
-from .pdf_theme import Theme
+from .ctx import DrawCtx, mix
+from .flow import Flow, Piece, remaining_spans
+from .text import Line, plain_line, size_for_words, wrap_spans, wrap_text
+from .theme import Theme
 
 MIN_TEXT_SIZE = 6.0
 """Text shrinks down to this size when one of its words is wider than its line (never breaks a word)."""

@@ -17,11 +17,11 @@ from reportlab.pdfbase.pdfmetrics import getAscentDescent, stringWidth
 
 from ir.blocks import FigureBlock, Span, TableBlock
 
-from .pdf_blocks import MIN_TEXT_SIZE, TableFlow
-from .pdf_ctx import DrawCtx
-from .pdf_flow import Flow, Piece
-from .pdf_text import wrap_text
-from .pdf_theme import Theme
+from .blocks import MIN_TEXT_SIZE, TableFlow
+from .ctx import DrawCtx
+from .flow import Flow, Piece
+from .text import wrap_text
+from .theme import Theme
 
 
 def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:

@@ -9,12 +9,12 @@ from reportlab.pdfbase.pdfmetrics import getAscentDescent, stringWidth
 
 from ir.blocks import AnnotationBlock, FormBlock
 
-from .pdf_blocks import MIN_TEXT_SIZE, LinesFlow, _baseline_offset
-from .pdf_blocks import Item as LineItem
-from .pdf_ctx import DrawCtx, mix
-from .pdf_flow import Flow, Piece
-from .pdf_text import size_for_words, wrap_spans, wrap_text
-from .pdf_theme import Theme
+from .blocks import MIN_TEXT_SIZE, LinesFlow, _baseline_offset
+from .blocks import Item as LineItem
+from .ctx import DrawCtx, mix
+from .flow import Flow, Piece
+from .text import size_for_words, wrap_spans, wrap_text
+from .theme import Theme
 
 
 def _fit_size(text: str, font: str, size: float, width: float) -> float:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 
 from ir.blocks import Span
 
-from .pdf_ctx import DrawCtx
-from .pdf_text import Line, Word
+from .ctx import DrawCtx
+from .text import Line, Word
 
 DrawFn = Callable[[DrawCtx, float, float, float], None]
 """draw(ctx, x, y_top, width)"""

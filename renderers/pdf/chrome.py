@@ -9,8 +9,8 @@ from reportlab.pdfbase.pdfmetrics import stringWidth
 
 from ir.rng import Rng
 
-from .pdf_ctx import DrawCtx, mix
-from .pdf_theme import Theme
+from .ctx import DrawCtx, mix
+from .theme import Theme
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,7 @@ def draw_logo(ctx: DrawCtx, x: float, y: float, s: float, theme: Theme, seed: in
 
 
 def ctx_colour(hex_str: str):
-    from .pdf_ctx import colour
+    from .ctx import colour
 
     return colour(hex_str)
 
