@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
+from ir import ids
 from ir.base import Model
 from ir.document import DocumentIR
 from ir.files import atomic_write_text, sha256_bytes, sha256_file
@@ -80,8 +81,8 @@ _IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg")
 
 
 def doc_id_for(index: int) -> str:
-    """The id (and folder name) of the document at ``index``, as the planner names it."""
-    return f"doc-{index:05d}"
+    """The id (and folder name) of the document at ``index`` (``ir.ids.doc_id``, as the planner names it)."""
+    return ids.doc_id(index)
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from typing import Any
 
 from generation.qa import recompute_assertion
 from ir.answers import form_denotes
+from ir.ids import DOC_ID, assertion_id_pattern, qa_id_pattern
 from ir.qa_models import Assertion, QAPair
 
 from .store import (
@@ -44,23 +45,11 @@ from .store import (
     open_corpus,
 )
 
-DOC_ID = re.compile(r"doc-\d{5,}")
-"""``corpus.store.doc_id_for``: ``doc-`` and the zero-padded index."""
 FACT_ID = re.compile(r"f\d{4,}")
 BLOCK_ID = re.compile(r"b\d{3,}")
 LAYOUT_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 _PATH_PART = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}")
 _SCAN_SUFFIXES = (".png", ".jpg", ".jpeg")
-
-
-def qa_id_pattern(doc_id: str) -> re.Pattern[str]:
-    """``generation.qa.derive``: ``<doc_id>-q<NNNN>``."""
-    return re.compile(re.escape(doc_id) + r"-q\d{4,}")
-
-
-def assertion_id_pattern(qa_id: str) -> re.Pattern[str]:
-    """``generation.qa.derive``: ``<qa_id>-a<k>``."""
-    return re.compile(re.escape(qa_id) + r"-a\d+")
 
 
 def unsafe_doc_ids(doc_ids: Iterable[str]) -> list[str]:

@@ -26,6 +26,7 @@ import math
 from collections.abc import Iterator
 from statistics import NormalDist
 
+from ir import ids
 from ir.blocks import ELEMENT_OF_BLOCK, FigureBlock, FormBlock, TableBlock, TextBlock
 from ir.document import DocumentIR, PagePlan, PerturbationProfile
 from ir.rng import Rng
@@ -367,7 +368,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             blocks.append(prose.continuation(ctx, ps))
         pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
     return DocumentIR(
-        doc_id=f"doc-{index:05d}", index=index, seed=spec.seed, seed_path=["doc", index], domain=domain.slug,
+        doc_id=ids.doc_id(index), index=index, seed=spec.seed, seed_path=["doc", index], domain=domain.slug,
         recipe=recipe.slug, title=title, topic_brief=brief, style_family=style_family,
         reference=ctx.doc_reference(), as_at=anchor, entities=book.entities,
         facts=book.facts, pages=pages, perturbation=PerturbationProfile(tier=tier, device=device, pages=[]))

@@ -3,6 +3,7 @@ each variant's candidates, ids given in order."""
 
 from __future__ import annotations
 
+from ir import ids
 from ir.answers import surface_forms
 from ir.document import DocumentIR
 from ir.qa_models import Assertion, Evidence, QAPair
@@ -49,7 +50,7 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
         if draft.question in seen or same_facts in seen:
             continue
         seen |= {draft.question, same_facts} - {None}
-        qa_id = f"{doc.doc_id}-q{len(qas):04d}"
+        qa_id = ids.qa_id(doc.doc_id, len(qas))
         a_ids = []
         pages: set[int] = set()
         fids: list[str] = []
@@ -57,7 +58,7 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
             der = claim.derivation
             ev = ([e for op in der.operands for e in op.evidence] if der is not None else
                   [e for fid in claim.fact_ids for e in evidence.get(fid, [])])
-            a = Assertion(id=f"{qa_id}-a{k}", qa_id=qa_id, doc_id=doc.doc_id, claim=claim.text, value=claim.value,
+            a = Assertion(id=ids.assertion_id(qa_id, k), qa_id=qa_id, doc_id=doc.doc_id, claim=claim.text, value=claim.value,
                           fact_ids=claim.fact_ids, evidence=ev, derivation=der)
             asrs.append(a)
             a_ids.append(a.id)

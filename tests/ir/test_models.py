@@ -80,3 +80,15 @@ def test_profiles_and_spec_hash():
     assert reference_spec().n_docs == 100 and reference_spec().pages.mean == pytest.approx(47.5)
     assert demo_spec(1).spec_hash() == demo_spec(1).spec_hash() != demo_spec(2).spec_hash()
     assert sum(reference_spec().element_mix.values()) == pytest.approx(1.0)
+
+
+def test_ids_are_written_and_read_in_one_place():
+    from ir import ids
+
+    d = ids.doc_id(17)
+    q = ids.qa_id(d, 3)
+    a = ids.assertion_id(q, 1)
+    assert (d, q, a) == ("doc-00017", "doc-00017-q0003", "doc-00017-q0003-a1")
+    assert ids.DOC_ID.fullmatch(d) and ids.qa_id_pattern(d).fullmatch(q) and ids.assertion_id_pattern(q).fullmatch(a)
+    assert not ids.qa_id_pattern(ids.doc_id(18)).fullmatch(q)  # anchored to its own document
+    assert not ids.DOC_ID.fullmatch("doc-17") and not ids.DOC_ID.fullmatch("../doc-00017")
