@@ -40,6 +40,7 @@ from ir.files import atomic_write_text, sha256_bytes, sha256_file
 from ir.qa_models import Assertion, QAPair
 from ir.rendermap import RenderMap
 from ir.spec import CorpusSpec
+from ir.vocab import DEFAULT_DEVICE
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -182,7 +183,7 @@ class DocRecord(Model):
     recipe: str
     title: str
     tier: str
-    device: str = "flatbed"
+    device: str = DEFAULT_DEVICE
     n_pages: int
     n_facts: int
     n_spans: int

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from ir.perturbation import PageDegradation, PerturbationProfile, StageParams
 from ir.rng import Rng
-from ir.vocab import DEVICES, TIERS
+from ir.vocab import DEFAULT_DEVICE, DEVICES, TIERS
 
 from .devices import stage_table
 from .stages import STAGES, get_stage
@@ -16,7 +16,7 @@ ScanPlan = str
 tiers and devices (``page_captures``), so a few short documents show every one."""
 
 
-def sample_stage(tier: str, name: str, rng: Rng, force: bool = False, device: str = "flatbed") -> StageParams:
+def sample_stage(tier: str, name: str, rng: Rng, force: bool = False, device: str = DEFAULT_DEVICE) -> StageParams:
     """One stage of one page (``Stage.sample`` on the device's table entry at ``tier``); ``force=True``
     enables the stage regardless of its probability (tests, contact sheets), with the ranges of the first
     device that uses it at ``tier`` when ``device`` does not (the fax's dither on a flatbed)."""
@@ -37,7 +37,7 @@ def page_captures(plan: ScanPlan, index: int, tier: str, device: str, n_pages: i
     raise ValueError(f"unknown scan plan {plan!r}; expected document or cycle")
 
 
-def sample_profile(tier: str, n_pages: int, rng: Rng, device: str = "flatbed",
+def sample_profile(tier: str, n_pages: int, rng: Rng, device: str = DEFAULT_DEVICE,
                    pages: Sequence[tuple[str, str]] | None = None) -> PerturbationProfile:
     """Sample every stage of every page of a document from its device's table at its tier.
 

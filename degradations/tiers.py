@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ir.vocab import DEFAULT_DEVICE
+
 BASE_STAGES: tuple[str, ...] = ("paper", "ink_bleed", "toner_fade", "halftone", "bleed_through", "stains", "fold",
                                 "skew", "warp", "lighting", "blur", "noise", "resample", "contrast", "jpeg")
 """The stages of the base table (the flatbed's; ``devices.py`` adds the rest and each device's recipe)."""
@@ -164,4 +166,4 @@ def tier_table(tier: str) -> dict[str, dict[str, Any]]:
     an error that lists the valid ones."""
     from .devices import stage_table
 
-    return stage_table("flatbed", tier)
+    return stage_table(DEFAULT_DEVICE, tier)

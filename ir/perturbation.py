@@ -9,7 +9,7 @@ from __future__ import annotations
 from pydantic import Field
 
 from .base import Model
-from .vocab import Device, Tier
+from .vocab import DEFAULT_DEVICE, Device, Tier
 
 ParamValue = float | int | bool | str | list[float] | list[int]
 
@@ -36,7 +36,7 @@ class PerturbationProfile(Model):
     each page from its own fork (a page may carry its own tier and device: ``CorpusSpec.scan_plan``)."""
 
     tier: Tier
-    device: Device = "flatbed"
+    device: Device = DEFAULT_DEVICE
     pages: list[PageDegradation] = Field(default_factory=list)
 
     def page_tier(self, page: PageDegradation) -> Tier:

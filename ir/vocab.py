@@ -17,6 +17,9 @@ Device = Literal["flatbed", "photocopy", "fax", "phone"]
 DEVICES: tuple[Device, ...] = get_args(Device)
 """Capture devices a scan can come from."""
 
+DEFAULT_DEVICE: Device = "flatbed"
+"""The device of a scan when none is named (a corpus made before devices existed, a bare ``degrade`` call)."""
+
 ElementType = Literal["text", "table", "figure", "form", "annotation"]
 ELEMENT_TYPES: tuple[ElementType, ...] = get_args(ElementType)
 """The kinds of page element a QA pair can rest on."""
