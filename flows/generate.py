@@ -37,7 +37,6 @@ from corpus.store import (
     prepare_corpus_dir,
 )
 from corpus.tables import write_corpus
-from corpus.views.report import report_is_current
 from flows.artifacts import publish_corpus_artifacts, publish_progress
 from flows.errors import (
     RunFailed,
@@ -319,6 +318,8 @@ def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1
             check_claim(out, spec, force)
             if only is None and not force:
                 TIMINGS.mark("check for a complete corpus")
+                from corpus.views.report import report_is_current  # a view: kept off the workers' imports
+
                 done = up_to_date(out, spec)
                 if done is not None and not report_is_current(out, Path(out) / REPORT_FILE):
                     done = None  # the documents are whole but the report is not: the run draws it

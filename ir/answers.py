@@ -109,7 +109,7 @@ def compact_forms(d: Decimal) -> list[str]:
     accepted answer must be true, so no form is rounded (see ``ANSWER_POLICY``)."""
     for name, factor, suffixes in SCALES:
         if abs(d) >= factor:
-            scaled = d.scaleb(-len(str(factor)) + 1)
+            scaled = d / factor  # exact: a power of ten, well inside the context precision
             if scaled != scaled.quantize(Decimal(1).scaleb(-COMPACT_MAX_PLACES)):
                 return []
             text = dec_str(scaled)
