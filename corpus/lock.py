@@ -15,6 +15,7 @@ from __future__ import annotations
 import errno
 import fcntl
 import os
+import socket
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,15 +44,40 @@ class LockToken:
     dev: int
     ino: int
     pid: int
+    host: str = ""
+    """the run's host: a worker on it also checks the run is alive (a pid means nothing on another host)"""
 
     def check(self) -> None:
-        """Raise :class:`LockLost` unless ``path`` is still the file this run locked."""
+        """Raise :class:`LockLost` unless ``path`` is still the file this run locked and, on the run's host,
+        the run is still alive (a worker of a ``kill -9``-ed run stops before its next file, not after its
+        document: the lock itself goes with the killed process, its file stays)."""
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
             raise LockLost(f"{self.path}: lock file removed while run {self.pid} was writing; stopped") from None
         if (st.st_dev, st.st_ino) != (self.dev, self.ino):
             raise LockLost(f"{self.path}: lock file replaced while run {self.pid} was writing; stopped")
+        if self.host == socket.gethostname() and self.pid != os.getpid() and not _alive(self.pid):
+            raise LockLost(f"{self.path}: run {self.pid} is gone; stopped")
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (on Linux a zombie, killed but not yet reaped, does not)."""
+    if not os.path.isdir("/proc/self"):  # no procfs: signal 0 tells whether the pid exists
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    except IndexError:
+        return True
+    return state not in ("Z", "X")
 
 
 def _holder(fd: int) -> str:
@@ -115,7 +141,7 @@ class OutputLock:
             os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
             self._fd = fd
             self._depth = 1
-            self._token = LockToken(str(self.path), st.st_dev, st.st_ino, os.getpid())
+            self._token = LockToken(str(self.path), st.st_dev, st.st_ino, os.getpid(), socket.gethostname())
             remove_temp_files(self.folder)
             return self
         raise LockError(f"{self.path}: could not be locked (removed again and again by another process)")
