@@ -27,29 +27,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from generation.planner import plan_document  # noqa: E402
-from generation.qa import derive_qa  # noqa: E402
-from ir import RenderedPage, RenderMap, SpanBox  # noqa: E402
-from ir.blocks import fact_spans  # noqa: E402
+from generation.qa import derive_qa, drawn_render_map  # noqa: E402
 from ir.rng import Rng  # noqa: E402
 from ir.spec import demo_spec  # noqa: E402
-from judges.hallucination.analysis import analyse, bootstrap_metrics  # noqa: E402
+from judges.hallucination.analysis import analyse  # noqa: E402
+from judges.hallucination.binary_stats import bootstrap_metrics  # noqa: E402
 from judges.hallucination.labelers import score_items  # noqa: E402
 from judges.hallucination.report import write_report  # noqa: E402
 from judges.hallucination.synthesize import synthesize  # noqa: E402
-
-
-def drawn_render_map(doc) -> RenderMap:
-    """A RenderMap in which every fact span is drawn (boxes are placeholders)."""
-    spans = []
-    for page in doc.pages:
-        y = 72.0
-        for b in page.blocks:
-            for s in fact_spans(b):
-                spans.append(SpanBox(block_id=b.id, fact_ids=s.fact_ids, page_no=page.page_no,
-                                     bbox=(72.0, y, 90.0, y + 10), text=s.text))
-                y = min(y + 12, 770.0)
-    return RenderMap(doc_id=doc.doc_id, pages=[RenderedPage(page_no=p.page_no, width=612, height=792)
-                                               for p in doc.pages], spans=spans)
 
 
 def build_items(n_docs: int, per_qa: int, seed: int):

@@ -3,14 +3,13 @@
 Stats tables (by domain, recipe, tier, element and QA type) and matplotlib charts, a gallery of
 sampled QA pairs with their evidence boxes drawn over the clean page (``bbox_page_px``) and over the
 scan (``scan_quad``), and the five-tier contact sheet of one page (the page's PDF rasterised again and
-passed through every tier with ``degrade_page``). Every image is inlined as base64, nothing is
-fetched; the sample is seeded by the corpus seed, so the same corpus gives the same bytes.
+passed through every tier with ``degrade_page``). Every image is inlined as base64 (``report_images``
+draws them), nothing is fetched; the sample is seeded by the corpus seed, so the same corpus gives the
+same bytes.
 """
 
 from __future__ import annotations
 
-import base64
-import io
 import json
 import os
 from collections import Counter
@@ -21,7 +20,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-from PIL import Image, ImageDraw
+from PIL import Image
 
 from ir.boxes import pdf_to_px
 from ir.files import atomic_write_text
@@ -39,11 +38,10 @@ from ..store import (
     open_corpus,
 )
 from .exports.common import ExportError
+from .report_images import PALETTE, chart, crop_around, draw_boxes, draw_quads, fit_width, jpeg_uri, open_rgb
 
 CLEAN_COLOUR = (220, 30, 60)
 SCAN_COLOUR = (0, 120, 255)
-PALETTE = ["#3a6ea5", "#e07a2f", "#4c9a5b", "#c3423f", "#8a63b8", "#8c6d4f", "#d16ba5", "#7f7f7f", "#b5bd3b",
-           "#2fb5c4", "#f0b429", "#5b6770"]
 
 
 class ReportError(ExportError):
@@ -58,126 +56,6 @@ class ReportOptions:
     """Width in pixels of page thumbnails in the gallery."""
     contact_dpi: int = 100
     """Resolution at which the contact-sheet page is rasterised and degraded."""
-
-
-# ----------------------------------------------------------------- images
-
-def _png_b64(img: Image.Image) -> str:
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", optimize=False, compress_level=6)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def _jpeg_b64(img: Image.Image, quality: int = 82) -> str:
-    buf = io.BytesIO()
-    img.convert("RGB").save(buf, format="JPEG", quality=quality, optimize=False, progressive=False)
-    return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
-
-
-def _open(data: bytes) -> Image.Image:
-    return Image.open(io.BytesIO(data)).convert("RGB")
-
-
-def draw_boxes(img: Image.Image, boxes: list[list[float]], colour: tuple[int, int, int], width: int = 3,
-               fill_alpha: int = 60) -> Image.Image:
-    """Axis-aligned boxes ``[x0, y0, x1, y1]`` (image pixels), outlined and lightly filled."""
-    return draw_quads(img, [[(b[0], b[1]), (b[2], b[1]), (b[2], b[3]), (b[0], b[3])] for b in boxes], colour,
-                      width, fill_alpha)
-
-
-def draw_quads(img: Image.Image, quads: list[list[tuple[float, float]]], colour: tuple[int, int, int],
-               width: int = 3, fill_alpha: int = 60) -> Image.Image:
-    """Quadrilaterals (four corners, image pixels) outlined and lightly filled."""
-    base = img.convert("RGBA")
-    overlay = Image.new("RGBA", base.size, (0, 0, 0, 0))
-    d = ImageDraw.Draw(overlay)
-    for q in quads:
-        pts = [(float(x), float(y)) for x, y in q]
-        d.polygon(pts, fill=(*colour, fill_alpha))
-        d.line([*pts, pts[0]], fill=(*colour, 255), width=width)
-    return Image.alpha_composite(base, overlay).convert("RGB")
-
-
-def _fit(img: Image.Image, width: int) -> Image.Image:
-    if img.width <= width:
-        return img
-    return img.resize((width, max(1, round(img.height * width / img.width))), Image.Resampling.LANCZOS)
-
-
-def _crop_around(img: Image.Image, boxes: list[list[float]], pad: int, min_w: int = 420, min_h: int = 160
-                 ) -> Image.Image:
-    """A window around the boxes (padded, at least ``min_w`` x ``min_h``), shifted to stay inside the image."""
-    x0 = min(b[0] for b in boxes) - pad
-    y0 = min(b[1] for b in boxes) - pad
-    x1 = max(b[2] for b in boxes) + pad
-    y1 = max(b[3] for b in boxes) + pad
-    w, h = max(x1 - x0, min(min_w, img.width)), max(y1 - y0, min(min_h, img.height))
-    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-    x0 = min(max(0.0, cx - w / 2), max(0.0, img.width - w))
-    y0 = min(max(0.0, cy - h / 2), max(0.0, img.height - h))
-    x1, y1 = min(img.width, x0 + w), min(img.height, y0 + h)
-    return img.crop((int(x0), int(y0), max(int(x1), int(x0) + 1), max(int(y1), int(y0) + 1)))
-
-
-# ----------------------------------------------------------------- charts
-
-def _top(labels: list[str], values: list[float], keep: int = 20) -> tuple[list[str], list[float]]:
-    """The ``keep - 1`` largest bars and one "others" bar, so 50 domains still make a readable chart."""
-    if len(labels) <= keep:
-        return labels, values
-    order = sorted(range(len(labels)), key=lambda i: (-values[i], labels[i]))
-    head, rest = order[:keep - 1], order[keep - 1:]
-    return ([labels[i] for i in head] + [f"{len(rest)} others"],
-            [values[i] for i in head] + [sum(values[i] for i in rest)])
-
-
-def _chart(kind: str, labels: list[str], values: list[float], title: str, xlabel: str = "",
-           colour: str = PALETTE[0]) -> str:
-    """One small matplotlib chart as a PNG data URI (Agg backend; no timestamps in the file)."""
-    import matplotlib
-
-    if kind == "barh":
-        labels, values = _top(labels, values)
-
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    n = max(1, len(labels))
-    if kind == "barh":
-        fig, ax = plt.subplots(figsize=(5.2, 0.9 + 0.28 * n), dpi=110)
-        y = np.arange(n)[::-1]
-        ax.barh(y, values, color=colour)
-        ax.set_yticks(y, labels, fontsize=8)
-        for yi, v in zip(y, values, strict=True):
-            ax.text(v, yi, f" {v:g}", va="center", fontsize=7)
-        ax.set_xlim(0, max(values or [1]) * 1.15)
-    elif kind == "hist":
-        fig, ax = plt.subplots(figsize=(5.2, 2.8), dpi=110)
-        lo, hi = int(min(values or [0])), int(max(values or [1]))
-        ax.hist(values, bins=np.arange(lo - 0.5, hi + 1.5), color=colour, edgecolor="white")
-        step = max(1, (hi - lo + 1) // 10)
-        ax.set_xticks(range(lo, hi + 1, step))
-        ax.yaxis.get_major_locator().set_params(integer=True)
-        ax.set_ylabel("documents", fontsize=8)
-    else:
-        fig, ax = plt.subplots(figsize=(5.2, 2.8), dpi=110)
-        x = np.arange(n)
-        ax.bar(x, values, color=[PALETTE[i % len(PALETTE)] for i in range(n)])
-        ax.set_xticks(x, labels, fontsize=8, rotation=20 if n > 4 else 0)
-        for xi, v in zip(x, values, strict=True):
-            ax.text(xi, v, f"{v:g}", ha="center", va="bottom", fontsize=7)
-        ax.set_ylim(0, max(values or [1]) * 1.18)
-    ax.set_title(title, fontsize=10, loc="left")
-    if xlabel:
-        ax.set_xlabel(xlabel, fontsize=8)
-    ax.tick_params(labelsize=8)
-    for side in ("top", "right"):
-        ax.spines[side].set_visible(False)
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", metadata={"Software": None})
-    plt.close(fig)
-    return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
 # ----------------------------------------------------------------- stats
@@ -291,8 +169,8 @@ def gallery_item(view: CorpusReader, t: dict[str, pd.DataFrame], qa_id: str, opt
     on_page = [e for e in ev if e["page_no"] == page_no]
     pages = t["pages"]
     prow = pages[(pages["doc_id"] == q["doc_id"]) & (pages["page_no"] == page_no)].iloc[0]
-    clean = _open(view.read_bytes(prow["image"]))
-    scan = _open(view.read_bytes(prow["scan"]))
+    clean = open_rgb(view.read_bytes(prow["image"]))
+    scan = open_rgb(view.read_bytes(prow["scan"]))
     boxes = [e["bbox_page_px"] for e in on_page if e.get("bbox_page_px")]
     quads = [e["scan_quad"] for e in on_page if e.get("scan_quad")]
     scan_boxes = [e["scan_bbox"] for e in on_page if e.get("scan_bbox")]
@@ -308,9 +186,9 @@ def gallery_item(view: CorpusReader, t: dict[str, pd.DataFrame], qa_id: str, opt
         "doc_id": q["doc_id"], "page_no": page_no, "other_pages": sorted({e["page_no"] for e in ev} - {page_no}),
         "qa_type": q["qa_type"], "element_type": q["element_type"], "difficulty": q["difficulty"],
         "tier": str(q["tier"]),
-        "clean": _jpeg_b64(_fit(clean_d, opts.thumb_width)), "scan": _jpeg_b64(_fit(scan_d, opts.thumb_width)),
-        "zoom_clean": _jpeg_b64(_fit(_crop_around(clean_d, boxes, pad), opts.thumb_width), 88),
-        "zoom_scan": _jpeg_b64(_fit(_crop_around(scan_d, scan_boxes or boxes, pad), opts.thumb_width), 88),
+        "clean": jpeg_uri(fit_width(clean_d, opts.thumb_width)), "scan": jpeg_uri(fit_width(scan_d, opts.thumb_width)),
+        "zoom_clean": jpeg_uri(fit_width(crop_around(clean_d, boxes, pad), opts.thumb_width), 88),
+        "zoom_scan": jpeg_uri(fit_width(crop_around(scan_d, scan_boxes or boxes, pad), opts.thumb_width), 88),
         "claims": t["assertions"].loc[t["assertions"]["qa_id"] == qa_id, "claim"].tolist(),
         "evidence": ev[:8], "n_evidence": len(ev),
     }
@@ -338,7 +216,7 @@ def contact_sheet(view: CorpusReader, doc_id: str, page_no: int, seed: int, dpi:
             quads, _ = map_boxes(np.asarray(px, dtype=float), out.transforms)
             img = draw_quads(img, [[tuple(p) for p in q] for q in np.asarray(quads).tolist()], SCAN_COLOUR,
                              width=1, fill_alpha=35)
-        cells.append({"tier": tier, "image": _jpeg_b64(_fit(img, 360), 85),
+        cells.append({"tier": tier, "image": jpeg_uri(fit_width(img, 360), 85),
                       "stages": [s.name for s in page.stages if s.enabled]})
     return cells
 
@@ -412,14 +290,14 @@ def _build_report(view: CorpusReader, opts: ReportOptions) -> tuple[str, dict[st
     cross = cross[[c for c in QA_ELEMENTS if c in cross.columns]]
 
     charts = [
-        _chart("barh", list(by_type.index), by_type["QA"].tolist(), "QA pairs by QA type", "QA pairs"),
-        _chart("bar", list(by_el.index), by_el["QA"].tolist(), "QA pairs by element type"),
-        _chart("bar", list(by_tier.index), by_tier["pages"].tolist(), "Pages by scan tier"),
-        _chart("barh", list(by_domain.index), by_domain["QA"].tolist(), "QA pairs by domain", "QA pairs",
+        chart("barh", list(by_type.index), by_type["QA"].tolist(), "QA pairs by QA type", "QA pairs"),
+        chart("bar", list(by_el.index), by_el["QA"].tolist(), "QA pairs by element type"),
+        chart("bar", list(by_tier.index), by_tier["pages"].tolist(), "Pages by scan tier"),
+        chart("barh", list(by_domain.index), by_domain["QA"].tolist(), "QA pairs by domain", "QA pairs",
                PALETTE[2]),
-        _chart("barh", list(by_recipe.index), by_recipe["docs"].tolist(), "Documents by recipe",
+        chart("barh", list(by_recipe.index), by_recipe["docs"].tolist(), "Documents by recipe",
                "documents", PALETTE[1]),
-        _chart("hist", [], t["documents"]["n_pages"].tolist(), "Pages per document", "pages", PALETTE[4]),
+        chart("hist", [], t["documents"]["n_pages"].tolist(), "Pages per document", "pages", PALETTE[4]),
     ]
     panels = [("By QA type", by_type, "qa type"), ("By element type", by_el, "element"),
               ("By scan tier", by_tier, "tier"),
@@ -456,8 +334,9 @@ def report_key(corpus_dir: str | os.PathLike[str], opts: ReportOptions | None = 
     h = hashlib.sha256()
     h.update((Path(corpus_dir) / MANIFEST).read_bytes())
     h.update(repr(opts or ReportOptions()).encode())
-    h.update(Path(__file__).read_bytes())
-    h.update((Path(__file__).parent / "templates" / "report.html.j2").read_bytes())
+    for code in (Path(__file__), Path(__file__).parent / "report_images.py",
+                 Path(__file__).parent / "templates" / "report.html.j2"):
+        h.update(code.read_bytes())
     return h.hexdigest()
 
 

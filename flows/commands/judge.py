@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from flows.cli import MAX_SEED, CliError, check_range, check_writable, require_verified
+from flows.commands import command_group
 
 MAX_PER_QA = 100
 
@@ -101,9 +102,7 @@ def llm_progress():
 def register(subparsers: argparse._SubParsersAction) -> None:
     from corpus.store import QA_FILE, DocFiles
 
-    p = subparsers.add_parser("judge", help="judge flows (hallucination-criterion labeling)")
-    sub = p.add_subparsers(dest="judge_command", metavar="JUDGE")
-    sub.required = True
+    sub = command_group(subparsers, "judge", "judge flows (hallucination-criterion labeling)", "JUDGE")
     h = sub.add_parser(
         "hallucination", help="label answers as hallucinated under faithfulness and factual correctness",
         description="Synthesise (from --corpus) or import (--items) answers, label them with lexical, embedding, "

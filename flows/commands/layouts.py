@@ -6,14 +6,13 @@ import argparse
 import time
 
 from flows.cli import MAX_SEED, CliError, check_range, check_writable
+from flows.commands import command_group
 
 MAX_LAYOUTS = 1_000_000
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("layouts", help="layout library: build (and retrieval commands)")
-    sub = p.add_subparsers(dest="layouts_command", metavar="SUBCOMMAND")
-    sub.required = True
+    sub = command_group(subparsers, "layouts", "layout library: build (and retrieval commands)", "SUBCOMMAND")
     b = sub.add_parser("build", help="write layouts.parquet/jsonl + thumbs/<id>.png for COUNT layouts")
     from renderers.layout.layouts import DEFAULT_LIBRARY_SEED, DEFAULT_LIBRARY_SIZE
 

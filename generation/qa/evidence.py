@@ -1,12 +1,15 @@
-"""Evidence records: where each drawn fact is, on the PDF page, the page image and the scan."""
+"""Evidence records: where each drawn fact is, on the PDF page, the page image and the scan; and a
+RenderMap that draws every fact span, to derive QA from a planned document without rendering it."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ir.blocks import fact_spans
 from ir.boxes import ScanBox, pdf_to_stored_px
+from ir.document import DocumentIR
 from ir.qa_models import Evidence
-from ir.rendermap import RenderMap
+from ir.rendermap import RenderedPage, RenderMap, SpanBox
 
 
 def build_evidence(render_map: RenderMap, dpi: int | None = None,
@@ -31,3 +34,19 @@ def build_evidence(render_map: RenderMap, dpi: int | None = None,
                 bbox_page_px=px, scan_quad=quad, scan_bbox=sbox,
                 occluded_by=list(occluded_by[k]) if occluded_by is not None else []))
     return out
+
+
+def drawn_render_map(doc: DocumentIR) -> RenderMap:
+    """A RenderMap in which every fact span of ``doc`` is drawn on its IR page, at placeholder boxes (one
+    line each, down a Letter page): what ``derive_qa`` needs to ask about a planned document without
+    rendering it (tests, benchmarks)."""
+    spans = []
+    for page in doc.pages:
+        y = 72.0
+        for b in page.blocks:
+            for s in fact_spans(b):
+                spans.append(SpanBox(block_id=b.id, fact_ids=s.fact_ids, page_no=page.page_no,
+                                     bbox=(72.0, y, min(72.0 + 6 * len(s.text), 540.0), y + 10), text=s.text))
+                y = min(y + 14, 760.0)
+    return RenderMap(doc_id=doc.doc_id, pages=[RenderedPage(page_no=p.page_no, width=612, height=792)
+                                               for p in doc.pages], spans=spans)

@@ -10,8 +10,9 @@ from ir.qa_models import ListAnswer
 from ir.rng import Rng
 from ir.values import DateValue
 
+from ..content.wording import plural
 from .claims import Claim, Draft
-from .compare import noun_of, plural
+from .compare import noun_of
 from .context import QAContext, Record
 from .phrasing import pick
 

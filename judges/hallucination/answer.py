@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import csv
-import json
 from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Literal
@@ -22,7 +21,7 @@ from ir.document import DocumentIR
 from ir.qa_models import QAPair
 from judges.llm import ChatClient, ChatRequest, PromptTemplate, escape_untrusted, load_prompt
 
-from .items import HallucinationItem, ItemsError
+from .items import HallucinationItem, ItemsError, json_lines
 from .synthesize import _Synth
 
 if TYPE_CHECKING:
@@ -94,13 +93,7 @@ def answers_from_file(path: str | Path, docs_and_qas: Sequence[tuple[DocumentIR,
         with p.open(newline="", encoding="utf-8") as fh:
             rows = [(i + 2, r) for i, r in enumerate(csv.DictReader(fh))]
     elif p.suffix.lower() in (".jsonl", ".ndjson"):
-        rows = []
-        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-            if line.strip():
-                try:
-                    rows.append((i, json.loads(line)))
-                except json.JSONDecodeError as exc:
-                    raise ItemsError(f"{p.name}: line {i}: not JSON ({exc.msg})") from None
+        rows = json_lines(p)
     else:
         raise ItemsError(f"{p}: answers file must be .csv or .jsonl")
     by_id = {qa.id: (doc, qa) for doc, qas in docs_and_qas for qa in qas}

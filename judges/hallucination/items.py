@@ -144,6 +144,24 @@ def validate_rows(rows: Iterable[dict[str, Any]], source: str, first_row: int = 
     return items
 
 
+def json_lines(p: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The objects of a JSON Lines file with their line numbers (blank lines skipped); ItemsError names the
+    first line that is not a JSON object."""
+    out = []
+    with p.open(encoding="utf-8") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ItemsError(f"{p.name}: line {lineno}: not JSON ({exc.msg})") from None
+            if not isinstance(obj, dict):
+                raise ItemsError(f"{p.name}: line {lineno}: expected a JSON object")
+            out.append((lineno, obj))
+    return out
+
+
 def load_items(path: str | Path) -> list[HallucinationItem]:
     """Read items from ``.csv``, ``.jsonl`` or ``.parquet`` (by extension)."""
     p = Path(path)
@@ -159,20 +177,8 @@ def load_items(path: str | Path) -> list[HallucinationItem]:
                 raise ItemsError(f"{p}: empty CSV")
             return validate_rows(list(reader), p.name, first_row=2)  # row 1 is the header
     if suffix in (".jsonl", ".ndjson"):
-        rows, linenos = [], []
-        with p.open(encoding="utf-8") as fh:
-            for lineno, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ItemsError(f"{p.name}: line {lineno}: not JSON ({exc.msg})") from None
-                if not isinstance(obj, dict):
-                    raise ItemsError(f"{p.name}: line {lineno}: expected a JSON object")
-                rows.append(obj)
-                linenos.append(lineno)
-        return validate_rows(rows, p.name, row_label="line", rownos=linenos)
+        lines = json_lines(p)
+        return validate_rows([obj for _, obj in lines], p.name, row_label="line", rownos=[n for n, _ in lines])
     if suffix == ".parquet":
         import pyarrow.parquet as pq
 

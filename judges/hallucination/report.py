@@ -10,7 +10,8 @@ from pathlib import Path
 from ir.files import atomic_write_bytes
 
 from ..html import Section, png_image, render_page, table
-from .analysis import MIN_N, AnalysisResult
+from .analysis import AnalysisResult
+from .binary_stats import MIN_N
 
 Table = tuple[list[str], list[list[str]]]
 

@@ -26,6 +26,9 @@ susceptibility is measured pairwise (``synthesize_injections``; the analysis rep
 that follow the injected text, per judge and prompt).
 
 Deterministic: every choice is drawn from ``rng.fork("qa", qa.id, ...)``.
+
+One module, though long: every error type of the table above is built by one synthesiser over one
+document's facts (``_Synth``), so the error types read side by side.
 """
 
 from __future__ import annotations

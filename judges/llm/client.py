@@ -24,6 +24,9 @@ Structured replies: a request that carries a JSON ``schema`` is sent with the en
 ``{"type": "json_object", "schema": ...}``, then plain ``json_object``, then the prompt alone; the rejection is
 remembered in the cache, so a rerun does not ask again. A reply the parser rejects is asked once more
 (``repair_retries``), quoting the parse error; the result keeps the first raw reply and the error.
+
+One module, though long: retries, format fallback, repair and accounting are stages of one request's life
+in ``ChatClient`` and share its state, so they read best together.
 """
 
 from __future__ import annotations

@@ -18,6 +18,9 @@ replaces ``(1 | rater)`` by ``(1 + responder | rater)``. Inference is t-based wi
 Missing-design problems never become numbers: a metric without reference ratings, a responder
 without ratings, a contrast that is not estimable in a stratum, a grouping factor with one level are
 each left out and named in ``AnalysisResult.exclusions``.
+
+One module, though long: planning the fits, fitting them, their contrasts and the reliability rows are the
+steps of ``analyze``, one per-metric pipeline, and read best in its order.
 """
 
 from __future__ import annotations
@@ -37,8 +40,7 @@ from .contrasts import (
     PatsyEstimator,
     adjust,
     coefficient_table,
-    marginal_means,
-    responder_contrasts,
+    responder_estimates,
 )
 from .design import FixedDesign, RandomTerm, independent_columns, intercept_term, null_space, slope_term
 from .lmm_solver import AGREE_TOL, LmmError, LmmFit, LmmModel, single_blas_thread
@@ -258,8 +260,7 @@ def fit_job(job: FitJob, reference: str, options: AnalysisOptions) -> tuple[Metr
     est, diag = fit_lmm(job, options) if options.backend == "lmm" else fit_statsmodels(job, options)
     counts = job.counts
     kw = dict(stratifier=job.stratifier, strata=job.strata, confidence=options.confidence, counts=counts)
-    contrasts, skipped = responder_contrasts(est, job.metric, reference, job.responders, **kw)
-    emms = marginal_means(est, job.metric, job.responders, **kw)
+    contrasts, emms, skipped = responder_estimates(est, job.metric, reference, job.responders, **kw)
     return MetricFit(metric=job.metric, level=job.level, stratifier=job.stratifier, contrasts=contrasts,
                      coefficients=coefficient_table(est), emms=emms, diagnostics=diag), skipped
 

@@ -101,7 +101,7 @@ def interval(est: float, se: float, df: float | None, confidence: float) -> tupl
     return est - q * se, est + q * se, p
 
 
-def responder_contrasts(
+def responder_estimates(
     est: Estimator,
     metric: str,
     reference: str,
@@ -111,55 +111,37 @@ def responder_contrasts(
     strata: Sequence[str] = (),
     confidence: float = 0.95,
     counts: dict[tuple[str, str | None], int] | None = None,
-) -> tuple[list[Contrast], list[str]]:
-    """One contrast per responder (x stratum) against ``reference``, and the non-estimable ones named."""
-    out: list[Contrast] = []
+) -> tuple[list[Contrast], list[MarginalMean], list[str]]:
+    """Per responder (x stratum): its contrast against ``reference`` and its emmeans-style EMM, and the
+    contrasts that are not estimable, named. A non-estimable EMM cell is left out."""
+    contrasts: list[Contrast] = []
+    emms: list[MarginalMean] = []
     skipped: list[str] = []
+    counts = counts or {}
     for stratum in [None] if stratifier is None else list(strata):
         extra = {} if stratum is None else {"strat": stratum}
         ref_row = est.row({"resp": reference, **extra})
         for resp in responders:
+            row = est.row({"resp": resp, **extra})
+            cell = dict(metric=metric, responder=resp, stratifier=stratifier, stratum=stratum,
+                        n_obs=counts.get((resp, stratum), 0))
+            mean = est.estimate(row)
+            if mean is not None:
+                e, se, df = mean
+                lo, hi, _ = interval(e, se, df, confidence)
+                emms.append(MarginalMean(estimate=e, se=se, df=df, ci_low=lo, ci_high=hi, **cell))
             if resp == reference:
                 continue
-            got = est.estimate(est.row({"resp": resp, **extra}) - ref_row)
-            where = f"{metric}" + (f" x {stratifier}={stratum}" if stratum is not None else "")
+            got = est.estimate(row - ref_row)
             if got is None:
-                n_resp = (counts or {}).get((resp, stratum), 0)
-                n_ref = (counts or {}).get((reference, stratum), 0)
-                skipped.append(f"{where}: {resp} vs {reference} not estimable ({n_resp} vs {n_ref} scores)")
+                where = f"{metric}" + (f" x {stratifier}={stratum}" if stratum is not None else "")
+                skipped.append(f"{where}: {resp} vs {reference} not estimable ({cell['n_obs']} vs "
+                               f"{counts.get((reference, stratum), 0)} scores)")
                 continue
             e, se, df = got
             lo, hi, p = interval(e, se, df, confidence)
-            out.append(Contrast(metric=metric, responder=resp, stratifier=stratifier, stratum=stratum, estimate=e,
-                                se=se, ci_low=lo, ci_high=hi, p_value=p, df=df,
-                                n_obs=(counts or {}).get((resp, stratum), 0)))
-    return out, skipped
-
-
-def marginal_means(
-    est: Estimator,
-    metric: str,
-    responders: Sequence[str],
-    *,
-    stratifier: str | None = None,
-    strata: Sequence[str] = (),
-    confidence: float = 0.95,
-    counts: dict[tuple[str, str | None], int] | None = None,
-) -> list[MarginalMean]:
-    """emmeans-style EMM of every responder (within each stratum); non-estimable cells are left out."""
-    out = []
-    for stratum in [None] if stratifier is None else list(strata):
-        extra = {} if stratum is None else {"strat": stratum}
-        for resp in responders:
-            got = est.estimate(est.row({"resp": resp, **extra}))
-            if got is None:
-                continue
-            e, se, df = got
-            lo, hi, _ = interval(e, se, df, confidence)
-            out.append(MarginalMean(metric=metric, responder=resp, stratifier=stratifier, stratum=stratum, estimate=e,
-                                    se=se, df=df, ci_low=lo, ci_high=hi,
-                                    n_obs=(counts or {}).get((resp, stratum), 0)))
-    return out
+            contrasts.append(Contrast(estimate=e, se=se, ci_low=lo, ci_high=hi, p_value=p, df=df, **cell))
+    return contrasts, emms, skipped
 
 
 def coefficient_table(est: Estimator) -> list[Coefficient]:
@@ -208,4 +190,4 @@ def adjust(contrasts: list[Contrast], method: str, alpha: float = 0.05) -> list[
 
 
 __all__ = ["ADJUST_NAMES", "Estimator", "LmmEstimator", "PatsyEstimator", "adjust", "coefficient_table",
-           "interval", "marginal_means", "responder_contrasts"]
+           "interval", "responder_estimates"]

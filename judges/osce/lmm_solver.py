@@ -14,6 +14,9 @@ analytic gradient from two starts (lme4's ``theta = 1`` and a small start) and b
 run's criterion is kept in the fit, the best is polished (L-BFGS-B with tight tolerances) and used, and
 a spread above ``AGREE_TOL`` is reported as a disagreement. A diagonal element of ``theta`` below ``SINGULAR_TOL`` marks a singular fit (as
 ``lme4::isSingular``).
+
+One module, though long: the model, its profiled deviance and gradient, the optimizer runs and the fit's
+inference are one computation over the same cross products.
 """
 
 from __future__ import annotations

@@ -206,15 +206,22 @@ class Coefficient(BaseModel):
     p_value: float
 
 
-class Contrast(BaseModel):
-    """Difference of one responder from the reference on one metric (optionally within a stratum)."""
+class ResponderEstimate(BaseModel):
+    """An estimate about one responder on one metric (within one stratum when stratified), with its
+    standard error: what contrasts and marginal means share."""
 
     metric: str
     responder: str
     stratifier: str | None = None
     stratum: str | None = None
-    estimate: float = Field(description="Likert points, responder minus reference (latent scale: ordinal model)")
+    estimate: float
     se: float
+
+
+class Contrast(ResponderEstimate):
+    """Difference of one responder from the reference on one metric (optionally within a stratum)."""
+
+    estimate: float = Field(description="Likert points, responder minus reference (latent scale: ordinal model)")
     ci_low: float
     ci_high: float
     p_value: float
@@ -225,15 +232,9 @@ class Contrast(BaseModel):
     n_obs: int
 
 
-class MarginalMean(BaseModel):
+class MarginalMean(ResponderEstimate):
     """emmeans-style estimated marginal mean of one responder (within a stratum when stratified)."""
 
-    metric: str
-    responder: str
-    stratifier: str | None = None
-    stratum: str | None = None
-    estimate: float
-    se: float
     df: float | None = None
     ci_low: float
     ci_high: float

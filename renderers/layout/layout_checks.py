@@ -16,6 +16,9 @@ layer and drawings) and uses the RenderMap and the IR only to interpret it. The 
   covers less than half the body height (vertical extent, gaps under ``FILL_GAP`` points closed) on a page
   that is neither the document's last page nor followed by a page opening a new section (a level-1
   heading of the IR at the top of its body).
+
+One module, though long: the four checks share one reading of each page (``_page_text``: words, runs and
+drawings) and one vocabulary of the IR, so they stay together.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ import pymupdf
 
 from ir.base import Model
 from ir.blocks import block_spans
+from ir.boxes import Box
 from ir.document import DocumentIR
 from ir.rendermap import RenderMap
 
@@ -58,7 +62,7 @@ class LayoutProblem(Model):
     kind: LayoutProblemKind
     page_no: int
     message: str
-    bbox: tuple[float, float, float, float] | None = None
+    bbox: Box | None = None
 
     def __str__(self) -> str:
         return f"page {self.page_no}: {self.kind}: {self.message}"

@@ -4,6 +4,9 @@ The plot (axes, grid, bars, lines, wedges, category labels, legend) is a reportl
 labels are drawn through ``DrawCtx`` so each gets a SpanBox. When value labels would collide or do not
 fit (dense grouped bars, several line series), the chart carries a data table under the plot instead
 (as spreadsheet charts do), so every fact string is still drawn and legible.
+
+One module, though long: the three chart kinds are one flow (``FigureFlow``) sharing its plan, axes,
+label placement, legend and data-table fallback.
 """
 
 from __future__ import annotations

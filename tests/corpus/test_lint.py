@@ -14,11 +14,11 @@ import pymupdf
 import pytest
 
 from corpus.store import MANIFEST, DocFiles, load_doc_record, load_manifest, open_corpus
+from corpus.views.addresses import address_problems
 from corpus.views.lint import (
     LINT_KINDS,
     LintProblem,
     PageText,
-    address_problems,
     identity_problems,
     lint_corpus,
     plural_hits,

@@ -10,14 +10,8 @@ import pytest
 from PIL import Image
 
 from corpus.store import open_corpus
-from corpus.views.report import (
-    ReportOptions,
-    build_report,
-    corpus_tables,
-    draw_boxes,
-    draw_quads,
-    sample_gallery,
-)
+from corpus.views.report import ReportOptions, build_report, corpus_tables, sample_gallery
+from corpus.views.report_images import draw_boxes, draw_quads
 from flows.cli import main
 from tests.flows.crafted import XSS_ID, craft_doc_id
 
@@ -186,11 +180,11 @@ def test_corpus_artifacts_include_the_report(corpus_copy, monkeypatch):
 
 
 def test_long_bar_charts_keep_the_largest_and_sum_the_rest():
-    from corpus.views.report import _top
+    from corpus.views.report_images import top_bars
 
     labels = [f"domain_{i:02d}" for i in range(50)]
     values = [float(i % 7) for i in range(50)]
-    kept, vals = _top(labels, values)
+    kept, vals = top_bars(labels, values)
     assert len(kept) == 20 and kept[-1] == "31 others"
     assert sum(vals) == sum(values) and vals[:19] == sorted(values, reverse=True)[:19]
-    assert _top(labels[:5], values[:5]) == (labels[:5], values[:5])
+    assert top_bars(labels[:5], values[:5]) == (labels[:5], values[:5])

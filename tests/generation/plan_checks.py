@@ -361,25 +361,21 @@ def casing_problems(doc: DocumentIR) -> list[str]:
     d = get_domain(doc.domain)
     common = " ".join(d.actions + d.topics + d.checks).lower()  # "the data centre" in an action is no name
     names = [i for i in d.items if sum(c.isupper() for c in i) >= 2 and i.lower() not in common]
-    out = []
-    for _, b in doc.blocks():
-        for s in block_spans(b):
-            for n in names:
-                if re.search(rf"(?<![A-Za-z]){re.escape(n.lower())}(?![a-z])", s.text):
-                    out.append(f"{b.id}: {n!r} lower-cased in {s.text[:60]!r}")
-    return out
+    return [f"{bid}: {n!r} lower-cased in {text[:60]!r}" for bid, n, text in
+            _prose_hits(doc, {n: rf"(?<![A-Za-z]){re.escape(n.lower())}(?![a-z])" for n in names})]
 
 
 def count_unit_problems(doc: DocumentIR) -> list[str]:
     """A count's unit agrees in number in prose: ``1 incident``, never ``1 incidents``."""
     units = {m.unit for m in get_domain(doc.domain).metrics if m.quantity == "count" and m.unit.endswith("s")}
-    out = []
-    for _, b in doc.blocks():
-        for s in block_spans(b):
-            for u in units:
-                if re.search(rf"(?<![\d.,])1 {re.escape(u)}\b", s.text):
-                    out.append(f"{b.id}: '1 {u}' in {s.text[:60]!r}")
-    return out
+    return [f"{bid}: '1 {u}' in {text[:60]!r}" for bid, u, text in
+            _prose_hits(doc, {u: rf"(?<![\d.,])1 {re.escape(u)}\b" for u in units})]
+
+
+def _prose_hits(doc: DocumentIR, patterns: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(block id, key, span text) of every span of the document that a pattern (by key) matches."""
+    return [(b.id, key, s.text) for _, b in doc.blocks() for s in block_spans(b)
+            for key, pattern in patterns.items() if re.search(pattern, s.text)]
 
 
 def status_problems(doc: DocumentIR) -> list[str]:

@@ -1,4 +1,4 @@
-"""A small hand-built document covering every QA source, with a RenderMap that 'draws' every fact span.
+"""A small hand-built document covering every QA source (``generation.qa.drawn_render_map`` draws its spans).
 
 Page 1: a revenue table by region (two periods, a total row) and a pie chart of shares (rates); page 2: a
 form, a stamp, a contact paragraph and an action list (action, owner, due date); page 3: an action tracker
@@ -9,29 +9,22 @@ line chart of one region's revenue over the two periods.
 import datetime as dt
 from decimal import Decimal
 
-from ir import (
+from ir.blocks import (
     AnnotationBlock,
     Checkbox,
-    DocumentIR,
-    Entity,
-    Fact,
     FigureBlock,
     FormBlock,
     FormField,
     HeadingBlock,
     ListBlock,
-    PagePlan,
-    PerturbationProfile,
-    RenderedPage,
-    RenderMap,
     Series,
     Span,
-    SpanBox,
     TableBlock,
     TextBlock,
 )
-from ir.blocks import fact_spans
-from ir.facts import Derivation
+from ir.document import DocumentIR, PagePlan
+from ir.facts import Derivation, Entity, Fact
+from ir.perturbation import PerturbationProfile
 from ir.values import BooleanValue, DateValue, MoneyValue, NumberValue, PercentValue, PersonValue, TextValue
 
 ACTIONS = (("Renew the vendor contract", 0, dt.date(2026, 4, 20), "Open"),
@@ -141,19 +134,6 @@ def fixture_doc() -> DocumentIR:
                                          fig, sig]),
              PagePlan(page_no=2, blocks=[form, stamp, text, lst]),
              PagePlan(page_no=3, blocks=[tracker, bars, line])]
-    return DocumentIR(doc_id="doc-00000", index=0, seed=11, seed_path=["doc", 0], domain="finance",
+    return DocumentIR(doc_id="doc-00000", index=0, seed=11, seed_path=["doc", 0], domain="corporate_finance",
                       recipe="annual_report", title="Quarterly review", topic_brief="A review.", entities=[ent, lead],
                       facts=facts, pages=pages, perturbation=PerturbationProfile(tier="good"))
-
-
-def fixture_render_map(doc: DocumentIR) -> RenderMap:
-    spans = []
-    for page in doc.pages:
-        y = 72.0
-        for b in page.blocks:
-            for s in fact_spans(b):
-                spans.append(SpanBox(block_id=b.id, fact_ids=s.fact_ids, page_no=page.page_no,
-                                     bbox=(72.0, y, 72.0 + 6 * len(s.text), y + 10), text=s.text))
-                y += 14
-    return RenderMap(doc_id=doc.doc_id, pages=[RenderedPage(page_no=p.page_no, width=612, height=792)
-                                               for p in doc.pages], spans=spans)

@@ -4,28 +4,36 @@ Totals add up exactly, shares and percent changes match their parts, paired date
 shares sum to 100, names are tied to entities, and every fact span draws its fact's exact text.
 """
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from generation.planner import plan_document
-from ir.spec import demo_spec
+from ir.spec import demo_spec, reference_spec
 from tests.generation.plan_checks import (
     ORDERED_DATES,
     all_problems,
     date_problems,
     derivation_problems,
+    recipe_problems,
     span_problems,
 )
 
 SEEDS = st.integers(min_value=0, max_value=2**63 - 1)
-FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-@FAST
-@given(seed=SEEDS, index=st.integers(min_value=0, max_value=10_000))
-def test_planned_documents_are_consistent(seed, index):
-    doc = plan_document(demo_spec(seed=seed, n_docs=index + 1), index)
-    assert all_problems(doc) == []
+@pytest.mark.parametrize(("make_spec", "examples"), [(demo_spec, 25), (reference_spec, 8)], ids=["demo", "reference"])
+def test_planned_documents_are_consistent(make_spec, examples):
+    """Every check holds for any document of the demo and the reference spec, the recipe's length and
+    charts included (reference documents are long: fewer examples)."""
+
+    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(seed=SEEDS, index=st.integers(min_value=0, max_value=10_000))
+    def planned_consistently(seed, index):
+        doc = plan_document(make_spec(seed=seed, n_docs=index + 1), index)
+        assert all_problems(doc) + recipe_problems(doc) == []
+
+    planned_consistently()
 
 
 @settings(max_examples=5, deadline=None)

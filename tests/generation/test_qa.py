@@ -6,18 +6,18 @@ from decimal import Decimal
 
 import pytest
 
-from generation.qa import build_evidence, check_answer, derive_qa, recompute_assertion
+from generation.qa import build_evidence, check_answer, derive_qa, drawn_render_map, recompute_assertion
 from ir import RenderMap, SpanBox
 from ir.answers import derive, surface_forms
 from ir.boxes import Box
 from ir.qa_models import NumberAnswer
 
-from .qa_fixture import fixture_doc, fixture_render_map
+from .qa_fixture import fixture_doc
 
 
 def _qa(qa_per_page=12.0):
     doc = fixture_doc()
-    rm = fixture_render_map(doc)
+    rm = drawn_render_map(doc)
     return doc, rm, *derive_qa(doc, rm, build_evidence(rm, dpi=144), qa_per_page=qa_per_page)
 
 

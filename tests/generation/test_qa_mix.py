@@ -1,10 +1,10 @@
 """The QA mix: templates, and the shares a corpus must hold (multi-hop, multi-page, prose, no dominant
 template) measured on the fixture and on a few planned and rendered documents."""
 
-from generation.qa import build_evidence, derive_qa
+from generation.qa import build_evidence, derive_qa, drawn_render_map
 from generation.qa.mix import QAMix, qa_mix, question_template
 
-from .qa_fixture import fixture_doc, fixture_render_map
+from .qa_fixture import fixture_doc
 
 
 def test_a_template_is_the_question_without_its_values():
@@ -19,7 +19,7 @@ def test_a_template_is_the_question_without_its_values():
 
 def test_shares_on_the_fixture():
     doc = fixture_doc()
-    rm = fixture_render_map(doc)
+    rm = drawn_render_map(doc)
     qa, asr = derive_qa(doc, rm, build_evidence(rm), qa_per_page=8)
     mix = qa_mix([(doc, qa)])
     assert mix.n_qa == len(qa) == 24

@@ -7,12 +7,12 @@ import inspect
 import pytest
 
 import generation.qa as qa_pkg
-from generation.qa import QA_TYPE, REGISTRY, VARIANTS, build_evidence, derive_qa
+from generation.qa import QA_TYPE, REGISTRY, VARIANTS, build_evidence, derive_qa, drawn_render_map
 from generation.qa.context import QAContext
 from generation.qa.registry import ANSWER_RULES
 from ir.vocab import DIFFICULTIES, QA_TYPES
 
-from .qa_fixture import fixture_doc, fixture_render_map
+from .qa_fixture import fixture_doc
 
 DRAW_ORDER = ("lookup.table lookup.form lookup.prose lookup.by_key lookup.list_by_key lookup.whose chart_reading "
               "annotation_reading boolean boolean.prose table_aggregate table_aggregate.conditional comparison "
@@ -78,11 +78,12 @@ def test_every_question_has_five_or_more_phrasings():
 
 def test_every_variant_finds_sources_in_the_fixture_and_pairs_get_a_difficulty_of_their_type():
     doc = fixture_doc()
-    rm = fixture_render_map(doc)
+    rm = drawn_render_map(doc)
     ev = build_evidence(rm)
     ctx = QAContext(doc, ev)
     assert [v.name for v in VARIANTS if not v.sources(ctx)] == []
-    qa, _ = derive_qa(doc, rm, ev, qa_per_page=30)
+    qa, asr = derive_qa(doc, rm, ev, qa_per_page=30)
     assert all(q.difficulty in QA_TYPE[q.qa_type].difficulties for q in qa)
     assert {q.difficulty for q in qa} == set(DIFFICULTIES)
-    assert qa_pkg.check_answer is not None
+    own = {a.id: a for a in asr}
+    assert [p for q in qa for p in qa_pkg.check_answer(q, [own[i] for i in q.assertion_ids])] == []

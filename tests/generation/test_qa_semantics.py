@@ -4,17 +4,17 @@ percentage points, percent changes only of amounts and counts; list answers name
 import pytest
 
 import generation.qa.arithmetic as arithmetic
-from generation.qa import build_evidence, derive_qa
+from generation.qa import build_evidence, derive_qa, drawn_render_map
 from generation.qa.fact_arithmetic import quantity_of, semantic_misuses
 from ir.facts import Fact
 from ir.values import MoneyValue, NumberValue, PercentValue
 
-from .qa_fixture import fixture_doc, fixture_render_map
+from .qa_fixture import fixture_doc
 
 
 def _qa(seed: int, qa_per_page: float = 40):
     doc = fixture_doc().model_copy(update={"seed": seed})
-    rm = fixture_render_map(doc)
+    rm = drawn_render_map(doc)
     qa, asr = derive_qa(doc, rm, build_evidence(rm), qa_per_page=qa_per_page)
     return doc, qa, asr
 

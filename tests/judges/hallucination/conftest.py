@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from generation.qa import derive_qa
-from tests.generation.qa_fixture import fixture_doc, fixture_render_map
+from generation.qa import derive_qa, drawn_render_map
+from tests.generation.qa_fixture import fixture_doc
 
 
 @pytest.fixture(scope="session")
 def doc_and_qas():
     doc = fixture_doc()
-    qas, _ = derive_qa(doc, fixture_render_map(doc), qa_per_page=15)
+    qas, _ = derive_qa(doc, drawn_render_map(doc), qa_per_page=15)
     return doc, qas
 
 

@@ -17,8 +17,8 @@ from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
 from ir.rng import Rng
-from judges.hallucination.analysis import (
-    analyse,
+from judges.hallucination.analysis import analyse
+from judges.hallucination.binary_stats import (
     binary_metrics,
     bootstrap_metrics,
     calibrate_threshold,
@@ -106,6 +106,7 @@ def test_calibration_maximises_balanced_accuracy():
 
 
 def _items(n: int, seed: int):
+    """``n`` items cycling through three error types (seeded dev/test split), and their error types."""
     g = np.random.default_rng(seed)
     items = []
     for i in range(n):
@@ -114,15 +115,20 @@ def _items(n: int, seed: int):
         items.append(HallucinationItem(item_id=f"i{i}", question="q?", references=["a"], candidate="a",
                                        error_type=et, label_faithfulness=faith, label_factual=fact,
                                        split="dev" if g.random() < 0.5 else "test", doc_id=f"d{i}"))
-    return items
+    return items, np.array([it.error_type for it in items])
+
+
+def _value_error_scores(et: np.ndarray, g: np.random.Generator | None = None, noise: float = 0.0) -> np.ndarray:
+    """Support scores of a labeler that sees only value errors: 0.2 for ``wrong_value``, 0.8 for the other
+    error types, plus normal noise of sd ``noise`` drawn from ``g``."""
+    s = np.where(et == "wrong_value", 0.2, 0.8)
+    return s + g.normal(0, noise, len(et)) if noise else s
 
 
 def test_analyse_end_to_end_on_known_labels():
-    items = _items(600, 0)
-    et = np.array([it.error_type for it in items])
+    items, et = _items(600, 0)
     g = np.random.default_rng(9)
-    # a labeler that only sees value errors: support low for wrong_value, high otherwise (noisy)
-    s = np.where(et == "wrong_value", 0.2, 0.8) + g.normal(0, 0.05, len(items))
+    s = _value_error_scores(et, g, noise=0.05)
     judge_f = [bool(x) if i % 50 else None for i, x in enumerate(et != "correct")]
     judge_c = [bool(x) for x in et == "wrong_value"]
     res = analyse(items, {"lex": s}, {"j/faith": judge_f, "j/fact": judge_c}, rng=Rng(1), n_boot=200,
@@ -176,10 +182,9 @@ def _cis(res, labeler: str) -> dict:
 
 
 def test_a_labelers_cis_do_not_depend_on_the_other_labelers():
-    items = _items(300, 3)
-    et = np.array([it.error_type for it in items])
+    items, et = _items(300, 3)
     g = np.random.default_rng(4)
-    x = np.where(et == "wrong_value", 0.2, 0.8) + g.normal(0, 0.2, len(items))
+    x = _value_error_scores(et, g, noise=0.2)
     y = np.where(et == "correct", 0.9, 0.3) + g.normal(0, 0.2, len(items))
     judge = [bool(v) for v in (et != "correct") ^ (g.random(len(items)) < 0.2)]
     alone = analyse(items, {"x": x}, rng=Rng(5), n_boot=200, alpha_boot=0)
@@ -198,8 +203,8 @@ def test_a_labelers_cis_do_not_depend_on_the_other_labelers():
 def test_a_failed_report_write_leaves_no_temp_file(tmp_path, monkeypatch):
     from judges.hallucination import report
 
-    items = _items(60, 1)
-    s = np.array([0.2 if it.error_type == "wrong_value" else 0.8 for it in items])
+    items, et = _items(60, 1)
+    s = _value_error_scores(et)
     res = analyse(items, {"lex": s}, rng=Rng(1), n_boot=20, alpha_boot=0)
     paths = report.write_report(res, tmp_path)
     before = paths["html"].read_bytes()
@@ -219,8 +224,8 @@ def test_labeler_names_reach_the_html_report_escaped(tmp_path):
     from judges.hallucination import report
 
     evil = '<img src=x onerror="alert(1)">'
-    items = _items(60, 1)
-    s = np.array([0.2 if it.error_type == "wrong_value" else 0.8 for it in items])
+    items, et = _items(60, 1)
+    s = _value_error_scores(et)
     res = analyse(items, {evil: s}, rng=Rng(1), n_boot=20, alpha_boot=0)
     html = report.render_html(res, header=[f"judges: {evil}"], images={"x.png": b"\x89PNG"})
     assert evil not in html and "&lt;img src=x onerror=&#34;alert(1)&#34;&gt;" in html

@@ -59,7 +59,7 @@ def test_statistics_of_too_few_items_are_na_with_the_n():
     import numpy as np
 
     from ir.rng import Rng
-    from judges.hallucination.analysis import bootstrap_metrics, cochrans_q, mcnemar_exact
+    from judges.hallucination.binary_stats import bootstrap_metrics, cochrans_q, mcnemar_exact
     from judges.hallucination.report import _ci, _na
 
     m = bootstrap_metrics([], [], Rng(0).gen, n_boot=10)
