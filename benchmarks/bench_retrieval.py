@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from generation.planner import plan_document  # noqa: E402
 from ir.spec import demo_spec  # noqa: E402
-from renderers.layout.assign import doc_style_family, page_layout_rng  # noqa: E402
+from renderers.layout.assign import page_layout_rng  # noqa: E402
 from renderers.layout.clip_model import load_clip  # noqa: E402
 from renderers.layout.layout_queries import page_query  # noqa: E402
 from renderers.layout.layouts import DEFAULT_LIBRARY_SEED, DEFAULT_LIBRARY_SIZE  # noqa: E402
@@ -60,7 +60,7 @@ def main() -> int:
     pages = []
     for i in range(args.docs):
         doc = plan_document(spec, i)
-        fam = doc_style_family(doc)
+        fam = doc.style_family
         pages += [(doc, p, fam) for p in doc.pages]
     r.families  # noqa: B018 - build the family column once, outside the timings
     for doc, p, fam in pages[:3]:  # warm up

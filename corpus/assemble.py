@@ -26,6 +26,7 @@ from ir.files import sha256_bytes
 from ir.qa_models import Assertion, QAPair
 from ir.rendermap import RenderMap
 from ir.spec import CorpusSpec
+from ir.vocab import Device, Tier
 
 GENERATOR_VERSION = "1"
 
@@ -121,8 +122,8 @@ class CapturedPage:
     png: bytes
     scan: bytes
     scan_ext: str
-    tier: str
-    device: str
+    tier: Tier
+    device: Device
     transforms: list
     covers: Callable[[list[float]], list[str]]
 
@@ -150,16 +151,20 @@ def sample_scans(spec: CorpusSpec, index: int, rendered: RenderedDocument) -> Do
     return DocumentIR.model_validate_json(doc.to_json())
 
 
-def capture(doc: DocumentIR, pdf: bytes, dpi: int) -> list[CapturedPage]:
-    """Rasterise every page (pymupdf) and scan it with its page's capture device and tier."""
+def capture(doc: DocumentIR, pdf: bytes, dpi: int, scan_dpi: int | None = None) -> list[CapturedPage]:
+    """Rasterise every page (pymupdf) at ``dpi`` for the page images and scan it with its page's capture
+    device and tier at ``scan_dpi`` (the same raster where the two are equal, else a second one)."""
     from degradations import degrade_page, encode_scan, scan_extension
     from renderers import rasterize
 
+    scan_dpi = dpi if scan_dpi is None else scan_dpi
     profile = doc.perturbation
+    rasters = rasterize(pdf, dpi)
+    scan_rasters = rasters if scan_dpi == dpi else rasterize(pdf, scan_dpi)
     pages = []
-    for i, (png, image) in enumerate(rasterize(pdf, dpi), start=1):
+    for i, ((png, _), (_, image)) in enumerate(zip(rasters, scan_rasters, strict=True), start=1):
         page = profile.pages[i - 1]
-        degraded = degrade_page(image, page, doc.seed, dpi)
+        degraded = degrade_page(image, page, doc.seed, scan_dpi)
         tier, device = profile.page_tier(page), profile.page_device(page)
         pages.append(CapturedPage(i, png, encode_scan(degraded.image, tier, device=device),
                                   scan_extension(tier, device), tier, device, degraded.transforms,
@@ -167,10 +172,10 @@ def capture(doc: DocumentIR, pdf: bytes, dpi: int) -> list[CapturedPage]:
     return pages
 
 
-def map_evidence_boxes(render_map: RenderMap, pages: list[CapturedPage], dpi: int
+def map_evidence_boxes(render_map: RenderMap, pages: list[CapturedPage], scan_dpi: int
                        ) -> tuple[list[ScanBox | None], list[list[str]]]:
-    """Each span's box on the scan (its stored page-pixel box through the page's geometric stages) and the
-    occluding stages that cover it, by span index."""
+    """Each span's box on the scan (its stored box at the scan's resolution through the page's geometric
+    stages) and the occluding stages that cover it, by span index."""
     from degradations import map_boxes
 
     scan_boxes: list[ScanBox | None] = [None] * len(render_map.spans)
@@ -179,7 +184,7 @@ def map_evidence_boxes(render_map: RenderMap, pages: list[CapturedPage], dpi: in
         idx = [k for k, s in enumerate(render_map.spans) if s.page_no == page.page_no]
         if not idx:
             continue
-        px = [pdf_to_stored_px(render_map.spans[k].bbox, dpi) for k in idx]
+        px = [pdf_to_stored_px(render_map.spans[k].bbox, scan_dpi) for k in idx]
         quads, boxes = map_boxes(px, page.transforms)
         for k, q, a, b in zip(idx, quads, boxes, px, strict=True):
             scan_boxes[k] = stored_scan_box(q, a)
@@ -231,8 +236,8 @@ def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[Docum
     one_thread_per_worker()
     rendered = render(complete_ir(spec, index, layout_chooser))
     doc = sample_scans(spec, index, rendered)
-    pages = capture(doc, rendered.pdf, spec.dpi)
-    scan_boxes, occluded = map_evidence_boxes(rendered.render_map, pages, spec.dpi)
+    pages = capture(doc, rendered.pdf, spec.dpi, spec.scan_dpi)
+    scan_boxes, occluded = map_evidence_boxes(rendered.render_map, pages, spec.scan_dpi)
     evidence = build_evidence(rendered.render_map, dpi=spec.dpi, scan_boxes=scan_boxes, occluded_by=occluded)
     qa, assertions = derive_qa(doc, rendered.render_map, evidence, qa_per_page=spec.qa_per_page)
     return package(spec, index, doc, rendered, pages, qa, assertions)

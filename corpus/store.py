@@ -17,7 +17,10 @@ corpus is complete when ``corpus.json`` exists. A run removes ``corpus.json`` be
 so a killed run never leaves a corpus that verifies.
 
 Every other module names corpus files through the constants and :class:`DocFiles` here and opens them
-through :class:`CorpusReader` (a test checks that no one else spells them).
+through :class:`CorpusReader` (a test checks that no one else spells them). It is one module of ~490
+lines on purpose: the file names, the records that list them and the one reader that opens them are one
+contract (the layout on disk), and the checks that no other module spells a name are simplest against one
+module.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from ir.files import atomic_write_text, sha256_bytes, sha256_file
 from ir.qa_models import Assertion, QAPair
 from ir.rendermap import RenderMap
 from ir.spec import CorpusSpec
-from ir.vocab import DEFAULT_DEVICE
+from ir.vocab import DEFAULT_DEVICE, Device, DomainSlug, RecipeSlug, Tier
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -168,8 +171,8 @@ class PageRecord(Model):
     scan: str = Field(description="relative path of the scan image")
     n_spans: int = 0
     n_qa: int = 0
-    tier: str | None = Field(default=None, description="the page's scan tier (the document's when it has none)")
-    device: str | None = Field(default=None, description="the page's capture device")
+    tier: Tier | None = Field(default=None, description="the page's scan tier (the document's when it has none)")
+    device: Device | None = Field(default=None, description="the page's capture device")
 
 
 class DocRecord(Model):
@@ -179,11 +182,11 @@ class DocRecord(Model):
     index: int
     spec_hash: str
     code_version: str
-    domain: str
-    recipe: str
+    domain: DomainSlug
+    recipe: RecipeSlug
     title: str
-    tier: str
-    device: str = DEFAULT_DEVICE
+    tier: Tier
+    device: Device = DEFAULT_DEVICE
     n_pages: int
     n_facts: int
     n_spans: int

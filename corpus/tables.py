@@ -108,7 +108,11 @@ def write_corpus(corpus_dir: str | os.PathLike[str], spec: CorpusSpec, records: 
                  code_version: str, check: Callable[[], None] | None = None) -> CorpusManifest:
     """Assemble the corpus tables from complete documents, then write the manifest (last, atomically).
 
-    ``check`` is called before every file is written (the run's lock check)."""
+    ``check`` is called before every file is written (the run's lock check). The QA and assertion rows are
+    read back from the documents' files (hash-checked when their records were made) rather than handed over
+    by the tasks: the records travel through Prefect's persisted task results, where a reference corpus's
+    rows would add ~70 MB of result files a run, while reading them back takes ~0.8 s of its ~10 minutes
+    (25 ms for 3 reference documents, 1,002 rows)."""
     check = check or (lambda: None)
     root = Path(corpus_dir)
     reader = open_corpus(root, checked=False)  # the documents were verified when their records were made

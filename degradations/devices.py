@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ir.vocab import DEVICES, STAGE_NAMES, TIERS
+from ir.vocab import DEVICES, STAGE_NAMES, TIERS, Device, Tier
 
 from .tiers import TIER_TABLE
 
@@ -203,7 +203,7 @@ DEVICE_OVERRIDES: dict[str, dict[str, dict[str, dict[str, Any]]]] = {
 }
 
 
-def stage_table(device: str, tier: str) -> dict[str, dict[str, Any]]:
+def stage_table(device: Device, tier: Tier) -> dict[str, dict[str, Any]]:
     """Every stage's entry (``{"p": .., "params": {..}}``) for ``device`` at ``tier``, in registry order."""
     if device not in DEVICE_OVERRIDES:
         raise ValueError(f"unknown device {device!r}; expected one of {', '.join(DEVICES)}")

@@ -6,17 +6,14 @@ from collections.abc import Sequence
 
 from ir.perturbation import PageDegradation, PerturbationProfile, StageParams
 from ir.rng import Rng
-from ir.vocab import DEFAULT_DEVICE, DEVICES, TIERS
+from ir.vocab import DEFAULT_DEVICE, DEVICES, TIERS, Device, ScanPlan, StageName, Tier
 
 from .devices import stage_table
 from .stages import STAGES, get_stage
 
-ScanPlan = str
-"""``"document"``: every page takes the document's tier and device; ``"cycle"``: pages cycle through the
-tiers and devices (``page_captures``), so a few short documents show every one."""
 
-
-def sample_stage(tier: str, name: str, rng: Rng, force: bool = False, device: str = DEFAULT_DEVICE) -> StageParams:
+def sample_stage(tier: Tier, name: StageName, rng: Rng, force: bool = False, device: Device = DEFAULT_DEVICE
+                 ) -> StageParams:
     """One stage of one page (``Stage.sample`` on the device's table entry at ``tier``); ``force=True``
     enables the stage regardless of its probability (tests, contact sheets), with the ranges of the first
     device that uses it at ``tier`` when ``device`` does not (the fax's dither on a flatbed)."""
@@ -26,7 +23,7 @@ def sample_stage(tier: str, name: str, rng: Rng, force: bool = False, device: st
     return get_stage(name).sample(entry, rng, force)
 
 
-def page_captures(plan: ScanPlan, index: int, tier: str, device: str, n_pages: int) -> list[tuple[str, str]]:
+def page_captures(plan: ScanPlan, index: int, tier: Tier, device: Device, n_pages: int) -> list[tuple[Tier, Device]]:
     """(tier, device) of each page of document ``index``: the document's, or the cycle (page ``p`` takes
     tier ``TIERS[(2 * index + p - 1) % 5]`` and device ``DEVICES[(index + p - 1) % 4]``: two-page documents
     0, 1, 2 already show all five tiers and all four devices)."""
@@ -37,8 +34,8 @@ def page_captures(plan: ScanPlan, index: int, tier: str, device: str, n_pages: i
     raise ValueError(f"unknown scan plan {plan!r}; expected document or cycle")
 
 
-def sample_profile(tier: str, n_pages: int, rng: Rng, device: str = DEFAULT_DEVICE,
-                   pages: Sequence[tuple[str, str]] | None = None) -> PerturbationProfile:
+def sample_profile(tier: Tier, n_pages: int, rng: Rng, device: Device = DEFAULT_DEVICE,
+                   pages: Sequence[tuple[Tier, Device]] | None = None) -> PerturbationProfile:
     """Sample every stage of every page of a document from its device's table at its tier.
 
     Page ``p`` (1-based) samples stage ``s`` from ``rng.fork("page", p).fork("stage", s)`` - each page its

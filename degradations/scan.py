@@ -12,12 +12,12 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from ir.vocab import DEFAULT_DEVICE, DEVICES, TIERS
+from ir.vocab import DEFAULT_DEVICE, DEVICES, TIERS, Device, Tier
 
 from .tiers import SCAN_FORMAT
 
 
-def scan_format(tier: str, device: str = DEFAULT_DEVICE) -> tuple[str, int | None]:
+def scan_format(tier: Tier, device: Device = DEFAULT_DEVICE) -> tuple[str, int | None]:
     """(``"png"`` | ``"jpeg"``, quality) of the scan file: by tier (PNG for pristine, JPEG at the tier's
     quality), except a fax, always PNG (its 1-bit dots would smear in JPEG)."""
     if tier not in SCAN_FORMAT:
@@ -30,7 +30,7 @@ def scan_format(tier: str, device: str = DEFAULT_DEVICE) -> tuple[str, int | Non
     return f["format"], f.get("quality")
 
 
-def scan_extension(tier: str, device: str = DEFAULT_DEVICE) -> str:
+def scan_extension(tier: Tier, device: Device = DEFAULT_DEVICE) -> str:
     return ".png" if scan_format(tier, device)[0] == "png" else ".jpg"
 
 
@@ -51,7 +51,7 @@ def encode_image(image: np.ndarray, fmt: str, quality: int | None = None) -> byt
     return buf.tobytes()
 
 
-def encode_scan(image: np.ndarray, tier: str, quality: int | None = None, device: str = DEFAULT_DEVICE) -> bytes:
+def encode_scan(image: np.ndarray, tier: Tier, quality: int | None = None, device: Device = DEFAULT_DEVICE) -> bytes:
     """The scan file of one page in its ``scan_format`` (``quality`` overrides the tier's JPEG quality)."""
     fmt, q = scan_format(tier, device)
     return encode_image(image, fmt, quality if quality is not None else q)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ir.vocab import DEFAULT_DEVICE
+from ir.vocab import DEFAULT_DEVICE, Tier
 
 BASE_STAGES: tuple[str, ...] = ("paper", "ink_bleed", "toner_fade", "halftone", "bleed_through", "stains", "fold",
                                 "skew", "warp", "lighting", "blur", "noise", "resample", "contrast", "jpeg")
@@ -161,7 +161,7 @@ TIER_TABLE: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
-def tier_table(tier: str) -> dict[str, dict[str, Any]]:
+def tier_table(tier: Tier) -> dict[str, dict[str, Any]]:
     """Every stage's entry at ``tier`` for a flatbed scan (``devices.stage_table``); unknown tier names are
     an error that lists the valid ones."""
     from .devices import stage_table

@@ -24,8 +24,10 @@ from corpus.store import default_corpus_dir
 from corpus.verify import verify_corpus
 from flows.errors import RunFailed, failing_in_one_line
 from flows.generate import generate_corpus_flow
+from flows.runtime import MAX_WORKERS
 from ir.files import atomic_write_text
 from ir.spec import spec_for_profile
+from ir.vocab import ProfileName
 
 Judge = Literal["hallucination", "osce"]
 
@@ -33,7 +35,7 @@ Judge = Literal["hallucination", "osce"]
 class EvaluationParams(BaseModel):
     model_config = ConfigDict(extra="forbid")
     seed: int = Field(default=0, ge=0)
-    profile: Literal["demo", "reference"] = "demo"
+    profile: ProfileName = "demo"
     n_docs: int | None = Field(default=None, ge=1)
     corpus_dir: str | None = None
     judges: list[Judge] = Field(default_factory=list, description="judge flows to run; empty: corpus only")
@@ -43,7 +45,7 @@ class EvaluationParams(BaseModel):
     max_items: int = Field(default=0, ge=0, description="label at most this many items, and put at most this "
                                                         "many questions to the system under test (0: all)")
     out: str = "out/evaluations"
-    workers: int = Field(default=2, ge=1, le=256)
+    workers: int = Field(default=2, ge=1, le=MAX_WORKERS)
 
     def batch_key(self, spec_hash: str) -> str:
         """12 hex digits over what decides the results (not ``out`` or ``workers``)."""

@@ -30,7 +30,7 @@ def _die_with_the_run() -> None:
 def _warm() -> None:
     try:
         from corpus.assemble import default_layout_chooser, one_thread_per_worker
-        from flows.run_start import quiet_torch_import
+        from flows.runtime import quiet_torch_import
 
         quiet_torch_import()  # the fork server writes to the run's terminal
 

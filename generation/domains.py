@@ -5,7 +5,8 @@ A domain carries the vocabulary a document of that field is written in: row labe
 discussion topics, action items and checkbox statements. A recipe is a kind of document (annual report,
 invoice, audit memo, ...): its title pattern, section headings and the domain tags it suits. Recipes
 with no tags suit every domain. Everything here is plain data so it can be listed, diffed and extended
-without touching the generators.
+without touching the generators; the module is long because it is those two tables (about 600 lines of
+domains, 140 of recipes), and they stay in one file with the small classes that hold them.
 """
 
 from __future__ import annotations
@@ -14,7 +15,21 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal
 
-from ir.vocab import Quantity
+from ir.vocab import (
+    CHART_KINDS,
+    DOMAIN_SLUGS,
+    ELEMENT_TYPES,
+    RECIPE_SLUGS,
+    STYLE_FAMILIES,
+    TABLE_KINDS,
+    ChartKind,
+    DomainSlug,
+    ElementType,
+    Quantity,
+    RecipeSlug,
+    StyleFamily,
+    TableKind,
+)
 
 MetricKind = str  # "money" | "count" | "number" | "percent"
 Behaviour = Literal["flow", "stock", "cumulative", "level"]
@@ -82,7 +97,7 @@ def metric_semantics(name: str, kind: str, unit: str) -> tuple[Quantity, Behavio
 
 @dataclass(frozen=True)
 class Domain:
-    slug: str
+    slug: DomainSlug
     title: str
     description: str
     tags: tuple[str, ...]
@@ -97,11 +112,18 @@ class Domain:
     currency: str
     id_prefix: str
     org_words: tuple[str, ...]
-    style_families: tuple[str, ...]
+    style_families: tuple[StyleFamily, ...]
     entity_kinds: tuple[str, ...] = ("person", "organisation")
 
+    def __post_init__(self) -> None:
+        for name, words, vocab in (("slug", [self.slug], DOMAIN_SLUGS), ("style_families", self.style_families,
+                                                                          STYLE_FAMILIES)):
+            unknown = [w for w in words if w not in vocab]
+            if unknown:
+                raise ValueError(f"domain {self.slug!r}: {name}: unknown {unknown}; allowed: {list(vocab)}")
+
     @property
-    def recipes(self) -> tuple[str, ...]:
+    def recipes(self) -> tuple[RecipeSlug, ...]:
         return tuple(r.slug for r in RECIPES if not r.tags or set(r.tags) & set(self.tags))
 
     def metric(self, slug: str) -> Metric | None:
@@ -114,7 +136,7 @@ class Recipe:
     (``pages``: min, typical, max), how its blocks lean (``elements``: multipliers of the spec's element mix),
     which charts it may hold and which table kinds it uses (weights; empty: the planner's defaults)."""
 
-    slug: str
+    slug: RecipeSlug
     title: str
     noun: str
     description: str
@@ -122,14 +144,22 @@ class Recipe:
     sections: tuple[str, ...]
     tags: tuple[str, ...] = ()
     pages: tuple[int, int, int] = (4, 12, 40)
-    elements: dict[str, float] = field(default_factory=dict)
-    charts: tuple[str, ...] = ("bar", "line", "pie")
-    tables: dict[str, float] = field(default_factory=dict)
+    elements: dict[ElementType, float] = field(default_factory=dict)
+    charts: tuple[ChartKind, ...] = CHART_KINDS
+    tables: dict[TableKind, float] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # a dataclass does not check its Literal fields: a misspelt recipe fails at import, naming the field
+        for name, words, vocab in (("slug", [self.slug], RECIPE_SLUGS), ("elements", self.elements, ELEMENT_TYPES),
+                                   ("charts", self.charts, CHART_KINDS), ("tables", self.tables, TABLE_KINDS)):
+            unknown = [w for w in words if w not in vocab]
+            if unknown:
+                raise ValueError(f"recipe {self.slug!r}: {name}: unknown {unknown}; allowed: {list(vocab)}")
 
     def fits(self, n_pages: int) -> bool:
         return self.pages[0] <= n_pages <= self.pages[2]
 
-    def element_weight(self, element: str) -> float:
+    def element_weight(self, element: ElementType) -> float:
         if element == "figure" and not self.charts:
             return 0.0
         return self.elements.get(element, 1.0)
@@ -167,7 +197,7 @@ _STYLES = {
 }
 
 
-def _d(slug: str, title: str, description: str, tags: str, item_kind: str, items: str, metrics: str,
+def _d(slug: DomainSlug, title: str, description: str, tags: str, item_kind: str, items: str, metrics: str,
        roles: str, departments: str, topics: str, actions: str, checks: str, currency: str, id_prefix: str,
        org_words: str, entity_kinds: str = "person|organisation") -> Domain:
     tag_t = _split(tags)
@@ -784,9 +814,9 @@ DOMAINS: tuple[Domain, ...] = (
        "EUR", "DP", "Data|Privacy|Compliance|Systems|Group"),
 )
 
-REPORT_TABLES = {"comparison": 0.45, "share": 0.22, "register": 0.1, "actions": 0.23}
+REPORT_TABLES: dict[TableKind, float] = {"comparison": 0.45, "share": 0.22, "register": 0.1, "actions": 0.23}
 """Table kinds of narrative reports: no invoice-style line items."""
-DEFAULT_TABLES = {"comparison": 0.4, "share": 0.2, "line_items": 0.12, "register": 0.1, "actions": 0.18}
+DEFAULT_TABLES: dict[TableKind, float] = {"comparison": 0.4, "share": 0.2, "line_items": 0.12, "register": 0.1, "actions": 0.18}
 NO_CHARTS: tuple[str, ...] = ()
 TRANSACTION = {"table": 1.6, "form": 0.8, "annotation": 1.4, "text": 1.6}
 

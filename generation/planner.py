@@ -231,7 +231,7 @@ def _table(ctx: DocContext, rng: Rng, max_rows: int, n_pages: int, first_on_page
            "register": 12, "actions": len(ctx.domain.actions)}[kind]
     want = rng.integers(4, 13)
     rows = max(3, min(want, cap, max_rows - (1 if kind in ("comparison", "share", "line_items", "register") else 0)))
-    return tables.TABLE_KINDS[kind](ctx, rng, rows), False
+    return tables.TABLE_BUILDERS[kind](ctx, rng, rows), False
 
 
 def _min_height(element: str) -> float:

@@ -2,7 +2,24 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from typing import Annotated
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError
+
+from .vocab import (
+    DEVICES,
+    DOMAIN_SLUGS,
+    ELEMENT_TYPES,
+    RECIPE_SLUGS,
+    STAGE_NAMES,
+    TIERS,
+    Device,
+    DomainSlug,
+    ElementType,
+    RecipeSlug,
+    StageName,
+    Tier,
+)
 
 
 class Model(BaseModel):
@@ -18,8 +35,30 @@ class Model(BaseModel):
 def describe_validation_error(err: ValidationError, source: str = "") -> str:
     """One line naming the first offending field, e.g. ``spec.n_docs: must be >= 1``."""
     first = err.errors()[0]
-    loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.get("loc", ())).lstrip(".") or "<root>"
+    parts = tuple(first.get("loc", ()))
+    if parts[-1:] == ("[key]",):  # a bad mapping key: name the mapping (the message names the key)
+        parts = parts[:-2]
+    loc = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts).lstrip(".") or "<root>"
     more = f" (and {err.error_count() - 1} more)" if err.error_count() > 1 else ""
     prefix = f"{source}: " if source else ""
     msg = str(first.get("msg", "invalid")).removeprefix("Value error, ")
     return f"{prefix}{loc}: {msg}{more}"
+
+
+def _known(names: tuple[str, ...], what: str) -> BeforeValidator:
+    """Checks a vocabulary word before its ``Literal`` does, so the error names the word and what it should
+    be ("unknown tier 'fiar'") rather than listing the whole vocabulary."""
+    def check(n: object) -> object:
+        if n not in names:
+            raise ValueError(f"unknown {what} {n!r}" + (f"; allowed: {list(names)}" if len(names) <= 8 else ""))
+        return n
+    return BeforeValidator(check)
+
+
+# Vocabulary words as pydantic field types: the ``Literal`` for the type, the message for a person.
+DomainName = Annotated[DomainSlug, _known(DOMAIN_SLUGS, "domain")]
+RecipeName = Annotated[RecipeSlug, _known(RECIPE_SLUGS, "recipe")]
+ElementName = Annotated[ElementType, _known(ELEMENT_TYPES, "element type")]
+TierName = Annotated[Tier, _known(TIERS, "tier")]
+DeviceName = Annotated[Device, _known(DEVICES, "device")]
+StageNameField = Annotated[StageName, _known(STAGE_NAMES, "stage")]

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from .base import Model
-from .vocab import ElementType
+from .vocab import AnnotationKind, ChartKind, ElementType
 
 
 class Span(Model):
@@ -69,7 +69,7 @@ class Series(Model):
 
 class FigureBlock(_Block):
     type: Literal["figure"] = "figure"
-    chart: Literal["bar", "line", "pie"]
+    chart: ChartKind
     title: str = ""
     categories: list[str] = Field(min_length=1)
     series: list[Series] = Field(min_length=1)
@@ -99,7 +99,7 @@ class FormBlock(_Block):
 
 class AnnotationBlock(_Block):
     type: Literal["annotation"] = "annotation"
-    kind: Literal["stamp", "handwritten_note", "signature", "highlight"]
+    kind: AnnotationKind
     spans: list[Span] = Field(min_length=1)
     rotation: float = Field(default=0.0, ge=-45, le=45, description="degrees, counter-clockwise")
     color: str = Field(default="#b00020", pattern=r"^#[0-9a-fA-F]{6}$")

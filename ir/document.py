@@ -6,10 +6,11 @@ import datetime as dt
 
 from pydantic import Field, model_validator
 
-from .base import Model
+from .base import DomainName, Model, RecipeName
 from .blocks import Block, block_fact_ids
 from .facts import Entity, Fact
 from .perturbation import PageDegradation, ParamValue, PerturbationProfile, StageParams
+from .vocab import StyleFamily
 
 __all__ = [
     "IR_SCHEMA_VERSION", "DocumentIR", "PageDegradation", "PagePlan", "ParamValue", "PerturbationProfile",
@@ -32,11 +33,12 @@ class DocumentIR(Model):
     index: int = Field(ge=0)
     seed: int = Field(ge=0)
     seed_path: list[str | int]
-    domain: str
-    recipe: str
+    domain: DomainName
+    recipe: RecipeName
     title: str = Field(min_length=1)
     topic_brief: str = Field(min_length=1)
-    style_family: str = Field(default="", description="document-level style family for layout choice")
+    style_family: StyleFamily = Field(default="corporate", description="the document's style family: every page "
+                                      "takes its layout from this family of the library")
     reference: str = Field(default="", description="the document's one reference number: its title, header, "
                                                    "footer and every sentence that cites it use this one")
     as_at: dt.date | None = Field(default=None, description="the date the document stands at (its issue date): "

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from .base import Model
+from .base import Model, StageNameField
 from .vocab import DEFAULT_DEVICE, Device, Tier
 
 ParamValue = float | int | bool | str | list[float] | list[int]
@@ -17,7 +17,7 @@ ParamValue = float | int | bool | str | list[float] | list[int]
 class StageParams(Model):
     """Sampled parameters of one degradation stage on one page (``enabled=False``: identity)."""
 
-    name: str
+    name: StageNameField
     enabled: bool
     params: dict[str, ParamValue] = Field(default_factory=dict)
 

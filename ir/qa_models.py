@@ -7,8 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from .base import Model
-from .boxes import Quad
-from .rendermap import BBox
+from .boxes import Box, Quad
 from .values import FactValue
 from .vocab import Difficulty, QAElement, QAType
 
@@ -19,11 +18,11 @@ class Evidence(Model):
     fact_id: str
     block_id: str
     page_no: int = Field(ge=1)
-    bbox_pdf: BBox
+    bbox_pdf: Box
     text: str
-    bbox_page_px: BBox | None = Field(default=None, description="box on the clean page image (dpi/72)")
+    bbox_page_px: Box | None = Field(default=None, description="box on the clean page image (dpi/72)")
     scan_quad: Quad | None = Field(default=None, description="quad on the scan image after geometric stages")
-    scan_bbox: BBox | None = None
+    scan_bbox: Box | None = None
     occluded_by: list[str] = Field(default_factory=list, description="scan stages whose marks (punch holes, "
                                    "staples, handwriting, highlighter, watermark) cover part of the box on the scan")
 

@@ -5,16 +5,14 @@ from __future__ import annotations
 from pydantic import Field
 
 from .base import Model
-
-BBox = tuple[float, float, float, float]
-"""``[x0, y0, x1, y1]`` in PDF points, origin top-left (pymupdf's convention)."""
+from .boxes import Box
 
 
 class SpanBox(Model):
     block_id: str
     fact_ids: list[str] = Field(min_length=1)
     page_no: int = Field(ge=1, description="1-based page of the rendered PDF")
-    bbox: BBox
+    bbox: Box = Field(description="[x0, y0, x1, y1] in PDF points, origin top-left (pymupdf's convention)")
     text: str = Field(min_length=1, description="the exact text drawn")
 
 

@@ -24,7 +24,7 @@ ElementType = Literal["text", "table", "figure", "form", "annotation"]
 ELEMENT_TYPES: tuple[ElementType, ...] = get_args(ElementType)
 """The kinds of page element a QA pair can rest on."""
 
-QAElement = Literal["text", "table", "figure", "form", "annotation", "none"]
+QAElement = Literal[ElementType, "none"]
 QA_ELEMENTS: tuple[QAElement, ...] = get_args(QAElement)
 """Element of a QA pair: an element type, or ``none`` for questions with no evidence (unanswerable)."""
 
@@ -81,6 +81,39 @@ RecipeSlug = Literal[
 RECIPE_SLUGS: tuple[RecipeSlug, ...] = get_args(RecipeSlug)
 """The 26 document recipes (genres); ``generation.domains`` holds what each is made of."""
 
+ChartKind = Literal["bar", "line", "pie"]
+CHART_KINDS: tuple[ChartKind, ...] = get_args(ChartKind)
+"""Kinds of chart a figure block draws."""
+
+TableKind = Literal["comparison", "share", "line_items", "register", "actions"]
+TABLE_KINDS: tuple[TableKind, ...] = get_args(TableKind)
+"""Kinds of table the content engine builds (``generation.content.tables`` holds one builder each)."""
+
+AnnotationKind = Literal["stamp", "handwritten_note", "signature", "highlight"]
+ANNOTATION_KINDS: tuple[AnnotationKind, ...] = get_args(AnnotationKind)
+"""Kinds of overlay an annotation block draws on its page."""
+
+ProfileName = Literal["demo", "reference"]
+PROFILE_NAMES: tuple[ProfileName, ...] = get_args(ProfileName)
+"""Named corpus profiles (``ir.spec.PROFILES``); a spec may also be ``custom``."""
+
+SpecProfile = Literal["demo", "reference", "custom"]
+"""What a spec says it was laid over: a named profile, or ``custom`` (a whole spec of its own)."""
+
+ScanPlan = Literal["document", "cycle"]
+SCAN_PLANS: tuple[ScanPlan, ...] = get_args(ScanPlan)
+"""How the pages of a document get their scan: ``document`` (every page the document's tier and device)
+or ``cycle`` (pages cycle through the tiers and devices)."""
+
+Runner = Literal["process", "dask", "inline"]
+RUNNERS: tuple[Runner, ...] = get_args(Runner)
+"""Where ``generate-corpus`` builds its documents: a process pool, a Dask cluster, or the run's own
+process."""
+
+PageSize = Literal["Letter", "A4"]
+PAGE_SIZE_NAMES: tuple[PageSize, ...] = get_args(PageSize)
+"""Paper sizes a page is printed on (``renderers.layout.layouts.PAGE_SIZES`` holds their points)."""
+
 StyleFamily = Literal["corporate", "modern", "classic", "technical", "government"]
 STYLE_FAMILIES: tuple[StyleFamily, ...] = get_args(StyleFamily)
 """Document-level style families (``DocumentIR.style_family``); pages of one document share one."""
@@ -98,3 +131,24 @@ StreamName = Literal[
 STREAM_NAMES: tuple[StreamName, ...] = get_args(StreamName)
 """Registered root streams: the first element of every literal ``Rng`` path (children fork by name
 below these, so a new child never shifts its siblings)."""
+
+ChildStreamName = Literal[
+    # generation: one document's plan and its QA
+    "address", "block", "brief", "calendar", "cast", "country", "device", "dynamics", "format", "gen", "higher",
+    "org", "pair", "path", "person", "phone", "phrase", "places", "q", "qa", "recipe", "structure", "style", "tier",
+    "timing", "title", "w", "page", "page_quantiles",
+    # renderers: layout library and page furniture
+    "arrangement", "footer", "header", "init", "layout", "letterhead", "logo", "order", "slots", "texts",
+    # degradations: the scan of a page, stage by stage
+    "scan", "stage", "enabled", "param", "phase", "geometry", "look", "place", "blotch", "dropout", "edge", "fibre",
+    "gauss", "lines", "perspective", "rollers", "salt_pepper", "smudge", "speckle", "streaks",
+    # judges: simulation, synthesis and resampling
+    "alpha", "backoff", "bootstrap", "cat", "design", "form", "injection", "item", "llm", "metric", "missing",
+    "noise", "rater", "response", "split", "splits", "unbalanced",
+    # views: the report's gallery and contact sheet
+    "gallery", "contact",
+]
+CHILD_STREAM_NAMES: tuple[ChildStreamName, ...] = get_args(ChildStreamName)
+"""Registered child streams: every literal name a stream forks below a root (``.fork("page", 3)``). A name
+says what the stream decides; one concept forks one name (a test checks every literal fork is registered,
+and that no registered name is unused)."""

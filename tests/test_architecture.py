@@ -124,7 +124,10 @@ def writer_violations(root: Path) -> list[str]:
 VOCABULARIES = {
     "tiers": set(vocab.TIERS), "devices": set(vocab.DEVICES), "element types": set(vocab.ELEMENT_TYPES),
     "QA types": set(vocab.QA_TYPES), "difficulties": set(vocab.DIFFICULTIES), "stages": set(vocab.STAGE_NAMES),
-    "style families": set(vocab.STYLE_FAMILIES),
+    "style families": set(vocab.STYLE_FAMILIES), "chart kinds": set(vocab.CHART_KINDS),
+    "table kinds": set(vocab.TABLE_KINDS), "annotation kinds": set(vocab.ANNOTATION_KINDS),
+    "runners": set(vocab.RUNNERS), "profiles": set(vocab.PROFILE_NAMES), "scan plans": set(vocab.SCAN_PLANS),
+    "page sizes": set(vocab.PAGE_SIZE_NAMES),
 }
 
 
@@ -159,27 +162,45 @@ def vocabulary_violations(root: Path) -> list[str]:
     return problems
 
 
-def stream_names(root: Path) -> dict[str, str]:
-    """First path element of every literal ``Rng(...).fork("x", ...)`` and ``Rng(seed, ("x", ...))``."""
-    found: dict[str, str] = {}
+def _is_root_rng(node: ast.AST) -> bool:
+    """``Rng(seed)``: a stream at the root, whose first fork names a root stream."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "Rng" and \
+        len(node.args) == 1
+
+
+def _stream_names(root: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """(root names, child names), each with where it is first used: the first element of every literal
+    ``Rng(seed).fork("x", ...)`` and ``Rng(seed, ("x", ...))`` is a root name; every literal string part of
+    any other ``.fork(...)`` a child name."""
+    roots: dict[str, str] = {}
+    children: dict[str, str] = {}
     for _, path, tree in _sources(root, extra=("benchmarks",)):
         rel = path.relative_to(root).as_posix()
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
-            name = None
-            f = node.func
-            if isinstance(f, ast.Attribute) and f.attr == "fork" and isinstance(f.value, ast.Call) and \
-                    isinstance(f.value.func, ast.Name) and f.value.func.id == "Rng" and len(f.value.args) == 1 \
-                    and node.args and isinstance(node.args[0], ast.Constant):
-                name = node.args[0].value
+            f, where = node.func, f"{rel}:{node.lineno}"
+            if isinstance(f, ast.Attribute) and f.attr == "fork":
+                strings = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+                if _is_root_rng(f.value):
+                    if node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                        roots.setdefault(node.args[0].value, where)
+                        strings = strings[1:]
+                for name in strings:
+                    children.setdefault(name, where)
             elif isinstance(f, ast.Name) and f.id == "Rng" and len(node.args) == 2 and \
                     isinstance(node.args[1], ast.Tuple) and node.args[1].elts and \
-                    isinstance(node.args[1].elts[0], ast.Constant):
-                name = node.args[1].elts[0].value
-            if isinstance(name, str):
-                found.setdefault(name, f"{rel}:{node.lineno}")
-    return found
+                    isinstance(node.args[1].elts[0], ast.Constant) and isinstance(node.args[1].elts[0].value, str):
+                roots.setdefault(node.args[1].elts[0].value, where)
+    return roots, children
+
+
+def stream_names(root: Path) -> dict[str, str]:
+    return _stream_names(root)[0]
+
+
+def child_stream_names(root: Path) -> dict[str, str]:
+    return _stream_names(root)[1]
 
 
 # ---------------------------------------------------------------- the repository
@@ -204,6 +225,12 @@ def test_root_random_streams_are_registered():
     used = stream_names(REPO)
     assert {n: where for n, where in used.items() if n not in vocab.STREAM_NAMES} == {}
     assert sorted(set(vocab.STREAM_NAMES) - set(used)) == []  # no stale entries either
+
+
+def test_child_random_streams_are_registered():
+    used = child_stream_names(REPO)
+    assert {n: where for n, where in used.items() if n not in vocab.CHILD_STREAM_NAMES} == {}
+    assert sorted(set(vocab.CHILD_STREAM_NAMES) - set(used)) == []
 
 
 def test_datasets_holds_data_not_code():
@@ -275,6 +302,9 @@ def test_writer_check_catches_a_planted_writer(tmp_path):
     'from typing import Literal\nE = Literal["text", "table", "figure", "form", "annotation"]\n',
     'ORDER = ["annotation", "text", "form", "figure", "table", "none"]\n',
     'FAM = {"corporate", "modern", "classic", "technical", "government"}\n',
+    'CHARTS = ("bar", "line", "pie")\n',
+    'from typing import Literal\nR = Literal["process", "dask", "inline"]\n',
+    'PLANS = ("document", "cycle")\n',
 ])
 def test_vocabulary_check_catches_a_planted_copy(tmp_path, src):
     root = _tree(tmp_path, {"corpus/v.py": src})
@@ -290,3 +320,14 @@ def test_stream_check_sees_unregistered_names(tmp_path):
     names = stream_names(root)
     assert {"not-a-registered-stream", "another-one"} <= set(names)
     assert not {"not-a-registered-stream", "another-one"} & set(vocab.STREAM_NAMES)
+
+
+def test_child_stream_check_sees_unregistered_names(tmp_path):
+    root = _tree(tmp_path, {"generation/s.py": """
+        from ir.rng import Rng
+        a = Rng(1).fork("doc", 2).fork("style_family")
+        b = Rng(1).fork("doc").fork("page", 3).fork("an-unregistered-child")
+        """})
+    names = child_stream_names(root)
+    assert {"style_family", "an-unregistered-child"} <= set(names) and "doc" not in names
+    assert not {"style_family", "an-unregistered-child"} & set(vocab.CHILD_STREAM_NAMES)

@@ -16,12 +16,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from ir.boxes import Box
 from ir.rng import Rng
 
 from .image_ops import like_image, paper_level, smooth_1d, to_u8
 from .protocol import Params
-
-Box = tuple[float, float, float, float]
 
 
 def _ink(img: np.ndarray, rgb: tuple[float, float, float]) -> tuple[float, ...]:
@@ -32,8 +31,8 @@ def _ink(img: np.ndarray, rgb: tuple[float, float, float]) -> tuple[float, ...]:
 
 
 def _points_box(pts: np.ndarray, pad: float) -> Box:
-    return (float(pts[:, 0].min()) - pad, float(pts[:, 1].min()) - pad,
-            float(pts[:, 0].max()) + pad, float(pts[:, 1].max()) + pad)
+    return Box(float(pts[:, 0].min()) - pad, float(pts[:, 1].min()) - pad,
+               float(pts[:, 0].max()) + pad, float(pts[:, 1].max()) + pad)
 
 
 def _roi(box: Box, w: int, h: int) -> tuple[int, int, int, int] | None:
@@ -345,8 +344,8 @@ def _watermark_geometry(w: int, h: int, p: Params, rng: Rng) -> _Stamp:
 
 def _map_box(m: np.ndarray, x0: float, y0: float, x1: float, y1: float) -> Box:
     corners = np.array([[x0, y0, 1.0], [x1, y0, 1.0], [x0, y1, 1.0], [x1, y1, 1.0]]) @ m.T
-    return (float(corners[:, 0].min()), float(corners[:, 1].min()), float(corners[:, 0].max()),
-            float(corners[:, 1].max()))
+    return Box(float(corners[:, 0].min()), float(corners[:, 1].min()), float(corners[:, 0].max()),
+               float(corners[:, 1].max()))
 
 
 def watermark(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:

@@ -10,10 +10,9 @@ from pathlib import Path
 
 from flows.cli import MAX_SEED, CliError, check_range, parse_int_list
 from flows.commands.plan import load_spec
-
-MAX_DOCS = 100_000
-"""The largest corpus a spec may ask for (``ir.spec.CorpusSpec.n_docs``)."""
-MAX_WORKERS = 256
+from flows.runtime import MAX_WORKERS
+from ir.spec import MAX_DOCS
+from ir.vocab import PROFILE_NAMES, RUNNERS
 
 
 def _progress_bar(total_label: str):
@@ -38,7 +37,7 @@ def _progress_bar(total_label: str):
 
 def cmd_generate(args: argparse.Namespace) -> int:
     from corpus.generate import doc_indices
-    from flows.timings import TIMINGS
+    from flows.runtime import TIMINGS
 
     if args.timings:
         TIMINGS.enable()
@@ -58,7 +57,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     if quiet_engine:
         os.environ["SYNTHDOCQA_QUIET_ENGINE"] = "1"  # pool workers read it too
-    from flows.run_start import start_early
+    from flows.runtime import start_early
 
     # the API server and the model load come up while this process imports Prefect and checks the folder
     early = start_early(spec, args.out, len(doc_indices(spec, args.only)), args.workers, args.runner,
@@ -138,12 +137,12 @@ def register(sub) -> None:
     g.add_argument("--seed", type=int, default=None, help="root seed (default 0)")
     g.add_argument("--docs", type=int, default=None, help="number of documents (default: the profile's)")
     g.add_argument("--out", required=True, help="corpus directory")
-    g.add_argument("--profile", choices=["demo", "reference"], default="demo")
+    g.add_argument("--profile", choices=PROFILE_NAMES, default="demo")
     g.add_argument("--spec", help="CorpusSpec JSON file, whole or partial: its keys are laid over its own "
                    "\"profile\" (or --profile)")
     g.add_argument("--workers", type=int, default=min(4, os.cpu_count() or 1),
                    help="parallel worker processes (default: the CPU count, at most 4)")
-    g.add_argument("--runner", choices=["process", "dask", "inline"], default="process",
+    g.add_argument("--runner", choices=RUNNERS, default="process",
                    help="task runner of the generate-corpus flow")
     g.add_argument("--dask-address", default=None, help="scheduler address (default: a LocalCluster)")
     g.add_argument("--only", type=parse_int_list, help="comma-separated document indices (no manifest)")

@@ -9,6 +9,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from flows.cli import CliError, check_writable, parse_int_list
+from ir.vocab import PROFILE_NAMES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -19,7 +20,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=None, help="root seed (default 0, or the spec file's)")
     p.add_argument("--docs", type=int, default=None, help="number of documents (default: the profile's)")
     p.add_argument("--out", required=True, help="output folder")
-    p.add_argument("--profile", choices=("demo", "reference"), default="demo")
+    p.add_argument("--profile", choices=PROFILE_NAMES, default="demo")
     p.add_argument("--only", type=parse_int_list, default=None, metavar="I,J", help="plan only these indices")
     p.add_argument("--spec", default=None, metavar="FILE.json", help="a CorpusSpec JSON file, whole or partial: its keys are laid over its own \"profile\" "
                         "(or --profile)")

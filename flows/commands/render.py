@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from flows.cli import MAX_SEED, CliError, check_range, check_writable, parse_int_list
+from ir.vocab import PROFILE_NAMES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, required=True)
     p.add_argument("--docs", type=int, required=True, help="number of documents in the corpus spec")
     p.add_argument("--out", required=True, help="output directory")
-    p.add_argument("--profile", choices=["demo", "reference"], default="demo")
+    p.add_argument("--profile", choices=PROFILE_NAMES, default="demo")
     p.add_argument("--only", type=parse_int_list, default=None, help="comma-separated document indices")
     p.add_argument("--dpi", type=int, default=150, help="page image dpi (default 150)")
     p.add_argument("--layout-chooser", choices=["clip", "seeded"], default="clip",
@@ -29,12 +30,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from ir.spec import spec_for_profile
+    from ir.spec import DPI_RANGE, MAX_DOCS, spec_for_profile
 
     check_range("--seed", args.seed, 0, MAX_SEED)
-    check_range("--docs", args.docs, 1, 100_000)
-    if not 36 <= args.dpi <= 600:
-        raise CliError(f"--dpi must be in [36, 600], got {args.dpi}")
+    check_range("--docs", args.docs, 1, MAX_DOCS)
+    check_range("--dpi", args.dpi, *DPI_RANGE)
     indices = args.only if args.only is not None else list(range(args.docs))
     bad = [i for i in indices if i >= args.docs]
     if bad:

@@ -11,12 +11,14 @@ domain's items (largest remainder, summing to 100.0), so a share has one value w
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from decimal import ROUND_DOWN, ROUND_HALF_EVEN, Decimal
 
 from ir.arithmetic_rules import PERCENTAGE_POINTS, quantity_allows, singular
 from ir.blocks import Span, TableBlock
 from ir.facts import Derivation, Fact
 from ir.rng import Rng
+from ir.vocab import TableKind
 
 from ..domains import Metric
 from .book import DocContext, fs, lit
@@ -387,7 +389,8 @@ def action_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
                       columns=["Action", "Owner", "Due date", "Status"], rows=rows)
 
 
-TABLE_KINDS = {
+TABLE_BUILDERS: dict[TableKind, Callable[[DocContext, Rng, int], TableBlock]] = {
     "comparison": comparison_table, "share": share_table, "line_items": line_item_table,
     "register": register_table, "actions": action_table,
 }
+"""One builder per ``ir.vocab.TableKind`` (a test checks the keys are the vocabulary)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ir.document import DocumentIR
 from ir.rng import Rng
 
-from .layouts import STYLE_FAMILIES, LayoutLibrary, default_library, is_compatible
+from .layouts import LayoutLibrary, default_library, is_compatible
 
 MAX_DRAWS = 256
 
@@ -18,17 +18,10 @@ def page_layout_rng(doc: DocumentIR, page_no: int) -> Rng:
     return Rng(doc.seed, doc.seed_path).fork("page", page_no).fork("layout")
 
 
-def doc_style_family(doc: DocumentIR) -> str:
-    """The document's style family, or a seeded one when the IR leaves it empty/unknown."""
-    if doc.style_family in STYLE_FAMILIES:
-        return doc.style_family
-    return Rng(doc.seed, doc.seed_path).fork("style_family").choice(STYLE_FAMILIES)
-
-
 def assign_layouts(doc: DocumentIR, library: LayoutLibrary | None = None) -> list[str]:
     """One layout id per IR page: ``PagePlan.layout_id`` where set, else a seeded compatible pick."""
     lib = library or default_library()
-    family = doc_style_family(doc)
+    family = doc.style_family
     candidates = lib.family_indices(family)
     out: list[str] = []
     for page in doc.pages:

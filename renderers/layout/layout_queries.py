@@ -17,6 +17,7 @@ import numpy as np
 
 from ir.blocks import Block
 from ir.document import DocumentIR, PagePlan
+from ir.vocab import CHART_KINDS
 
 from .layouts import Layout, describe, page_element_counts
 
@@ -106,7 +107,6 @@ def paraphrase(layout: Layout, gen: np.random.Generator, keep: float = 1.0) -> s
     return text
 
 
-_CHARTS = ("bar", "line", "pie")
 _MARKS = ("a rotated stamp", "a handwritten note", "a signature", "a highlighted passage")
 
 
@@ -118,7 +118,7 @@ def content_query(layout: Layout, gen: np.random.Generator) -> str:
         return f"a {'wide ' if wide else ''}table of {int(gen.integers(3, 16))} rows"
 
     def chart() -> str:
-        return f"a {gen.choice(_CHARTS)} chart"
+        return f"a {gen.choice(CHART_KINDS)} chart"
 
     items: list[str] = ["a section heading"] if gen.random() < 0.8 else []
     if arr in ("band_top", "band_bottom"):

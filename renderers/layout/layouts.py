@@ -5,6 +5,9 @@ regions (each accepting some element types, with a block capacity) and a style (
 theme, table style) from ``Rng(seed, ("layout", index))``. Nothing is read from disk: a layout id
 ``s<seed>-<index>`` is enough to rebuild it (``layout_from_id``). ``describe`` gives the one-sentence
 text descriptor used for CLIP text/image pairs; ``renderers.layout.thumbs`` draws the wireframe thumbnail.
+
+One module, though long: a layout's model, its seeded drawing, what it accepts and its descriptor are one
+pure function of (seed, index) and its library, and read best together.
 """
 
 from __future__ import annotations
@@ -19,15 +22,16 @@ from pydantic import Field
 
 from ir.base import Model
 from ir.blocks import ELEMENT_OF_BLOCK, Block
+from ir.boxes import Box
 from ir.rng import Rng
-from ir.vocab import ELEMENT_TYPES, STYLE_FAMILIES, ElementType
+from ir.vocab import ELEMENT_TYPES, STYLE_FAMILIES, ElementType, PageSize, StyleFamily
 
 from ..pdf.fonts import SANS_FAMILIES, SERIF_FAMILIES
 
 DEFAULT_LIBRARY_SEED = 20261130
 DEFAULT_LIBRARY_SIZE = 10_000
 
-PAGE_SIZES: dict[str, tuple[float, float]] = {"Letter": (612.0, 792.0), "A4": (595.28, 841.89)}
+PAGE_SIZES: dict[PageSize, tuple[float, float]] = {"Letter": (612.0, 792.0), "A4": (595.28, 841.89)}
 
 HeaderVariant = Literal["letterhead", "logo_block", "running_title", "band", "minimal"]
 FooterVariant = Literal["page_number", "confidentiality", "page_number_confidentiality", "ruled_page_number",
@@ -110,7 +114,7 @@ class Slot(Model):
     id: str
     role: Literal["main", "column", "band", "sidebar", "half"]
     """Slots are listed in reading order; the flow fills them in that order."""
-    bbox: tuple[float, float, float, float] = Field(description="[x0, y0, x1, y1] points, top-left origin")
+    bbox: Box = Field(description="[x0, y0, x1, y1] points, top-left origin")
     accepts: list[ElementType] = Field(min_length=1)
     capacity: int = Field(ge=1, description="QA-bearing blocks this slot is designed to hold")
 
@@ -124,7 +128,7 @@ class Slot(Model):
 
 
 class Style(Model):
-    style_family: str
+    style_family: StyleFamily
     theme: str
     primary: str
     accent: str
@@ -144,7 +148,7 @@ class Layout(Model):
     id: str
     seed: int
     index: int
-    page_size: Literal["Letter", "A4"]
+    page_size: PageSize
     width: float
     height: float
     margins: Margins
@@ -155,7 +159,7 @@ class Layout(Model):
     footer: FooterVariant
     header_height: float
     footer_height: float
-    body: tuple[float, float, float, float]
+    body: Box
     slots: list[Slot] = Field(min_length=1)
     style: Style
 

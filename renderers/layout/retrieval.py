@@ -22,7 +22,7 @@ from PIL import Image
 
 from ir.document import DocumentIR
 
-from .assign import doc_style_family, page_layout_rng
+from .assign import page_layout_rng
 from .clip_model import LoadedClip
 from .embed_cache import EmbeddingCache, cache_key, library_id
 from .layout_queries import page_query
@@ -236,9 +236,9 @@ def assign_layouts_clip(doc: DocumentIR, retriever: LayoutRetriever,
                         choose_from: int = DEFAULT_CHOOSE_FROM) -> DocumentIR:
     """A copy of ``doc`` with every ``PagePlan.layout_id`` filled by retrieval (ids already set are kept).
 
-    All pages stay in the document's style family (``doc_style_family``: the IR's, or a seeded one).
+    All pages stay in the document's style family (``DocumentIR.style_family``).
     """
-    family = doc_style_family(doc)
+    family = doc.style_family
     pages = []
     for page in doc.pages:
         if page.layout_id:

@@ -131,7 +131,9 @@ def test_shares_fall_with_the_tier_and_the_corpus_still_verifies(measured):
 @needs_tesseract
 def test_tables_of_another_corpus_are_ignored(measured, tmp_path):
     root, _ = measured
-    assert load_legibility(open_corpus(root)) is not None
+    asr, qa = load_legibility(open_corpus(root))  # measured on this corpus: its own rows
+    reader = open_corpus(root)
+    assert set(asr["doc_id"]) == set(reader.manifest.documents) and len(qa) == reader.manifest.stats["qa_pairs"]
     other = tmp_path / "regenerated"
     shutil.copytree(root, other)
     manifest = json.loads((other / MANIFEST).read_text())

@@ -97,8 +97,10 @@ def test_bad_inputs_are_clear_errors():
         degrade_page(np.zeros((50, 50, 4), np.uint8), page, 0, 100)
     with pytest.raises(ValueError, match="dpi"):
         degrade_page(PAGE, page, 0, 0)
-    bad = PageDegradation(page_no=1, seed_path=[], stages=[StageParams(name="sepia", enabled=True)])
-    with pytest.raises(ValueError, match="page 1: unknown stage 'sepia'"):
+    with pytest.raises(ValueError, match="unknown stage 'sepia'"):  # a typo fails when the IR is read
+        PageDegradation(page_no=1, seed_path=[], stages=[StageParams(name="sepia", enabled=True)])
+    bad = PageDegradation(page_no=1, seed_path=[], stages=[StageParams.model_construct(name="sepia", enabled=True)])
+    with pytest.raises(ValueError, match="page 1: unknown stage 'sepia'"):  # and an unvalidated one when applied
         degrade_page(PAGE, bad, 0, 100)
     dup = PageDegradation(page_no=1, seed_path=[], stages=[page.stages[0], page.stages[0]])
     with pytest.raises(ValueError, match="listed twice"):

@@ -76,7 +76,9 @@ def test_px_params_scale_with_dpi():
 
 def test_unknown_stage_and_missing_param_are_clear_errors():
     with pytest.raises(ValueError, match="unknown stage 'sepia'"):
-        apply_stage(PAGE, StageParams(name="sepia", enabled=True), Rng(0), dpi=100)
+        StageParams(name="sepia", enabled=True)
+    with pytest.raises(ValueError, match="unknown stage 'sepia'"):
+        apply_stage(PAGE, StageParams.model_construct(name="sepia", enabled=True), Rng(0), dpi=100)
     with pytest.raises(ValueError, match="stage 'blur': missing parameter 'motion_px'"):
         apply_stage(PAGE, StageParams(name="blur", enabled=True, params={"sigma_px": 1.0}), Rng(0), dpi=100)
 

@@ -81,22 +81,14 @@ def _flow(server, spec, out, runner, **kw):
 
 
 @pytest.mark.slow  # a Prefect server
-def test_two_worker_processes_give_the_same_corpus(server, tiny_corpus, tmp_path):
-    out = tmp_path / "w2"
-    proc = _flow(server, tiny_spec(), out, "process")
+@pytest.mark.parametrize("runner", ["process", "dask"])  # two worker processes; a Dask LocalCluster
+def test_a_parallel_run_gives_the_serial_corpus_byte_for_byte(runner, server, tiny_corpus, tmp_path):
+    out = tmp_path / runner
+    proc = _flow(server, tiny_spec(), out, runner)
     log, _ = proc.communicate(timeout=900)
     assert proc.returncode == 0, log[-4000:]
     assert load_manifest(out).files == load_manifest(tiny_corpus).files
     assert (out / "corpus.json").read_bytes() == (tiny_corpus / "corpus.json").read_bytes()
-
-
-@pytest.mark.slow  # a Prefect server
-def test_dask_local_cluster_corpus_is_byte_identical(server, tiny_corpus, tmp_path):
-    out = tmp_path / "dask"
-    proc = _flow(server, tiny_spec(), out, "dask")
-    log, _ = proc.communicate(timeout=900)
-    assert proc.returncode == 0, log[-4000:]
-    assert load_manifest(out).files == load_manifest(tiny_corpus).files
 
 
 @pytest.mark.slow  # a Prefect server

@@ -99,7 +99,7 @@ def test_generate_names_its_phases_and_writes_files_with_the_umask(tmp_path):
 def test_small_runs_build_in_this_process_and_big_ones_in_a_pool(monkeypatch):
     from prefect.task_runners import ThreadPoolTaskRunner
 
-    from flows.generate import SMALL_RUN_DOCS, in_process, make_task_runner
+    from flows.runtime import SMALL_RUN_DOCS, in_process, make_task_runner
     from flows.workers import GuardedProcessPoolTaskRunner
 
     assert in_process("process", 2, SMALL_RUN_DOCS - 1) and not in_process("process", 2, SMALL_RUN_DOCS)
@@ -126,7 +126,7 @@ def test_documents_go_to_the_pool_longest_first_and_complete_ones_first():
 
 
 def test_a_run_starts_nothing_early_for_a_corpus_that_looks_complete(corpus_copy, tmp_path):
-    from flows.run_start import looks_complete, start_early
+    from flows.runtime import looks_complete, start_early
     from tests.corpus.conftest import tiny_spec
 
     assert looks_complete(corpus_copy, tiny_spec()) and not looks_complete(corpus_copy, tiny_spec(seed=6))

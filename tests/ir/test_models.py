@@ -30,7 +30,7 @@ def _doc(**over):
     ]
     table = TableBlock(id="b001", columns=["Quarter", "Revenue"],
                        rows=[[Span(text="Q1"), Span(text="$1,200.50", fact_ids=["f0001"])]])
-    base = dict(doc_id="doc-00000", index=0, seed=1, seed_path=["doc", 0], domain="finance", recipe="invoice",
+    base = dict(doc_id="doc-00000", index=0, seed=1, seed_path=["doc", 0], domain="corporate_finance", recipe="invoice",
                 title="Invoice", topic_brief="An invoice.", facts=facts,
                 pages=[PagePlan(page_no=1, blocks=[table])], perturbation=PerturbationProfile(tier="good"))
     base.update(over)
@@ -72,7 +72,7 @@ def test_spec_validation_message_names_the_field():
     assert msg.startswith("spec.json: n_docs:") and "\n" not in msg
     data = demo_spec().model_dump()
     data["tier_mix"] = {"awful": 1.0}
-    with pytest.raises(ValidationError, match="unknown tiers"):
+    with pytest.raises(ValidationError, match="unknown tier .awful."):
         CorpusSpec.model_validate(data)
 
 

@@ -53,7 +53,7 @@ class DocBuilder:
         plans = [PagePlan(page_no=i + 1, blocks=blocks,
                           layout_id=(layout_ids[i] if layout_ids else None)) for i, blocks in enumerate(pages)]
         return DocumentIR(
-            doc_id=doc_id, index=0, seed=seed, seed_path=["doc", 0], domain="finance", recipe="quarterly_report",
+            doc_id=doc_id, index=0, seed=seed, seed_path=["doc", 0], domain="corporate_finance", recipe="quarterly_report",
             title="Quarterly Report <Q3> & Outlook", topic_brief="Q3 results of Northwind & Co.",
             style_family=style_family,
             entities=[Entity(id="e001", kind="organisation", name="Northwind & Co. <Holdings>")],

@@ -8,7 +8,6 @@ import pytest
 from generation.planner import plan_document
 from ir.spec import demo_spec
 from renderers.layout import retrieval as retrieval_mod
-from renderers.layout.assign import doc_style_family
 from renderers.layout.embed_cache import EmbeddingCache, cache_key, library_id
 from renderers.layout.layouts import LayoutLibrary, is_compatible
 from renderers.layout.library_build import build_library
@@ -131,7 +130,7 @@ def test_assignment_respects_constraints_family_and_is_deterministic(clips, docs
         again = assign_layouts_clip(doc, fresh)
         assert [p.layout_id for p in out.pages] == [p.layout_id for p in again.pages]
         assert out.to_json() == again.to_json()
-        family = doc_style_family(doc)
+        family = doc.style_family
         for page in out.pages:
             lay = r.layout(page.layout_id)
             assert lay.style.style_family == family
