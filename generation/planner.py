@@ -36,7 +36,7 @@ from ir.vocab import DEVICES, TIERS, ElementType
 from .content import annotations, figures, forms, prose, tables
 from .content.book import DocContext, FactBook
 from .content.formats import choose_format
-from .content.names import COUNTRIES, address, country_for, email_for, org_name, person_name, phone_number
+from .content.names import COUNTRIES, address, country_for, email_for, org_name, paper_of, person_name, phone_number
 from .content.sizing import (
     ANNOTATION_HEIGHT,
     FIGURE_HEIGHT,
@@ -369,7 +369,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
     return DocumentIR(
         doc_id=ids.doc_id(index), index=index, seed=spec.seed, seed_path=["doc", index], domain=domain.slug,
-        recipe=recipe.slug, title=title, topic_brief=brief, style_family=style_family,
+        recipe=recipe.slug, title=title, topic_brief=brief, style_family=style_family, page_size=paper_of(country),
         reference=ctx.doc_reference(), as_at=anchor, entities=book.entities,
         facts=book.facts, pages=pages, perturbation=PerturbationProfile(tier=tier, device=device, pages=[]))
 

@@ -10,15 +10,16 @@ from .base import DomainName, Model, RecipeName
 from .blocks import Block, block_fact_ids
 from .facts import Entity, Fact
 from .perturbation import PageDegradation, ParamValue, PerturbationProfile, StageParams
-from .vocab import StyleFamily
+from .vocab import PageSize, StyleFamily
 
 __all__ = [
     "IR_SCHEMA_VERSION", "DocumentIR", "PageDegradation", "PagePlan", "ParamValue", "PerturbationProfile",
     "StageParams",
 ]
 
-IR_SCHEMA_VERSION = "1.1"
-"""1.1: capture device of the scan (``PerturbationProfile.device``) and the tier and device of each page."""
+IR_SCHEMA_VERSION = "1.2"
+"""1.1: capture device of the scan (``PerturbationProfile.device``) and the tier and device of each page.
+1.2: the document's paper size (``DocumentIR.page_size``), the same on every page."""
 
 class PagePlan(Model):
     page_no: int = Field(ge=1)
@@ -39,6 +40,8 @@ class DocumentIR(Model):
     topic_brief: str = Field(min_length=1)
     style_family: StyleFamily = Field(default="corporate", description="the document's style family: every page "
                                       "takes its layout from this family of the library")
+    page_size: PageSize = Field(default="A4", description="the paper every page is printed on: the issuing "
+                                "organisation's (Letter in the United States and Canada, A4 elsewhere)")
     reference: str = Field(default="", description="the document's one reference number: its title, header, "
                                                    "footer and every sentence that cites it use this one")
     as_at: dt.date | None = Field(default=None, description="the date the document stands at (its issue date): "

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from ir.rng import Rng
+from ir.vocab import PageSize
 
 GIVEN_NAMES: tuple[str, ...] = (
     "Aisha", "Alejandro", "Amara", "Anders", "Ana", "Arjun", "Beatrice", "Bilal", "Camille", "Carlos", "Chen",
@@ -164,6 +165,15 @@ def email_for(name: str, org: str) -> str:
     local = ".".join(p.lower().replace("'", "") for p in name.split())
     host = "".join(c for c in org.split()[0].lower() if c.isalnum()) or "org"
     return f"{local}@{host}.example"
+
+
+LETTER_COUNTRIES = ("United States", "Canada")
+"""Where offices print on US Letter; everywhere else on A4."""
+
+
+def paper_of(country: str) -> PageSize:
+    """The paper an organisation in ``country`` prints on."""
+    return "Letter" if country in LETTER_COUNTRIES else "A4"
 
 
 def country_for(rng: Rng, currency: str) -> str:

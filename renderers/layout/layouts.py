@@ -163,6 +163,29 @@ class Layout(Model):
     slots: list[Slot] = Field(min_length=1)
     style: Style
 
+    def in_house(self, page_size: PageSize, style: Style) -> Layout:
+        """This layout's geometry on a document's paper (every box and margin scaled to it, so A4 columns
+        stay columns on Letter) in the document's house style (fonts, colours, table style): retrieval picks
+        the geometry of a page, the document decides how it looks."""
+        if page_size == self.page_size and style == self.style:
+            return self
+        w, h = PAGE_SIZES[page_size]
+        kx, ky = w / self.width, h / self.height
+
+        def box(b: Box) -> list[float]:
+            return [round(b[0] * kx, 2), round(b[1] * ky, 2), round(b[2] * kx, 2), round(b[3] * ky, 2)]
+
+        m = self.margins
+        data = self.model_dump()
+        data.update(
+            page_size=page_size, width=w, height=h, column_gap=round(self.column_gap * kx, 2),
+            margins={"top": round(m.top * ky, 2), "right": round(m.right * kx, 2), "bottom": round(m.bottom * ky, 2),
+                     "left": round(m.left * kx, 2)},
+            header_height=round(self.header_height * ky, 2), footer_height=round(self.footer_height * ky, 2),
+            body=box(self.body), slots=[{**s.model_dump(), "bbox": box(s.bbox)} for s in self.slots],
+            style=style.model_dump())
+        return Layout.model_validate(data)
+
     @cached_property
     def accepted_counts(self) -> dict[str, int]:
         """Per element type: total capacity of the slots accepting it."""

@@ -20,7 +20,7 @@ from ir.rendermap import RenderedPage, RenderMap
 from ir.rng import Rng
 
 from ..layout.assign import assign_layouts
-from ..layout.layouts import LayoutLibrary, default_library
+from ..layout.layouts import Layout, LayoutLibrary, default_library
 from .chrome import DocInfo, draw_footer, draw_header
 from .ctx import DrawCtx
 from .pager import paginate
@@ -66,10 +66,18 @@ _CITIES = ("London EC2A 4NE", "Boston, MA 02110", "Toronto, ON M5H 2N2", "Dublin
            "Sydney NSW 2000", "Edinburgh EH2 2AD", "Denver, CO 80202")
 
 
+def house_layouts(doc: DocumentIR, layouts: list[Layout]) -> list[Layout]:
+    """One house style per document: every page on the document's paper (``DocumentIR.page_size``) in the
+    style of its first page's layout (heading and body fonts, colours, table style, rules); each page keeps
+    the geometry retrieval chose for it. Forms, stamps and handwriting keep their own faces."""
+    house = layouts[0].style
+    return [lay.in_house(doc.page_size, house) for lay in layouts]
+
+
 def render_document(doc: DocumentIR, library: LayoutLibrary | None = None) -> RenderResult:
     """Render the IR into PDF bytes (invariant, byte-identical for the same IR) and its RenderMap."""
     lib = library or default_library()
-    out = paginate(doc, [lib.by_id(lid) for lid in assign_layouts(doc, lib)])
+    out = paginate(doc, house_layouts(doc, [lib.by_id(lid) for lid in assign_layouts(doc, lib)]))
 
     info = doc_info(doc)
     buf = io.BytesIO()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 
 import numpy as np
 from PIL import Image
@@ -26,7 +27,7 @@ def test_scans_take_their_own_dpi_and_their_boxes_follow():
     files, paths = built.files, DocFiles(built.doc.doc_id)
     for page in built.record.pages:
         w_pt, h_pt = page.width_pt, page.height_pt
-        assert _size(files[page.image]) == (round(w_pt), round(h_pt))  # 72 dpi: one pixel a point
+        assert _size(files[page.image]) == (math.ceil(w_pt), math.ceil(h_pt))  # 72 dpi: one pixel a point
         sw, sh = _size(files[page.scan])
         assert abs(sw - 2 * w_pt) <= 0.02 * sw and abs(sh - 2 * h_pt) <= 0.02 * sh
     assertions = [json.loads(line) for line in files[paths.assertions].decode().splitlines()]

@@ -1,0 +1,56 @@
+"""One house style per document: one paper size (the issuing organisation's) and one set of fonts and
+colours on every page, while each page keeps the geometry its layout gives it."""
+
+from __future__ import annotations
+
+import re
+
+import pymupdf
+import pytest
+
+from generation.planner import plan_document
+from ir.spec import demo_spec, reference_spec
+from renderers import render_document
+from renderers.layout.layouts import PAGE_SIZES, LayoutLibrary
+from renderers.pdf.fonts import HANDWRITING_FAMILY, SIGNATURE_FAMILY
+from renderers.pdf.render import house_layouts
+
+HAND = (HANDWRITING_FAMILY, SIGNATURE_FAMILY)
+
+
+def _text_families(pdf: bytes) -> set[str]:
+    """Font families carrying text (subset prefix and style suffix dropped; handwriting faces apart)."""
+    out = set()
+    with pymupdf.open(stream=pdf, filetype="pdf") as d:
+        for page in d:
+            for _, _, _, name, *_ in page.get_fonts():
+                fam = re.split(r"[-,]", name.split("+")[-1])[0]
+                if not fam.startswith(HAND):
+                    out.add(fam)
+    return out
+
+
+@pytest.mark.parametrize("spec", [demo_spec(31, 6), reference_spec(32, 2)], ids=["demo", "reference"])
+def test_every_page_of_a_document_has_its_paper_and_its_fonts(spec):
+    for i in range(spec.n_docs):
+        doc = plan_document(spec, i)
+        issuer = next(e for e in doc.entities if e.kind == "organisation")
+        assert doc.page_size == ("Letter" if issuer.attributes["country"] == "United States" else "A4")
+        res = render_document(doc)
+        assert {(p.width, p.height) for p in res.render_map.pages} == {PAGE_SIZES[doc.page_size]}
+        # a body and a heading family (and the fallback face for a glyph they lack)
+        assert len(_text_families(res.pdf)) <= 3, (doc.doc_id, _text_families(res.pdf))
+
+
+def test_house_layouts_take_one_paper_and_one_style_and_keep_each_geometry():
+    lib = LayoutLibrary(seed=7, count=60)
+    a4 = next(lay for lay in lib if lay.page_size == "A4")
+    letter = next(lay for lay in lib if lay.page_size == "Letter" and lay.style != a4.style)
+    doc = plan_document(demo_spec(3, 1), 0).model_copy(update={"page_size": "Letter"})
+    out = house_layouts(doc, [a4, letter])
+    assert [(lay.width, lay.height) for lay in out] == [PAGE_SIZES["Letter"]] * 2
+    assert out[0].style == out[1].style == a4.style  # the first page's style is the house's
+    assert out[1] is letter or out[1].slots == letter.slots  # already on Letter: its geometry as it was
+    kx, ky = 612.0 / a4.width, 792.0 / a4.height
+    assert [s.bbox for s in out[0].slots] == [
+        pytest.approx((s.bbox[0] * kx, s.bbox[1] * ky, s.bbox[2] * kx, s.bbox[3] * ky), abs=0.01) for s in a4.slots]
