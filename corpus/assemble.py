@@ -128,11 +128,27 @@ class CapturedPage:
     covers: Callable[[list[float]], list[str]]
 
 
+CONTENTS_PASSES = 4
+"""Renders tried until the table of contents prints the pages its sections start on."""
+
+
 def render(doc: DocumentIR) -> RenderedDocument:
+    """The PDF and its render map. A document with a table of contents is rendered until the contents
+    give the pages where the flow pass put its headings (the planner could only guess them): each pass
+    writes the pages the last one found into the contents' facts (``generation.content.front_matter``)."""
+    from generation.content.front_matter import printed_pages, start_pages, with_start_pages
     from renderers import render_document
 
-    result = render_document(doc)
-    return RenderedDocument(doc, result.pdf, result.render_map)
+    for _ in range(CONTENTS_PASSES):
+        result = render_document(doc)
+        first_page: dict[str, int] = {}
+        for pl in result.placements:
+            first_page.setdefault(pl.block_id, pl.page_no)
+        found = start_pages(doc, first_page)
+        if found == {k: v for k, v in printed_pages(doc).items() if k in found}:
+            return RenderedDocument(doc, result.pdf, result.render_map)
+        doc = with_start_pages(doc, found)
+    raise RuntimeError(f"{doc.doc_id}: the table of contents did not settle in {CONTENTS_PASSES} renders")
 
 
 def sample_scans(spec: CorpusSpec, index: int, rendered: RenderedDocument) -> DocumentIR:

@@ -148,6 +148,25 @@ class Recipe:
     charts: tuple[ChartKind, ...] = CHART_KINDS
     tables: dict[TableKind, float] = field(default_factory=dict)
 
+    @property
+    def genre_class(self) -> GenreClass:
+        """Narrative genres are read as text with exhibits, transactional ones as tables and forms."""
+        if self.slug in NARRATIVE_RECIPES:
+            return "narrative"
+        return "transactional" if self.slug in TRANSACTIONAL_RECIPES else "report"
+
+    @property
+    def prose_share(self) -> tuple[float, float]:
+        """The range of the share of a rendered page's content area that paragraphs cover (lint checks
+        each document of the recipe against it)."""
+        return PROSE_SHARE[self.genre_class]
+
+    @property
+    def front_matter(self) -> bool:
+        """Whether a long document of the recipe opens with a cover and a table of contents and numbers its
+        sections (a report does; an invoice, a log, an archive file or a form pack does not)."""
+        return self.genre_class != "transactional" and self.pages[1] >= 12 and self.slug not in NO_FRONT_MATTER
+
     def __post_init__(self) -> None:
         # a dataclass does not check its Literal fields: a misspelt recipe fails at import, naming the field
         for name, words, vocab in (("slug", [self.slug], RECIPE_SLUGS), ("elements", self.elements, ELEMENT_TYPES),
@@ -163,6 +182,19 @@ class Recipe:
         if element == "figure" and not self.charts:
             return 0.0
         return self.elements.get(element, 1.0)
+
+
+GenreClass = Literal["narrative", "report", "transactional"]
+NARRATIVE_RECIPES = frozenset({"research_report", "annual_report", "sustainability_report", "policy_document",
+                               "audit_memo", "board_minutes"})
+TRANSACTIONAL_RECIPES = frozenset({"invoice", "purchase_order", "expense_claim", "forms_workflow", "field_ops_log",
+                                   "training_record"})
+NO_FRONT_MATTER = frozenset({"scanned_archive", "operations_dashboard"})
+PROSE_SHARE: dict[GenreClass, tuple[float, float]] = {
+    "narrative": (0.5, 0.95), "report": (0.2, 0.8), "transactional": (0.0, 0.5)}
+"""Share of the content area that paragraphs cover, by genre class: narrative genres are mostly prose."""
+FRONT_MATTER_MIN_PAGES = 8
+"""A document of a front-matter recipe this long has a cover page and a table of contents."""
 
 
 def _split(text: str) -> tuple[str, ...]:
@@ -818,6 +850,8 @@ REPORT_TABLES: dict[TableKind, float] = {"comparison": 0.45, "share": 0.22, "reg
 """Table kinds of narrative reports: no invoice-style line items."""
 DEFAULT_TABLES: dict[TableKind, float] = {"comparison": 0.4, "share": 0.2, "line_items": 0.12, "register": 0.1, "actions": 0.18}
 NO_CHARTS: tuple[str, ...] = ()
+NARRATIVE_REPORT: dict[ElementType, float] = {"form": 0.1, "text": 1.5}
+"""Element leanings of the long narrative reports: text with exhibits, a form only by exception."""
 TRANSACTION = {"table": 1.6, "form": 0.8, "annotation": 1.4, "text": 1.6}
 
 RECIPES: tuple[Recipe, ...] = (
@@ -825,7 +859,7 @@ RECIPES: tuple[Recipe, ...] = (
            "{org} Annual Report {year}",
            ("Letter from the Chief Executive", "Year in Review", "Financial Performance", "Operations Review",
             "{Item_kind} Performance", "Risk Management", "Governance", "Outlook"),
-           pages=(20, 48, 80), elements={"form": 0.8}, tables=REPORT_TABLES),
+           pages=(20, 48, 80), elements=NARRATIVE_REPORT, tables=REPORT_TABLES),
     Recipe("quarterly_report", "Quarterly report", "quarterly report", "Quarter results against plan",
            "{org} Quarterly Report Q{quarter} {quarter_year}",
            ("Highlights", "Results by {item_kind}", "Financial Summary", "Key Metrics", "Outlook"),
@@ -882,7 +916,7 @@ RECIPES: tuple[Recipe, ...] = (
     Recipe("research_report", "Research report", "research report", "Analysis with method, data and results",
            "{topic_title}: An Analysis of {item_kind_title} Data",
            ("Abstract", "Introduction", "Method", "Data", "Results", "Discussion", "Conclusion"),
-           pages=(12, 40, 120), elements={"figure": 1.2, "form": 0.6},
+           pages=(12, 40, 120), elements={**NARRATIVE_REPORT, "figure": 1.0},
            tables={"comparison": 0.6, "share": 0.3, "register": 0.1}),
     Recipe("scanned_archive", "Scanned archive", "archive file", "Older correspondence and records scanned "
            "for retention", "Archive File {ident}",
@@ -930,7 +964,7 @@ RECIPES: tuple[Recipe, ...] = (
            "{org} Sustainability Report {year}",
            ("Our Approach", "Climate", "Resources", "People", "Governance", "Data Tables"),
            ("energy", "industrial", "commerce", "finance"),
-           pages=(20, 50, 110), elements={"form": 0.8}, tables=REPORT_TABLES),
+           pages=(20, 50, 110), elements=NARRATIVE_REPORT, tables=REPORT_TABLES),
     Recipe("vendor_assessment", "Vendor assessment", "vendor assessment", "Supplier due diligence and scoring",
            "Vendor Assessment: {counterparty}",
            ("Vendor Profile", "Scoring", "Financial Health", "Compliance Checks", "Recommendation"),
@@ -979,5 +1013,5 @@ def get_recipe(slug: str) -> Recipe:
         raise KeyError(f"unknown recipe {slug!r}") from None
 
 
-__all__ = ["DEFAULT_TABLES", "DOMAINS", "DOMAIN_BY_SLUG", "Behaviour", "Domain", "Metric", "RECIPES", "RECIPE_BY_SLUG",
+__all__ = ["DEFAULT_TABLES", "FRONT_MATTER_MIN_PAGES", "GenreClass", "PROSE_SHARE", "DOMAINS", "DOMAIN_BY_SLUG", "Behaviour", "Domain", "Metric", "RECIPES", "RECIPE_BY_SLUG",
            "Recipe", "get_domain", "get_recipe", "metric_semantics"]

@@ -33,10 +33,19 @@ from ir.rng import Rng
 from ir.spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
 from ir.vocab import DEVICES, TIERS, ElementType
 
-from .content import annotations, figures, forms, prose, tables
+from .content import annotations, figures, forms, front_matter, prose, tables
 from .content.book import DocContext, FactBook
 from .content.formats import choose_format
-from .content.names import COUNTRIES, address, country_for, email_for, org_name, paper_of, person_name, phone_number
+from .content.names import (
+    COUNTRIES,
+    address,
+    country_for,
+    email_for,
+    org_name,
+    paper_of,
+    person_name,
+    phone_number,
+)
 from .content.sizing import (
     ANNOTATION_HEIGHT,
     FIGURE_HEIGHT,
@@ -46,7 +55,15 @@ from .content.sizing import (
     table_height,
 )
 from .content.wording import lower_common
-from .domains import DEFAULT_TABLES, DOMAIN_BY_SLUG, DOMAINS, RECIPE_BY_SLUG, Domain, Recipe
+from .domains import (
+    DEFAULT_TABLES,
+    DOMAIN_BY_SLUG,
+    DOMAINS,
+    FRONT_MATTER_MIN_PAGES,
+    RECIPE_BY_SLUG,
+    Domain,
+    Recipe,
+)
 
 LONG_TABLE_MIN_PAGES = 20
 LONG_TABLE_P = 0.05
@@ -160,6 +177,37 @@ def weighted(rng: Rng, weights: dict[str, float], order: tuple[str, ...]) -> str
     return rng.choice(keys, p=[weights[k] for k in keys])
 
 
+SHORT_SECTIONS = ("abstract", "summary", "letter", "key messages", "purpose", "attestation", "sign-off",
+                  "approval", "signatures", "conclusion", "declarations", "recommendation", "next", "decisions")
+"""Sections that run a page or less in a real document (an abstract, a sign-off): a third of a full one."""
+
+
+def section_pages(sections: tuple[str, ...], n_pages: int) -> list[int]:
+    """The section each of ``n_pages`` body pages belongs to: pages shared by weight (short sections a
+    third of the others), every section at least one page while there are pages, in the genre's order."""
+    weights = [1 / 3 if any(k in s.lower() for k in SHORT_SECTIONS) else 1.0 for s in sections]
+    total = sum(weights)
+    bounds, acc = [], 0.0
+    for w in weights:
+        acc += w
+        bounds.append(acc / total * n_pages)
+    out = []
+    for p in range(n_pages):
+        sec = next(i for i, b in enumerate(bounds) if p + 0.5 < b + 1e-9)
+        out.append(sec)
+    # every section starts on a page of its own while pages allow (no section skipped)
+    if n_pages >= len(sections):
+        out = sorted(out)
+        starts = {s: out.index(s) for s in set(out)}
+        missing = [s for s in range(len(sections)) if s not in starts]
+        for s in missing:  # take a page from the longest run
+            longest = max(set(out), key=out.count)
+            j = len(out) - 1 - out[::-1].index(longest) if longest < s else out.index(longest)
+            out[j] = s
+            out = sorted(out)
+    return out
+
+
 # ---------------------------------------------------------------- cast and context
 
 def _org_attributes(rng: Rng, country: str, fmt_currency: str) -> dict[str, str]:
@@ -229,7 +277,7 @@ def _table(ctx: DocContext, rng: Rng, max_rows: int, n_pages: int, first_on_page
     kind = weighted(rng, kinds, tuple(kinds))
     cap = {"comparison": len(ctx.domain.items) + 1, "share": len(ctx.domain.items) + 1, "line_items": 12,
            "register": 12, "actions": len(ctx.domain.actions)}[kind]
-    want = rng.integers(4, 13)
+    want = rng.integers(4, 9 if ctx.recipe.genre_class == "narrative" else 13)  # a report's tables are short
     rows = max(3, min(want, cap, max_rows - (1 if kind in ("comparison", "share", "line_items", "register") else 0)))
     return tables.TABLE_BUILDERS[kind](ctx, rng, rows), False
 
@@ -316,6 +364,9 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     brief = (f"{recipe.description} issued by {issuer.name} ({lower_common(domain.title)}), covering {t1} and "
              f"{t2} in {ctx.cal.fy}.")
     sections = [s.format(**values) for s in recipe.sections]
+    structured = recipe.front_matter and n_pages >= FRONT_MATTER_MIN_PAGES
+    if structured:  # numbered sections after a cover and a table of contents
+        sections = [f"{i} {name}" for i, name in enumerate(sections, start=1)]
     mix = {e: w * recipe.element_weight(e) for e, w in spec.element_mix.items()}
     if sum(mix.values()) <= 0:  # the recipe rules out every element the spec asks for: the spec wins
         mix = dict(spec.element_mix)
@@ -323,26 +374,46 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     footnotes = [0]
     pages: list[PagePlan] = []
     prev_section = -1
+    first_body = 3 if structured else 1
+    narrative = recipe.genre_class == "narrative"
+    subsections: list[int] = [0] * len(sections)
+    per_section = max(1, len(domain.topics) // len(sections))
+    section_at = section_pages(recipe.sections, n_pages - first_body + 1)
+    used_topics: set[str] = set()
+    held_prose: list = []
     for p in range(1, n_pages + 1):
         prng = root.fork("page", p)
         ctx.page = p
         ps = prng.fork("structure")  # page structure, drawn sequentially; block content has its own stream
+        if structured and p < first_body:
+            front = front_matter.cover(ctx, title, brief) if p == 1 else [front_matter.contents_placeholder(ctx)]
+            pages.append(PagePlan(page_no=p, blocks=front, layout_query=_describe_page(front, style_family)))
+            continue
         blocks: list = []
         room = PAGE_BUDGET
         if p == 1:
             blocks.append(prose.heading(ctx, title, 1))
-        sec = (p - 1) * len(sections) // n_pages
+        sec = section_at[p - first_body]
         if sec != prev_section:
             blocks.append(prose.heading(ctx, sections[sec], 1 if p > 1 else 2))
-            if ps.bernoulli(0.7):
-                blocks.append(prose.opener(ctx, ps, ps.integers(1, 3)))
+            if narrative or ps.bernoulli(0.7):
+                blocks.append(prose.opener(ctx, ps, ps.integers(2, 4) if narrative else ps.integers(1, 3)))
         elif ps.bernoulli(0.5):
-            blocks.append(prose.heading(ctx, ps.choice(
-                (f"{sections[sec]} (continued)", f"{domain.item_kind.capitalize()} detail: "
-                 f"{ps.choice(domain.items)}", f"{sections[sec]}: supporting detail")), 2))
+            topic = front_matter.subsection_topic(domain, ps, used_topics)
+            if topic is not None and subsections[sec] < per_section:  # a subsection of the running section, numbered when the sections are
+                subsections[sec] += 1
+                label = f"{sec + 1}.{subsections[sec]} {topic}" if structured else topic
+                blocks.append(prose.heading(ctx, label, 2))
+                blocks.append(prose.subsection_opener(ctx, ps, topic))
+        blocks.extend(held_prose)  # the discussion of the last page's exhibit, where it did not fit there
+        held_prose = []
+        if narrative and not any(b.type == "text_block" for b in blocks):  # a narrative page reads as text
+            blocks.append(prose.opener(ctx, ps, ps.integers(2, 4)))
         prev_section = sec
         room -= sum(block_height(b) for b in blocks)
         k = 1 + int(ps.gen.binomial(4, min(1.0, max(0.0, (spec.blocks_per_page - 1) / 4))))
+        if narrative:  # fewer exhibits a page, each discussed at length
+            k = max(1, k - 1)
         demand = carried[:MAX_CARRY] + [weighted(ps, mix, ELEMENT_DRAW_ORDER) for _ in range(k)]
         carried = []
         first = True
@@ -356,17 +427,25 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             first = False
             blocks.append(block)
             room -= block_height(block)
-            if isinstance(block, (TableBlock, FigureBlock)) and room > 60 and ps.bernoulli(0.3):
-                c = prose.commentary(ctx, brng, block)
-                if c is not None:
-                    blocks.append(c)
-                    room -= block_height(c)
+            if isinstance(block, (TableBlock, FigureBlock)):  # every exhibit is referred to and discussed
+                c = prose.discussion(ctx, brng, block, ps.integers(5, 8) if narrative else ps.integers(2, 4))
+                said = [c] if c is not None else []
+                if narrative and c is not None:  # narrative genres discuss an exhibit at length
+                    said.append(prose.reflection(ctx, brng, ps.integers(4, 8)))
+                for t in said:  # what does not fit the page opens the next one
+                    if not held_prose and block_height(t) <= room:
+                        blocks.append(t)
+                        room -= block_height(t)
+                    else:
+                        held_prose.append(t)
             if fills:
                 carried.extend(demand[i + 1:])
                 break
         if len(blocks) == sum(1 for b in blocks if b.type == "heading"):  # never an empty page body
             blocks.append(prose.continuation(ctx, ps))
         pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
+    if structured:
+        pages[1] = front_matter.with_contents(ctx, pages)
     return DocumentIR(
         doc_id=ids.doc_id(index), index=index, seed=spec.seed, seed_path=["doc", index], domain=domain.slug,
         recipe=recipe.slug, title=title, topic_brief=brief, style_family=style_family, page_size=paper_of(country),

@@ -1,7 +1,7 @@
 """The project's own lint of a finished corpus: what a reviewer would reject in its documents.
 
 ``verify`` proves the chain is exact (every box, derivation and answer); the lint asks whether the
-content is believable. Six kinds of problem, found from the corpus files alone (IR, render map, QA,
+content is believable. Seven kinds of problem, found from the corpus files alone (IR, render map, QA,
 assertions and the PDF's text layer):
 
 - ``overlap``, ``clipped``, ``mid_token_wrap``, ``half_empty``: the renderer's own layout checks
@@ -16,7 +16,10 @@ assertions and the PDF's text layer):
 - ``identity``: an organisation's address in the IR that breaks the content's rules
   (``generation.content.names.address_problems``), an address drawn on a page whose city, region, postcode,
   country or phone prefix disagree or that names two cities (``corpus.views.addresses``), and a document
-  citing two different reference numbers of its own kind (title, "this <document>" facts, page chrome).
+  citing two different reference numbers of its own kind (title, "this <document>" facts, page chrome);
+- ``document``: what a reader of the whole document rejects (``corpus.views.doc_lint``: paper sizes, font
+  families of the paragraphs, table-of-contents pages, repeated tables and captions, empty sections,
+  exhibits no paragraph refers to, prose share outside the recipe's range).
 
 Half-empty pages fail the lint only above a share of the pages (``HALF_EMPTY_MAX_SHARE``, the issue's
 5 %); every other problem fails it.
@@ -43,8 +46,9 @@ from ir.rendermap import RenderMap
 
 from ..store import CorpusReader, open_corpus
 from .addresses import address_groups, address_problems
+from .doc_lint import document_problems
 
-LintKind = Literal["overlap", "clipped", "mid_token_wrap", "half_empty", "semantic", "identity"]
+LintKind = Literal["overlap", "clipped", "mid_token_wrap", "half_empty", "semantic", "identity", "document"]
 LINT_KINDS: tuple[LintKind, ...] = get_args(LintKind)
 
 HALF_EMPTY_MAX_SHARE = 0.05
@@ -321,6 +325,7 @@ def lint_document(reader: CorpusReader, doc_id: str) -> tuple[list[LintProblem],
     problems = layout_problems(doc_id, pdf, doc, rmap)
     problems += semantic_problems(doc_id, doc, reader.qa(doc_id), reader.assertions(doc_id), pages)
     problems += identity_problems(doc_id, doc, pages)
+    problems += document_problems(doc_id, doc, rmap, pdf)
     return problems, len(pages)
 
 

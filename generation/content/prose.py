@@ -10,6 +10,7 @@ Three kinds of text:
 
 from __future__ import annotations
 
+import re
 from decimal import Decimal
 
 from ir.arithmetic_rules import PERCENTAGE_POINTS, unit_for_count
@@ -137,12 +138,118 @@ def heading(ctx: DocContext, text: str, level: int = 1) -> HeadingBlock:
 
 
 def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
-    pool = OPENERS + OPENERS_MORE
-    picks = rng.sample(pool, min(n_sentences, len(pool)))
+    picks = _fresh(ctx, rng, OPENERS + OPENERS_MORE, n_sentences)
     own = RECIPE_OPENERS.get(ctx.recipe.slug)
     if own and rng.bernoulli(0.5):
         picks = [rng.choice(own)] + picks[1:]
     return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(_fill(t, ctx, rng) for t in picks))])
+
+
+SUBSECTION_OPENERS = (
+    "This part of the {noun} turns to {subject}. The {dept} team sets out the position at {month_year} and "
+    "the points the {role} asked to be followed up.",
+    "{Subject} was reviewed with each {item_kind} during the period. The figures that follow are the basis "
+    "for the actions agreed with the owners.",
+    "Work on {subject} continued through {year}. Where results fell short of plan, the reasons are given "
+    "with the exhibits that show them.",
+    "The {role} reports on {subject} every quarter. This subsection summarises that reporting and what it "
+    "means for {topic2}.",
+)
+
+
+def subsection_opener(ctx: DocContext, rng: Rng, subject: str) -> TextBlock:
+    """The first paragraph of a subsection: what it is about (its heading's subject)."""
+    lc = subject[0].lower() + subject[1:]
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(SUBSECTION_OPENERS), ctx, rng,
+                                                               subject=lc, Subject=subject))])
+
+
+REFERENCE_SENTENCES = (
+    "{Ref} sets out {what}.",
+    "{What} {verb} shown in {ref}.",
+    "{Ref} gives {what}.",
+    "The figures for {what} are in {ref}.",
+)
+INTERPRETATIONS = (
+    "The {dept} team attributes the pattern mainly to {topic} and expects it to persist into the next period.",
+    "Management considers the position consistent with the plan approved at the start of {year}.",
+    "Where a {item_kind} fell outside the expected range, the {role} has asked for an explanation before the "
+    "next review.",
+    "These figures are unaudited and may be restated once the year-end review of {topic2} is complete.",
+    "The trend will be monitored together with {topic2}, which affects the same {item_kind}s.",
+    "No adjustments were made to the prior-period figures shown for comparison.",
+    "The {role} reviewed these results with the {dept} team and agreed that no change of approach is needed.",
+    "Readers should note that {topic} is measured on the same basis as in the previous {noun}.",
+    "The differences are larger than in earlier periods, which the {dept} team links to changes in {topic2}.",
+    "Part of the movement reflects timing: several items booked late in the period will reverse in the next.",
+    "The {role} has asked for a short note on each exception, to be tabled at the next meeting.",
+    "Taken together, the results support the priorities set out at the start of this {noun}.",
+    "The figures were reconciled to the source systems by the {dept} team before publication.",
+    "A more detailed breakdown is held by the {dept} function and is available on request.",
+    "The position is broadly in line with peers, although {topic} remains an area of attention.",
+    "Two {item_kind}s account for most of the change; the others moved within their usual range.",
+    "The {dept} team will revisit the assumptions behind these figures when the {topic2} review reports.",
+    "Targets for the coming year take these results as their starting point.",
+    "Where estimates were needed, the {dept} team used the method applied in previous periods.",
+    "The results were discussed with the owners concerned, who have confirmed the figures.",
+    "Any change to the basis of preparation will be disclosed in the next {noun}.",
+    "The {role} regards the spread between the highest and lowest results as the main point to address.",
+    "Further work on {topic} is planned and its effect should be visible in the next reporting cycle.",
+    "The underlying data are collected monthly and reviewed each quarter by the {dept} team.",
+)
+_EXHIBIT_NO = re.compile(r"^((?:Table|Figure) \d+)\. (.+)$")
+
+
+def exhibit_ref(block) -> tuple[str, str] | None:
+    """("Table 4", "research income by faculty, H1 2026") of a numbered table or figure (None otherwise)."""
+    caption = block.caption if block.type == "table" else block.title
+    m = _EXHIBIT_NO.match(caption)
+    if not m:
+        return None
+    what = m.group(2)
+    first = what.split(" ")[0]
+    if not (first.isupper() and len(first) > 1):  # "Revenue by region" -> "revenue by region"; "EBITDA" stays
+        what = what[0].lower() + what[1:]
+    return m.group(1), what
+
+
+def discussion(ctx: DocContext, rng: Rng, block, n_sentences: int) -> TextBlock | None:
+    """The prose about a table or chart: a sentence that refers to it by number, what it shows (its
+    highest and lowest values, its total, quoted from its cells), and what the organisation makes of it;
+    ``n_sentences`` in all. Literal text: QA provenance stays with the exhibit's cells."""
+    ref = exhibit_ref(block)
+    if ref is None:
+        return None
+    no, what = ref
+    template = rng.choice(REFERENCE_SENTENCES)
+    plural = what.split(",")[0].split(" by ")[0].endswith("s") and not what.split(",")[0].endswith("ss")
+    sentences = [template.format(Ref=no, ref=no, what=what, What=what[0].upper() + what[1:],
+                                 verb="are" if plural else "is")]
+    said = commentary(ctx, rng, block)
+    if said is not None:
+        sentences.append(said.spans[0].text)
+    for t in _fresh(ctx, rng, INTERPRETATIONS, max(0, n_sentences - len(sentences))):
+        sentences.append(_fill(t, ctx, rng))
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(sentences))])
+
+
+def reflection(ctx: DocContext, rng: Rng, n_sentences: int) -> TextBlock:
+    """A paragraph of what the organisation makes of the exhibit it follows (no values: literal text)."""
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(
+        _fill(t, ctx, rng) for t in _fresh(ctx, rng, INTERPRETATIONS, n_sentences)))])
+
+
+def _fresh(ctx: DocContext, rng: Rng, pool: tuple[str, ...], n: int) -> list[str]:
+    """``n`` templates of ``pool`` the document has not used yet (the pool starts over once all are used),
+    so a sentence does not recur in one document while others are unused."""
+    used: set[str] = ctx.remember(("used_templates", pool[0]), set)
+    left = [t for t in pool if t not in used]
+    if len(left) < n:
+        used.clear()
+        left = list(pool)
+    picks = rng.sample(left, min(n, len(left)))
+    used.update(picks)
+    return picks
 
 
 def continuation(ctx: DocContext, rng: Rng) -> TextBlock:

@@ -350,7 +350,10 @@ def _span_wraps(render_map: RenderMap, ir: DocumentIR) -> list[LayoutProblem]:
 
 
 def _body_of(render_map: RenderMap, page_no: int, width: float, height: float) -> tuple[float, ...]:
-    lid = render_map.pages[page_no - 1].layout_id if page_no <= len(render_map.pages) else None
+    page = render_map.pages[page_no - 1] if page_no <= len(render_map.pages) else None
+    if page is not None and page.body is not None:  # the body as drawn (in the document's frame)
+        return tuple(page.body)
+    lid = page.layout_id if page is not None else None
     if lid:
         return layout_from_id(lid).body
     return (0.0, 0.0, width, height)

@@ -127,6 +127,11 @@ class Slot(Model):
         return self.bbox[3] - self.bbox[1]
 
 
+HEADER_HEIGHTS: dict[str, float] = {"letterhead": 74.0, "logo_block": 64.0, "running_title": 34.0, "band": 56.0,
+                                    "minimal": 24.0}
+"""Height (points, on the library's paper) each header variant takes above the body."""
+
+
 class Style(Model):
     style_family: StyleFamily
     theme: str
@@ -142,6 +147,16 @@ class Style(Model):
     table_style: TableStyle
     heading_upper: bool = False
     rule_weight: float = Field(ge=0.3, le=2.0)
+
+
+class Frame(Model):
+    """A document's page furniture: margins, header and footer variants and the heights they take."""
+
+    margins: Margins
+    header: HeaderVariant
+    footer: FooterVariant
+    header_height: float
+    footer_height: float
 
 
 class Layout(Model):
@@ -163,28 +178,52 @@ class Layout(Model):
     slots: list[Slot] = Field(min_length=1)
     style: Style
 
-    def in_house(self, page_size: PageSize, style: Style) -> Layout:
+    def in_house(self, page_size: PageSize, style: Style, frame: Frame | None = None) -> Layout:
         """This layout's geometry on a document's paper (every box and margin scaled to it, so A4 columns
-        stay columns on Letter) in the document's house style (fonts, colours, table style): retrieval picks
-        the geometry of a page, the document decides how it looks."""
-        if page_size == self.page_size and style == self.style:
+        stay columns on Letter) in the document's house style (fonts, colours, table style) and, given a
+        ``frame``, inside the document's furniture (margins, header and footer variants and heights; the
+        body and its slots mapped onto the frame's body): retrieval picks the arrangement of a page, the
+        document decides how it looks and where its header, footer and margins sit."""
+        if page_size == self.page_size and style == self.style and frame is None:
             return self
         w, h = PAGE_SIZES[page_size]
         kx, ky = w / self.width, h / self.height
-
-        def box(b: Box) -> list[float]:
-            return [round(b[0] * kx, 2), round(b[1] * ky, 2), round(b[2] * kx, 2), round(b[3] * ky, 2)]
-
         m = self.margins
+        margins = Margins(top=round(m.top * ky, 2), right=round(m.right * kx, 2), bottom=round(m.bottom * ky, 2),
+                          left=round(m.left * kx, 2))
+        header, footer = self.header, self.footer
+        hh, fh = round(self.header_height * ky, 2), round(self.footer_height * ky, 2)
+        if frame is not None:
+            margins, header, footer, hh, fh = frame.margins, frame.header, frame.footer, frame.header_height, \
+                frame.footer_height
+        new_body = (margins.left, margins.top + hh, w - margins.right, h - margins.bottom - fh)
+        ob = self.body
+        sx, sy = (new_body[2] - new_body[0]) / (ob[2] - ob[0]), (new_body[3] - new_body[1]) / (ob[3] - ob[1])
+
+        def box(b: Box) -> list[float]:  # the old body onto the new one
+            return [round(new_body[0] + (b[0] - ob[0]) * sx, 2), round(new_body[1] + (b[1] - ob[1]) * sy, 2),
+                    round(new_body[0] + (b[2] - ob[0]) * sx, 2), round(new_body[1] + (b[3] - ob[1]) * sy, 2)]
+
         data = self.model_dump()
         data.update(
-            page_size=page_size, width=w, height=h, column_gap=round(self.column_gap * kx, 2),
-            margins={"top": round(m.top * ky, 2), "right": round(m.right * kx, 2), "bottom": round(m.bottom * ky, 2),
-                     "left": round(m.left * kx, 2)},
-            header_height=round(self.header_height * ky, 2), footer_height=round(self.footer_height * ky, 2),
-            body=box(self.body), slots=[{**s.model_dump(), "bbox": box(s.bbox)} for s in self.slots],
+            page_size=page_size, width=w, height=h, column_gap=round(self.column_gap * sx, 2),
+            margins=margins.model_dump(), header=header, footer=footer, header_height=hh, footer_height=fh,
+            body=box(ob), slots=[{**s.model_dump(), "bbox": box(s.bbox)} for s in self.slots],
             style=style.model_dump())
         return Layout.model_validate(data)
+
+    def frame(self, page_size: PageSize, header: HeaderVariant | None = None) -> Frame:
+        """This layout's furniture on ``page_size`` (margins scaled), with another header variant if given
+        (at that variant's height)."""
+        w, h = PAGE_SIZES[page_size]
+        kx, ky = w / self.width, h / self.height
+        m = self.margins
+        header = header or self.header
+        hh = self.header_height if header == self.header else HEADER_HEIGHTS[header]
+        return Frame(margins=Margins(top=round(m.top * ky, 2), right=round(m.right * kx, 2),
+                                     bottom=round(m.bottom * ky, 2), left=round(m.left * kx, 2)),
+                     header=header, footer=self.footer, header_height=round(hh * ky, 2),
+                     footer_height=round(self.footer_height * ky, 2))
 
     @cached_property
     def accepted_counts(self) -> dict[str, int]:
@@ -242,8 +281,7 @@ def layout_for(seed: int, index: int) -> Layout:
                       left=side, right=round(side + rng.choice([0.0, 0.0, 6.0, -6.0]), 1))
     header = _weighted(rng.fork("header"), prefs["header"])
     footer = _weighted(rng.fork("footer"), prefs["footer"])
-    header_height = {"letterhead": 74.0, "logo_block": 64.0, "running_title": 34.0, "band": 56.0,
-                     "minimal": 24.0}[header]
+    header_height = HEADER_HEIGHTS[header]
     footer_height = 34.0 if footer in ("page_number_confidentiality", "document_reference") else 26.0
     arrangement = _weighted(rng.fork("arrangement"), prefs["arrangement"])
     columns = {"single": 1, "band_top": 2, "band_bottom": 2, "sidebar_left": 2, "sidebar_right": 2,

@@ -72,7 +72,9 @@ def ctx_colour(hex_str: str):
     return colour(hex_str)
 
 
-def draw_header(ctx: DrawCtx, theme: Theme, info: DocInfo, page_no: int) -> None:
+def draw_header(ctx: DrawCtx, theme: Theme, info: DocInfo, page_no: int, section: str = "") -> None:
+    """The page's header in the layout's variant; ``section`` (the running section, "" for none) takes the
+    place of the secondary line (the organisation or the title) where the variant has one."""
     lay = theme.layout
     m = lay.margins
     x0, x1 = m.left, lay.width - m.right
@@ -83,7 +85,8 @@ def draw_header(ctx: DrawCtx, theme: Theme, info: DocInfo, page_no: int) -> None
     if lay.header == "letterhead":
         draw_logo(ctx, x0, top, 38, t, info.logo_seed)
         ctx.text(fit_text(info.organisation, t.head, 15, x1 - x0 - 220), x0 + 48, top + 17, t.head, 15, t.primary)
-        ctx.text(fit_text(info.title, t.body, 8.5, x1 - x0 - 220), x0 + 48, top + 31, t.body, 8.5, t.muted)
+        sub = f"{info.title}  \u00b7  {section}" if section else info.title
+        ctx.text(fit_text(sub, t.body, 8.5, x1 - x0 - 220), x0 + 48, top + 31, t.body, 8.5, t.muted)
         for i, line in enumerate(info.address.split("\n")[:3]):
             ctx.text(fit_text(line, t.body, small, 160), x1, top + 9 + i * 9.5, t.body, small, t.muted,
                      anchor="end")
@@ -92,25 +95,25 @@ def draw_header(ctx: DrawCtx, theme: Theme, info: DocInfo, page_no: int) -> None
     elif lay.header == "logo_block":
         draw_logo(ctx, x0, top, 30, t, info.logo_seed)
         ctx.text(fit_text(info.organisation, t.head, 12.5, x1 - x0 - 200), x0 + 40, top + 14, t.head, 12.5, t.text)
-        ctx.text(fit_text(info.title, t.body, small + 0.6, 190), x1, top + 12, t.body, small + 0.6, t.muted,
-                 anchor="end")
+        ctx.text(fit_text(section or info.title, t.body, small + 0.6, 190), x1, top + 12, t.body, small + 0.6,
+                 t.muted, anchor="end")
         ctx.text(info.reference, x1, top + 23, t.body, small, t.muted, anchor="end")
         ctx.hline(x0, x1, hb, t.rule, 0.8)
     elif lay.header == "running_title":
         ctx.text(fit_text(info.title, t.head_regular, 9, x1 - x0 - 150), x0, top + 11, t.head_regular, 9, t.primary)
-        ctx.text(fit_text(info.organisation, t.body, small + 0.5, 140), x1, top + 11, t.body, small + 0.5, t.muted,
-                 anchor="end")
+        ctx.text(fit_text(section or info.organisation, t.body, small + 0.5, 140), x1, top + 11, t.body,
+                 small + 0.5, t.muted, anchor="end")
         ctx.hline(x0, x1, hb, t.primary, lay.style.rule_weight)
     elif lay.header == "band":
         ctx.rect(0, 0, lay.width, hb - 4, fill=t.primary)
         ctx.rect(0, hb - 4, lay.width, hb - 1.5, fill=t.accent)
         title = info.title.upper() if lay.style.heading_upper else info.title
         ctx.text(fit_text(title, t.head, 13, x1 - x0 - 150), x0, top + 16, t.head, 13, "#ffffff")
-        ctx.text(fit_text(info.organisation, t.body, 8, 140), x1, top + 15, t.body, 8,
+        ctx.text(fit_text(section or info.organisation, t.body, 8, 140), x1, top + 15, t.body, 8,
                  mix(t.light, "#ffffff", 0.3), anchor="end")
     else:  # minimal
-        ctx.text(fit_text(info.organisation + "  \u00b7  " + info.title, t.body, small, x1 - x0), x0, top + 8,
-                 t.body, small, t.muted)
+        line = "  \u00b7  ".join(x for x in (info.organisation, info.title, section) if x)
+        ctx.text(fit_text(line, t.body, small, x1 - x0), x0, top + 8, t.body, small, t.muted)
         ctx.hline(x0, x1, hb, t.rule, 0.4)
 
 

@@ -10,13 +10,14 @@ RenderMap are listed in ``dropped_fact_ids`` (never expected; derived facts that
 from __future__ import annotations
 
 import io
+import re
 from dataclasses import dataclass, field
 
 from reportlab.pdfgen.canvas import Canvas
 
 from ir.blocks import block_fact_ids
 from ir.document import DocumentIR
-from ir.rendermap import RenderedPage, RenderMap
+from ir.rendermap import BlockBox, RenderedPage, RenderMap
 from ir.rng import Rng
 
 from ..layout.assign import assign_layouts
@@ -66,12 +67,38 @@ _CITIES = ("London EC2A 4NE", "Boston, MA 02110", "Toronto, ON M5H 2N2", "Dublin
            "Sydney NSW 2000", "Edinburgh EH2 2AD", "Denver, CO 80202")
 
 
+CONTINUATION_HEADER = {"letterhead": "running_title", "logo_block": "running_title"}
+"""The header of a document's later pages where its first page has a letterhead (as in real documents: the
+letterhead on page one, a running title after); other variants run on every page."""
+
+
 def house_layouts(doc: DocumentIR, layouts: list[Layout]) -> list[Layout]:
     """One house style per document: every page on the document's paper (``DocumentIR.page_size``) in the
-    style of its first page's layout (heading and body fonts, colours, table style, rules); each page keeps
-    the geometry retrieval chose for it. Forms, stamps and handwriting keep their own faces."""
+    style of its first page's layout (heading and body fonts, colours, table style, rules) and inside its
+    furniture (margins, footer, and its header, or a running title after a letterhead); each page keeps the
+    arrangement of slots retrieval chose for it. Forms, stamps and handwriting keep their own faces."""
     house = layouts[0].style
-    return [lay.in_house(doc.page_size, house) for lay in layouts]
+    first = layouts[0].frame(doc.page_size)
+    later = layouts[0].frame(doc.page_size, CONTINUATION_HEADER.get(layouts[0].header))
+    return [lay.in_house(doc.page_size, house, first if i == 0 else later) for i, lay in enumerate(layouts)]
+
+
+_NUMBERED = re.compile(r"^\d+ \S")
+
+
+def running_sections(doc: DocumentIR, out: list) -> list[str]:
+    """The section each PDF page's running header names: the first numbered section that starts on the
+    page, else the one running on from before ("" before the first, and in documents without numbered
+    sections)."""
+    heads = {b.id: "".join(s.text for s in b.spans) for _, b in doc.blocks()
+             if b.type == "heading" and b.level == 1 and _NUMBERED.match("".join(s.text for s in b.spans))}
+    names, current = [], ""
+    for page in out:
+        starting = [heads[pl.block_id] for pl in page.placed if pl.block_id in heads]
+        names.append(starting[0] if starting else current)
+        if starting:
+            current = starting[-1]
+    return names
 
 
 def render_document(doc: DocumentIR, library: LayoutLibrary | None = None) -> RenderResult:
@@ -91,12 +118,13 @@ def render_document(doc: DocumentIR, library: LayoutLibrary | None = None) -> Re
     rmap = RenderMap(doc_id=doc.doc_id)
     placements: list[Placement] = []
     total = len(out)
+    sections = running_sections(doc, out)
     for n, page in enumerate(out, start=1):
         lay = page.layout
         c.setPageSize((lay.width, lay.height))
         ctx = DrawCtx(c, lay.width, lay.height, n)
         chrome = page.theme.for_text(info.title + info.organisation + info.address + info.reference)
-        draw_header(ctx, chrome, info, n)
+        draw_header(ctx, chrome, info, n, sections[n - 1])
         draw_footer(ctx, chrome, info, n, total)
         for pl in page.placed:
             pl.piece.draw(ctx, pl.x, pl.y, pl.width)
@@ -105,9 +133,12 @@ def render_document(doc: DocumentIR, library: LayoutLibrary | None = None) -> Re
                                                              round(pl.x + pl.width, 2), round(pl.y + pl.piece.height, 2))))
         rmap.spans.extend(ctx.spans)
         rmap.pages.append(RenderedPage(page_no=n, width=lay.width, height=lay.height, layout_id=lay.id,
-                                       plan_page_no=page.plan_page_no))
+                                       plan_page_no=page.plan_page_no, body=list(lay.body)))
         c.showPage()
     c.save()
+    types = {b.id: b.type for _, b in doc.blocks()}
+    rmap.blocks = [BlockBox(block_id=pl.block_id, block_type=types.get(pl.block_id, "footnote"), page_no=pl.page_no,
+                            bbox=list(pl.bbox)) for pl in placements]
     drawn = rmap.drawn_fact_ids()
     wanted: list[str] = []
     for _, b in doc.blocks():

@@ -124,7 +124,8 @@ def _with_op(doc: DocumentIR, op: str, quantity: str | None = None) -> Fact | No
 
 def test_planted_errors_are_caught():
     doc = _doc_with(lambda d: _with_op(d, "percent_change") is not None and _with_op(d, "difference", "rate")
-                    is not None and len([f for f in d.facts if f.quantity == "rate"]) >= 2)
+                    is not None and len([f for f in d.facts if f.quantity == "rate"]) >= 2
+                    and any(f.value.kind == "money" for f in d.facts))
     assert semantic_problems(doc) == [] and coherence_problems(doc) == [] and recipe_problems(doc) == []
     nid = f"f{len(doc.facts) + 1:04d}"
 

@@ -42,15 +42,28 @@ def test_every_page_of_a_document_has_its_paper_and_its_fonts(spec):
         assert len(_text_families(res.pdf)) <= 3, (doc.doc_id, _text_families(res.pdf))
 
 
-def test_house_layouts_take_one_paper_and_one_style_and_keep_each_geometry():
+def _relative(lay):
+    """Slots as fractions of the layout's body: the arrangement, whatever the frame."""
+    b = lay.body
+    w, h = b[2] - b[0], b[3] - b[1]
+    return [((s.bbox[0] - b[0]) / w, (s.bbox[1] - b[1]) / h, (s.bbox[2] - b[0]) / w, (s.bbox[3] - b[1]) / h)
+            for s in lay.slots]
+
+
+def test_house_layouts_take_one_paper_one_style_one_frame_and_keep_each_arrangement():
     lib = LayoutLibrary(seed=7, count=60)
-    a4 = next(lay for lay in lib if lay.page_size == "A4")
-    letter = next(lay for lay in lib if lay.page_size == "Letter" and lay.style != a4.style)
+    a4 = next(lay for lay in lib if lay.page_size == "A4" and lay.header == "letterhead")
+    letter = next(lay for lay in lib if lay.page_size == "Letter" and lay.style != a4.style
+                  and lay.footer != a4.footer and lay.margins != a4.margins)
     doc = plan_document(demo_spec(3, 1), 0).model_copy(update={"page_size": "Letter"})
-    out = house_layouts(doc, [a4, letter])
-    assert [(lay.width, lay.height) for lay in out] == [PAGE_SIZES["Letter"]] * 2
+    out = house_layouts(doc, [a4, letter, letter])
+    assert [(lay.width, lay.height) for lay in out] == [PAGE_SIZES["Letter"]] * 3
     assert out[0].style == out[1].style == a4.style  # the first page's style is the house's
-    assert out[1] is letter or out[1].slots == letter.slots  # already on Letter: its geometry as it was
-    kx, ky = 612.0 / a4.width, 792.0 / a4.height
-    assert [s.bbox for s in out[0].slots] == [
-        pytest.approx((s.bbox[0] * kx, s.bbox[1] * ky, s.bbox[2] * kx, s.bbox[3] * ky), abs=0.01) for s in a4.slots]
+    # the first page's furniture everywhere: its footer and margins; a running title after its letterhead
+    assert {lay.footer for lay in out} == {a4.footer}
+    assert out[0].header == "letterhead" and {out[1].header, out[2].header} == {"running_title"}
+    assert out[1].margins == out[2].margins and out[1].margins.left == out[0].margins.left
+    # each page keeps the arrangement retrieval chose for it, mapped onto the house body
+    for before, after in ((a4, out[0]), (letter, out[1])):
+        assert _relative(after) == [pytest.approx(r, abs=0.002) for r in _relative(before)]
+    assert out[1].body[1] == pytest.approx(out[1].margins.top + out[1].header_height)
