@@ -182,8 +182,8 @@ def document_problems(doc_id: str, doc: DocumentIR, rmap: RenderMap, pdf: bytes)
                                                      f"{r.first} ({r.by})"))
     for c in repeated_captions(doc):
         out.append(_problem(doc_id, "repeated_caption", f"{c.text!r} captions {len(c.block_ids)} blocks"))
-    for page_no, text in empty_sections(doc):
-        out.append(_problem(doc_id, "empty_section", f"heading {text!r} has no content", None))
+    for plan_page, text in empty_sections(doc):
+        out.append(_problem(doc_id, "empty_section", f"heading {text!r} (IR page {plan_page}) has no content"))
     for ref in unreferenced_exhibits(doc):
         out.append(_problem(doc_id, "unreferenced_exhibit", f"no paragraph refers to {ref}"))
     lo, hi = RECIPE_BY_SLUG[doc.recipe].prose_share
