@@ -22,6 +22,7 @@ from ir.rng import Rng
 
 from .claims import Claim
 from .naming import UNIT, block_ref, describe, field_name, measure_of
+from .own_start import RowRef, row_index
 
 PERIOD = re.compile(r"(19|20)\d{2}\b|\bQ[1-4]\b|\bH[12]\b|\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)",
                     re.IGNORECASE)
@@ -229,6 +230,12 @@ class QAContext:
         return out
 
     # ------------------------------------------------------------ records
+    @cached_property
+    def rows(self) -> dict[str, RowRef]:
+        """The row (table row, list item, form) of every fact drawn in one: what a multi-hop answer must
+        not share with its anchor (``own_start``)."""
+        return row_index(self.doc)
+
     def records(self, b: Block) -> list[Record]:
         return self._records.get(b.id, [])
 

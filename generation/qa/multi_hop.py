@@ -7,6 +7,10 @@ another.
 - ``cross_difference``: a value from one element minus a value of the same measure from another.
 - ``record_join``: a list item or row found by one of its values, and what another element says of the
   same item (the action due on 10 December in the list, and its status in the tracker table).
+
+None of them may resolve to where it starts (``own_start``): the second hop of a bridge lands on another
+row than the anchor's, an answer is never named in its question. Such candidates are left out of the
+sources, and a draft that still collapses is not emitted.
 """
 
 from __future__ import annotations
@@ -28,7 +32,25 @@ from .context import Point, QAContext, Record, lc
 from .fact_arithmetic import facts_allow
 from .lookup import unique_keys
 from .naming import describe, field_name
+from .own_start import answer_forms_named, draft_resolves_to_own_start, is_phrase_of, normalise
 from .phrasing import pick
+
+
+def unless_own_start(ctx: QAContext, draft: Draft | None) -> Draft | None:
+    """The draft, or None when its answer is (or names, or sits in the row of) the start it hops from."""
+    return None if draft is None or draft_resolves_to_own_start(draft, ctx.rows) else draft
+
+
+def named_in(f: Fact, text: str) -> bool:
+    """Whether ``text`` names the value of fact ``f`` (a bare number does not count)."""
+    return bool(answer_forms_named(text, answer_for_value(f.value), surface_forms(answer_for_value(f.value), f.text)))
+
+
+def same_item(r1: Record | None, r2: Record | None) -> bool:
+    """Two rows or list items about one item (the action 'X' in the list and in the tracker); forms have no
+    item of their own."""
+    return r1 is not None and r2 is not None and not isinstance(r1.block, FormBlock) \
+        and not isinstance(r2.block, FormBlock) and normalise(r1.label) == normalise(r2.label)
 
 
 def who(f: Fact) -> str:
@@ -71,7 +93,10 @@ the entity itself), the answer fact)."""
 
 
 def bridges(ctx: QAContext) -> list[Bridge]:
-    """Every entity bridge whose two ends are in different blocks and whose description names one entity."""
+    """Every entity bridge whose two ends are in different blocks and whose description names one entity,
+    and whose second hop does not land back on the first: not on the anchor's own item (the owner of the
+    action 'X' is the owner of one action in Table 9, and that action is 'X'), not on an item or a value the
+    description names."""
     ments = mentions(ctx)
     desc_values: dict[str, set[str]] = {}
     for ms in ments.values():
@@ -88,13 +113,17 @@ def bridges(ctx: QAContext) -> list[Bridge]:
     out: list[Bridge] = []
     for eid, ms in ments.items():
         for a in ms:
-            if len(desc_values[who(a.fact)]) != 1:
+            desc = who(a.fact)
+            if len(desc_values[desc]) != 1:
                 continue
             for g in attrs.get(eid, []):
-                if ctx.block_of(g.id) is not a.block:
+                if ctx.block_of(g.id) is not a.block and not named_in(g, desc):
                     out.append((a, None, g))
             for m in ms:
                 if m.record is None or m.block is a.block or not m.field:
+                    continue
+                if same_item(a.record, m.record) or not isinstance(m.block, FormBlock) \
+                        and is_phrase_of(m.record.label, desc):
                     continue
                 pool = ([r for f in forms.get(m.record.label, []) for r in ctx.records(f)]
                         if isinstance(m.block, FormBlock) else ctx.records(m.block))
@@ -103,7 +132,8 @@ def bridges(ctx: QAContext) -> list[Bridge]:
                 if len(same) != 1:
                     continue
                 for k, f in list(m.record.fields.items()) + [("", m.record.head)]:
-                    if f is not None and k != m.field and f.id != m.fact.id:
+                    if f is not None and k != m.field and f.id != m.fact.id and f.id != a.fact.id \
+                            and not named_in(f, desc):
                         out.append((a, m, f))
     return out
 
@@ -136,8 +166,8 @@ def entity_bridge(ctx: QAContext, pairs: list[Bridge], rng: Rng) -> Draft | None
     if m is None:
         attr = f.attribute.replace("_", " ")
         q = pick(rng, ATTRIBUTE, attr=attr, desc=desc)
-        return Draft("multi_hop", ELEMENT_OF_BLOCK[ctx.block_of(f.id).type], q, answer_for_value(f.value), f.text,
-                     [first, ctx.claim_fact(f)])
+        return unless_own_start(ctx, Draft("multi_hop", ELEMENT_OF_BLOCK[ctx.block_of(f.id).type], q,
+                                           answer_for_value(f.value), f.text, [first, ctx.claim_fact(f)]))
     if isinstance(m.block, FormBlock):
         rec = m.record
         k = field_name(m.fact.attribute or m.field)
@@ -155,8 +185,9 @@ def entity_bridge(ctx: QAContext, pairs: list[Bridge], rng: Rng) -> Draft | None
             q = pick(rng, IN_RECORD, t=t, noun=rec.noun, where=where, k=m.field, desc=desc)
             said = f"In {where}, the {rec.noun} '{rec.label}' with {m.field} {m.fact.text} has {t} {f.text}."
     # the second hop as one relational claim: the row that names the entity holds the answer
-    return Draft("multi_hop", ELEMENT_OF_BLOCK[ctx.block_of(f.id).type], q, answer_for_value(f.value), f.text,
-                 [first, Claim(said, answer_for_value(f.value), [m.fact.id, f.id])])
+    return unless_own_start(ctx, Draft("multi_hop", ELEMENT_OF_BLOCK[ctx.block_of(f.id).type], q,
+                                       answer_for_value(f.value), f.text,
+                                       [first, Claim(said, answer_for_value(f.value), [m.fact.id, f.id])]))
 
 
 # ------------------------------------------------------------------ items across tables and charts
@@ -202,9 +233,9 @@ def superlative_bridge(ctx: QAContext, links: list[tuple[list[Point], Point]], r
     noun = noun_of(g[0].block) if noun_of(g[0].block) != "category" else noun_of(t.block)
     q = pick(rng, SUPER_BRIDGE, wb=ctx.ref(t.block), mb=t.measure, noun=noun, most="highest" if op == "max"
              else "lowest", ma=top.measure, wa=ctx.ref(g[0].block), rank="first" if op == "max" else "last")
-    return Draft("multi_hop", ELEMENT_OF_BLOCK[t.block.type], q, answer_for_value(t.fact.value), t.fact.text,
-                 [claim, ctx.claim_fact(t.fact, f"The {t.measure} of {t.item} in {ctx.ref(t.block)} is "
-                                                f"{t.fact.text}.")])
+    return unless_own_start(ctx, Draft(
+        "multi_hop", ELEMENT_OF_BLOCK[t.block.type], q, answer_for_value(t.fact.value), t.fact.text,
+        [claim, ctx.claim_fact(t.fact, f"The {t.measure} of {t.item} in {ctx.ref(t.block)} is {t.fact.text}.")]))
 
 
 def same_granularity(pa: str, pb: str) -> bool:
@@ -250,16 +281,17 @@ def cross_difference(ctx: QAContext, pairs: list[tuple[Point, Point]], rng: Rng)
     ans = number_answer(res, a.fact, "difference")
     da, db, wa, wb = lc(describe(a.fact)), lc(describe(c.fact)), ctx.ref(a.block), ctx.ref(c.block)
     q = pick(rng, CROSS, da=da, db=db, wa=wa, wb=wb)
-    return Draft("multi_hop", ELEMENT_OF_BLOCK[a.block.type], q, ans, None, [
+    return unless_own_start(ctx, Draft("multi_hop", ELEMENT_OF_BLOCK[a.block.type], q, ans, None, [
         Claim(f"The {da} in {wa} ({a.fact.text}) exceeds the {db} in {wb} ({c.fact.text}) by "
-              f"{surface_forms(ans)[0]}.", ans, [a.fact.id, c.fact.id], der)])
+              f"{surface_forms(ans)[0]}.", ans, [a.fact.id, c.fact.id], der)]))
 
 
 # ------------------------------------------------------------------ one item in two elements
 
 def record_links(ctx: QAContext) -> list[tuple[Record, str, Record, str]]:
     """(record found by its unique field ``k``, k, the same item's record in another block, a field of it
-    the first record does not have): rows and list items joined on their head text."""
+    the first record does not have): rows and list items joined on their head text. The answer field never
+    repeats the key's value or the item's name (the question would name its own answer)."""
     heads: dict[str, list[Record]] = {}
     for _, b in ctx.doc.blocks():
         for r in ctx.records(b):
@@ -272,9 +304,9 @@ def record_links(ctx: QAContext) -> list[tuple[Record, str, Record, str]]:
             for r2 in recs:
                 if r2.block is r1.block:
                     continue
-                for t in r2.fields:
-                    if t not in r1.fields:
-                        out.extend((r1, k, r2, t) for k in keys)
+                for t, f in r2.fields.items():
+                    if t not in r1.fields and not named_in(f, r1.label):
+                        out.extend((r1, k, r2, t) for k in keys if not named_in(f, r1.fields[k].text))
     return out
 
 
@@ -290,8 +322,9 @@ def record_join(ctx: QAContext, links: list[tuple[Record, str, Record, str]], rn
     key, f = r1.fields[k], r2.fields[t]
     wa, wb = ctx.ref(r1.block), ctx.ref(r2.block)
     q = pick(rng, JOIN, t=t, wb=wb, noun=r1.noun, k=k, v=key.text, wa=wa)
-    return Draft("multi_hop", ELEMENT_OF_BLOCK[r2.block.type], q, answer_for_value(f.value), f.text, [
+    return unless_own_start(ctx, Draft("multi_hop", ELEMENT_OF_BLOCK[r2.block.type], q, answer_for_value(f.value),
+                                       f.text, [
         Claim(f"The {r1.noun} with {k} {key.text} in {wa} is '{r1.head.text}'.", StringAnswer(value=r1.head.text),
               [key.id, r1.head.id]),
         Claim(f"The {t} of the {r2.noun} '{r2.head.text}' in {wb} is {f.text}.", answer_for_value(f.value),
-              [r2.head.id, f.id])])
+              [r2.head.id, f.id])]))

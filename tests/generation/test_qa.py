@@ -40,7 +40,7 @@ def test_fixture_qa_bytes_are_pinned():
     for x in qa + asr:
         h.update(x.to_json().encode())
     assert (len(qa), len(asr)) == (36, 48)
-    assert h.hexdigest() == "ecda567c2a4a9da8eb0685198784e0568d469c90de30b2c734b3d5b020ac9d00"
+    assert h.hexdigest() == "55436ca1a4cf615801827b197cd9802011dab838eaae6bf653c350d91cd8c9e6"
 
 
 def test_scan_boxes_travel_by_span_index():
