@@ -20,6 +20,7 @@ from ir.facts import Fact
 from ir.qa_models import Evidence, Operand
 from ir.rng import Rng
 
+from ..content.front_matter import CONTENTS_COLUMNS
 from .claims import Claim
 from .naming import UNIT, block_ref, describe, field_name, measure_of
 from .own_start import RowRef, row_index
@@ -87,6 +88,11 @@ def row_noun(header: str) -> str:
     return ROW_NOUNS.get(h, h or "row")
 
 
+def is_contents(b: Block) -> bool:
+    """Is ``b`` a table of contents (the uncaptioned Section/Page table of a contents page)?"""
+    return b.type == "table" and b.columns == CONTENTS_COLUMNS and not b.caption
+
+
 class QAContext:
     """One document's facts, blocks and evidence, with the lookups the generators share."""
 
@@ -102,7 +108,10 @@ class QAContext:
         return fid in self.ev
 
     def drawn_fact_ids(self, block: Block) -> list[str]:
-        """Drawn facts of a block's fact-bearing spans (checkboxes included), in drawing order."""
+        """Drawn facts of a block's fact-bearing spans (checkboxes included), in drawing order; none for a
+        table of contents (a finding aid: only the structure questions read it)."""
+        if is_contents(block):
+            return []
         return [f for s in fact_spans(block) for f in s.fact_ids if self.drawn(f)]
 
     def block_of(self, fid: str) -> Block:
@@ -177,6 +186,8 @@ class QAContext:
     def _points(self) -> dict[str, list[Point]]:
         out: dict[str, list[Point]] = {}
         for _, b in self.doc.blocks():
+            if is_contents(b):
+                continue
             pts: list[Point] = []
             if isinstance(b, TableBlock):
                 body = b.rows[:-1] if b.total_row else b.rows
@@ -243,6 +254,8 @@ class QAContext:
     def _records(self) -> dict[str, list[Record]]:
         out: dict[str, list[Record]] = {}
         for _, b in self.doc.blocks():
+            if is_contents(b):
+                continue
             recs: list[Record] = []
             if isinstance(b, TableBlock):
                 noun = row_noun(b.columns[0])
