@@ -68,6 +68,8 @@ from .domains import (
 LONG_TABLE_MIN_PAGES = 20
 LONG_TABLE_P = 0.05
 MAX_CARRY = 2
+NARRATIVE_FILL = 90.0
+"""Room (points) left at the foot of a narrative page that a closing paragraph fills."""
 LENGTH_FIT_SIGMA = 0.7
 """Width (natural log of pages) of the preference for recipes whose typical length is near the count."""
 ELEMENT_DRAW_ORDER: tuple[ElementType, ...] = tuple(REFERENCE_ELEMENT_MIX)
@@ -272,7 +274,8 @@ def _title(recipe: Recipe, ctx: DocContext, rng: Rng) -> tuple[str, dict[str, st
 
 def _table(ctx: DocContext, rng: Rng, max_rows: int, n_pages: int, first_on_page: bool):
     kinds = dict(ctx.recipe.tables or DEFAULT_TABLES)
-    if n_pages >= LONG_TABLE_MIN_PAGES and first_on_page and rng.bernoulli(LONG_TABLE_P):
+    if n_pages >= LONG_TABLE_MIN_PAGES and first_on_page and rng.bernoulli(LONG_TABLE_P) and \
+            ctx.recipe.genre_class != "narrative":  # a long register belongs in a schedule, not in a report's text
         return tables.register_table(ctx, rng, rng.integers(30, 61)), True
     kind = weighted(rng, kinds, tuple(kinds))
     cap = {"comparison": len(ctx.domain.items) + 1, "share": len(ctx.domain.items) + 1, "line_items": 12,
@@ -408,7 +411,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         blocks.extend(held_prose)  # the discussion of the last page's exhibit, where it did not fit there
         held_prose = []
         if narrative and not any(b.type == "text_block" for b in blocks):  # a narrative page reads as text
-            blocks.append(prose.opener(ctx, ps, ps.integers(2, 4)))
+            blocks.append(prose.opener(ctx, ps, ps.integers(3, 6)))
         prev_section = sec
         room -= sum(block_height(b) for b in blocks)
         k = 1 + int(ps.gen.binomial(4, min(1.0, max(0.0, (spec.blocks_per_page - 1) / 4))))
@@ -441,6 +444,11 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             if fills:
                 carried.extend(demand[i + 1:])
                 break
+        if narrative and not held_prose and room >= NARRATIVE_FILL:  # the page ends in text, not in white space
+            fill = prose.reflection(ctx, ps, ps.integers(3, 6))
+            if block_height(fill) <= room:
+                blocks.append(fill)
+                room -= block_height(fill)
         if len(blocks) == sum(1 for b in blocks if b.type == "heading"):  # never an empty page body
             blocks.append(prose.continuation(ctx, ps))
         pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))

@@ -106,21 +106,28 @@ def prose_share(rmap: RenderMap) -> float:
     return para / content if content else 0.0
 
 
-def heading_pages(doc: DocumentIR, spans) -> dict[str, int]:
-    """The PDF page on which each numbered heading is drawn as a heading-sized line (first occurrence,
-    after the contents page)."""
+def heading_pages(doc: DocumentIR, spans, rmap: RenderMap | None = None) -> dict[str, int]:
+    """The PDF page on which each numbered heading is drawn (first occurrence after the contents page): a
+    line of the page's body (below its header; without a recorded body, a heading-sized line) whose text,
+    joined with the next lines where a long heading wraps, is the heading."""
     wanted = {heading_text(h) for _, h in numbered_headings(doc.pages[2:])}
     found: dict[str, int] = {}
     for n, page in enumerate(spans, start=1):
         if n <= 2:
             continue
-        lines: dict[float, list] = {}
-        for bbox, text, _font, size in page:  # spans of one heading line share its baseline
-            if size >= HEADING_MIN_SIZE:
-                lines.setdefault(round(bbox[3]), []).append((bbox[0], text))
-        texts = [" ".join(t.strip() for _, t in sorted(parts)) for _, parts in sorted(lines.items())]
-        for k, text in enumerate(texts):  # a long heading wraps: its lines follow each other
-            for joined in (text, " ".join(texts[k:k + 2]), " ".join(texts[k:k + 3])):
+        body = rmap.pages[n - 1].body if rmap is not None and n <= len(rmap.pages) else None
+        lines: dict[tuple[float, float], list] = {}
+        for bbox, text, _font, size in page:  # spans of one line share its baseline
+            inside = bbox[1] >= body[1] - 2 and bbox[3] <= body[3] + 2 if body is not None else \
+                size >= HEADING_MIN_SIZE
+            if inside:
+                key = (round(bbox[3]), size)
+                lines.setdefault(key, []).append((bbox[0], text))
+        rows = sorted((min(x for x, _ in parts), y, size, " ".join(t.strip() for _, t in sorted(parts)))
+                      for (y, size), parts in lines.items())
+        for x, y, size, text in rows:  # a long heading wraps: its lines follow in the same column
+            below = sorted((yy, t) for xx, yy, ss, t in rows if abs(xx - x) < 3 and ss == size and y < yy <= y + 3 * size)
+            for joined in (text, " ".join([text, *[t for _, t in below[:1]]]), " ".join([text, *[t for _, t in below[:2]]])):
                 if joined in wanted and joined not in found:
                     found[joined] = n
     return found
@@ -169,7 +176,7 @@ def document_problems(doc_id: str, doc: DocumentIR, rmap: RenderMap, pdf: bytes)
                                                      f"{', '.join(sorted(fams))}"))
     if contents_table(doc) is not None:
         printed = printed_pages(doc)
-        drawn = heading_pages(doc, spans)
+        drawn = heading_pages(doc, spans, rmap)
         facts = {f.id: f for f in doc.facts}
         for fid, page in printed.items():
             title = facts[fid].label.removeprefix("Start page of section ")

@@ -39,8 +39,8 @@ def test_fixture_qa_bytes_are_pinned():
     h = hashlib.sha256()
     for x in qa + asr:
         h.update(x.to_json().encode())
-    assert (len(qa), len(asr)) == (36, 48)
-    assert h.hexdigest() == "55436ca1a4cf615801827b197cd9802011dab838eaae6bf653c350d91cd8c9e6"
+    assert (len(qa), len(asr)) == (36, 47)
+    assert h.hexdigest() == "b373b98a54d839b7d00072a0ea3ee758c683c6e493e5ad3d994258d9045c6f3d"
 
 
 def test_scan_boxes_travel_by_span_index():
