@@ -25,6 +25,7 @@ from ..domains import Domain, Recipe
 from .calendar import Calendar
 from .dynamics import Path, display, draw_path, raw_value
 from .formats import DocFormat, group, percent_text
+from .repeats import caption_text
 
 
 class FactBook:
@@ -141,6 +142,40 @@ class DocContext:
         if key not in self.memo:
             self.memo[key] = make()
         return self.memo[key]
+
+    # ---------------------------------------------------------------- distinct content
+    def used(self, kind: str) -> set:
+        """What the document has already printed of ``kind`` (keys a builder must not print again: the
+        (metric, periods) of a comparison, the actions of an action table ...)."""
+        return self.remember(("used", kind), set)
+
+    def caption_free(self, text: str) -> bool:
+        """Whether no table caption, figure title or form title of the document says ``text`` yet (its
+        ``Table N.`` number and case aside: ``repeats.caption_text``)."""
+        return caption_text(text) not in self.used("caption")
+
+    def claim_caption(self, text: str) -> str:
+        """Record ``text`` as printed (a caption or title); returns it."""
+        self.used("caption").add(caption_text(text))
+        return text
+
+    def checkpoint(self) -> tuple:
+        """Where the document stands (facts, block ids, running numbers, captions), for ``rollback``."""
+        return len(self.book.facts), self.book._blocks, dict(self.id_counter), set(self.used("caption"))
+
+    def rollback(self, point: tuple) -> None:
+        """Forget what was made since ``point``: a block built and then not used leaves no fact, id, number or
+        caption behind (what it marked as used stays used; remembered values stay the document's values)."""
+        n_facts, n_blocks, counters, captions = point
+        for f in self.book.facts[n_facts:]:
+            del self.book.by_id[f.id]
+        del self.book.facts[n_facts:]
+        self.book._blocks = n_blocks
+        self.id_counter.clear()
+        self.id_counter.update(counters)
+        used = self.used("caption")
+        used.clear()
+        used.update(captions)
 
     def number(self, kind: str) -> int:
         """Running numbers of tables/figures (``Table 3``), so captions are unique in a document."""

@@ -5,11 +5,14 @@ fact's absolute value is exact. Series over time end at the last period complete
 date and follow the metric's trajectory (``generation.content.dynamics``: running totals never go down). Pie charts
 show shares of the whole of a metric (``tables.whole``: the same share as any table of that whole), the
 items left out grouped as "Other", summing to exactly 100.0%. A recipe says which charts it may hold.
+A chart's title says what it shows (metric, items or periods) and no other title or caption of the document
+says the same (``DocContext.caption_free``): a builder draws again, or takes an earlier period, until it is new.
 """
 
 from __future__ import annotations
 
 from decimal import Decimal
+from itertools import chain
 
 from ir.arithmetic_rules import quantity_allows
 from ir.blocks import FigureBlock, Series, Span
@@ -18,7 +21,7 @@ from ir.rng import Rng
 
 from ..domains import Metric
 from .book import DocContext, fs
-from .tables import largest_remainder_shares, metric_fact, whole
+from .tables import largest_remainder_shares, metric_fact, period_key, rotated, share_period_options, whole
 from .wording import lower_common, plural
 
 CHART_WEIGHTS = {"bar": 0.45, "line": 0.35, "pie": 0.2}
@@ -48,9 +51,13 @@ def _unit_label(ctx: DocContext, metric: Metric, scale: str) -> str:
     return "%" if metric.kind == "percent" else metric.unit
 
 
-def bar_or_line(ctx: DocContext, rng: Rng, chart: str) -> FigureBlock:
+FIGURE_TRIES = 12
+"""Draws of a chart's content before the builder walks the options in order for a title not yet printed."""
+
+
+def _bar_or_line_draw(ctx: DocContext, rng: Rng, chart: str):
+    """One draw of what a bar or line chart shows: ``(metric, over_time, categories, series names)``."""
     d = ctx.domain
-    bid = ctx.book.block_id()
     metric = rng.choice(d.metrics)
     over_time = chart == "line" or rng.bernoulli(0.4)
     if over_time:  # the periods up to the last one complete as at the document's date
@@ -59,6 +66,32 @@ def bar_or_line(ctx: DocContext, rng: Rng, chart: str) -> FigureBlock:
     else:
         cats = rng.sample(d.items, rng.integers(4, min(7, len(d.items)) + 1))
         names = list(ctx.periods(rng)) if rng.bernoulli(0.4) else [f"{ctx.cal.fy}"]
+    return metric, over_time, cats, names
+
+
+def _chart_title(ctx: DocContext, metric: Metric, over_time: bool, cats: list[str], names: list[str]) -> str:
+    if over_time:
+        return f"{metric.name} of {' and '.join(names)}, {cats[0]} to {cats[-1]}"
+    return f"{metric.name} by {ctx.domain.item_kind}, {' and '.join(names)}"
+
+
+def _chart_options(ctx: DocContext):
+    """Every chart over time of one item, in order (what is left when the draws keep meeting printed titles)."""
+    for back in range(0, 24, 3):
+        for n in (6, 5, 4):
+            for metric in ctx.domain.metrics:
+                for item in ctx.domain.items:
+                    yield metric, True, ctx.cal.quarters(n, back), [item]
+
+
+def bar_or_line(ctx: DocContext, rng: Rng, chart: str) -> FigureBlock:
+    """A bar or line chart of one metric: over time (months or quarters, one or two items) or by item (one or
+    two periods); its title says which, and no other title of the document says the same."""
+    draws = (_bar_or_line_draw(ctx, rng, chart) for _ in range(FIGURE_TRIES))
+    metric, over_time, cats, names = next((c for c in chain(draws, _chart_options(ctx))
+                                           if ctx.caption_free(_chart_title(ctx, *c))), None) \
+        or _bar_or_line_draw(ctx, rng, chart)  # never: hundreds of charts over time are left
+    bid = ctx.book.block_id()
     raw: list[list[Decimal]] = []
     for name in names:  # the document's values: a chart never contradicts a table of the same quantity
         raw.append([ctx.metric_value(metric, name, cat) if over_time else ctx.metric_value(metric, cat, name)
@@ -77,25 +110,43 @@ def bar_or_line(ctx: DocContext, rng: Rng, chart: str) -> FigureBlock:
             pts.append(fs(f))
             nums.append(num)
         series.append(Series(name=name, points=pts, values=nums))
-    title = (f"{metric.name} of {' and '.join(names)}, {cats[0]} to {cats[-1]}" if over_time
-             else f"{metric.name} by {d.item_kind}")
+    title = ctx.claim_caption(_chart_title(ctx, metric, over_time, cats, names))
     return FigureBlock(id=bid, chart=chart, title=f"Figure {no}. {title}", categories=cats, series=series,
                        unit_label=_unit_label(ctx, metric, scale),
                        caption=rng.choice(["", f"Source: {ctx.domain.departments[0]} reporting.",
                                            f"Figures as reported by {ctx.issuer.name}."]))
 
 
+def pie_title(metric: Metric, item_kind: str, period: str) -> str:
+    return f"Share of {lower_common(metric.name)} by {item_kind}, {period}"
+
+
 def pie(ctx: DocContext, rng: Rng) -> FigureBlock:
+    """Shares of the whole of one metric over one period (the last full year first, then other periods once
+    that pie is printed); a bar chart when every period of every metric has its pie."""
     d = ctx.domain
-    bid = ctx.book.block_id()
     metrics = [m for m in d.metrics if quantity_allows(m.quantity, "share")] or [d.metrics[0]]
-    metric = rng.choice(metrics)
+    metric0 = rng.choice(metrics)
     n_slices = rng.integers(3, min(6, len(d.items)) + 1)
-    period = f"{ctx.cal.fy}"
+    used = ctx.used("pie")
+    periods = [f"{ctx.cal.fy}", *(p for p in share_period_options(ctx) if p != f"{ctx.cal.fy}")]
+    choice = None
+    for period in periods:
+        for metric in rotated(metrics, metric0):
+            if whole(ctx, metric, period)[2] == {}:  # every count of the whole is zero: a pie of nothing
+                metric = next((m for m in d.metrics if m.kind == "money"), metric)
+            if (metric.slug, period_key(metric, period)) not in used \
+                    and ctx.caption_free(pie_title(metric, d.item_kind, period)):
+                choice = metric, period
+                break
+        if choice:
+            break
+    if choice is None:
+        return bar_or_line(ctx, rng, "bar")
+    metric, period = choice
+    used.add((metric.slug, period_key(metric, period)))
+    bid = ctx.book.block_id()
     values, total, shares = whole(ctx, metric, period)
-    if not shares:  # every count of the whole is zero: a pie of nothing says nothing, use an amount instead
-        metric = next((m for m in d.metrics if m.kind == "money"), metric)
-        values, total, shares = whole(ctx, metric, period)
     metric_lc = lower_common(metric.name)
     no = ctx.number("figure")
     if shares:  # the largest parts of the whole; the rest, and slivers below 1.5%, join "Other"
@@ -116,7 +167,8 @@ def pie(ctx: DocContext, rng: Rng) -> FigureBlock:
                              attribute=f"{metric.slug}_share", period=period, group=bid)
         pts.append(fs(f))
         nums.append(float(s))
-    return FigureBlock(id=bid, chart="pie", title=f"Figure {no}. Share of {metric_lc} by {d.item_kind}, {period}",
+    title = ctx.claim_caption(pie_title(metric, d.item_kind, period))
+    return FigureBlock(id=bid, chart="pie", title=f"Figure {no}. {title}",
                        categories=[c for c, _ in slices],
                        series=[Series(name=f"Share of {metric_lc}", points=pts, values=nums)], unit_label="%")
 

@@ -3,19 +3,23 @@
 
 Dates on one form are ordered (submitted < reviewed < approved / due) and a form was submitted before the
 document's date. A form's number is shaped like the form (``EAF/2026/4821``), never like the document's
-reference.
+reference. A form's title names its kind and the department it is filed with (``Leave Request (Finance)``,
+the requester's department where that is new), so no two forms of a document share a title.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from itertools import chain
 
 from ir.blocks import Checkbox, FormBlock, FormField
+from ir.facts import Entity
 from ir.rng import Rng
 
 from .book import DocContext, fs
 from .quantities import draw_value
+from .tables import rotated
 
 FORM_TITLES = (
     "Expense Approval Form", "Purchase Requisition", "Change Request", "Access Request", "Incident Notification",
@@ -34,19 +38,44 @@ FORMS_OF_RECIPE = {
 """Forms that belong in a recipe (others draw from every form)."""
 
 
+def form_title(kind: str, department: str) -> str:
+    """``Leave Request (Human Resources)``: the kind of form and the department it is filed with."""
+    return f"{kind} ({department})"
+
+
+def _title_and_requester(ctx: DocContext, rng: Rng) -> tuple[str, str, Entity]:
+    """``(kind, department, requester)`` of a form whose title no other block of the document carries: the kind
+    drawn for the recipe and the requester's department first, then the other people, the recipe's other kinds,
+    every kind, every department, and last a department's office for one item (``Finance, North``)."""
+    own = FORMS_OF_RECIPE.get(ctx.recipe.slug, FORM_TITLES)
+    kind0 = rng.choice(own)
+    requester0 = ctx.person(rng)
+    people = rotated(ctx.people, requester0)
+    kinds = [kind0, *(k for k in own if k != kind0), *(k for k in FORM_TITLES if k not in own)]
+    candidates = chain(((k, p.attributes.get("department") or ctx.domain.departments[0], p) for k in kinds
+                        for p in people),
+                       ((k, dept, requester0) for k in kinds for dept in ctx.domain.departments),
+                       ((k, f"{dept}, {item}", requester0) for item in ctx.domain.items for k in kinds
+                        for dept in ctx.domain.departments))
+    return next((c for c in candidates if ctx.caption_free(form_title(c[0], c[1]))), None) \
+        or (kind0, f"{ctx.domain.departments[0]}, {ctx.serial('form')}", requester0)  # never: hundreds are left
+
+
 def form(ctx: DocContext, rng: Rng, n_fields: int | None = None) -> FormBlock:
+    """A form of a kind the recipe uses, titled with the department it is filed with (no two forms of a
+    document share a title), its fields, checkboxes and signature lines."""
+    kind, dept, requester = _title_and_requester(ctx, rng)
+    title = ctx.claim_caption(form_title(kind, dept))
     bid = ctx.book.block_id()
     book = ctx.book
-    title = rng.choice(FORMS_OF_RECIPE.get(ctx.recipe.slug, FORM_TITLES))
-    requester = ctx.person(rng)
     approver = rng.choice([p for p in ctx.people if p.id != requester.id] or ctx.people)
     n = n_fields if n_fields is not None else rng.integers(4, 8)
-    ref = ctx.serial("".join(w[0] for w in title.split() if w[0].isupper()))
+    ref = ctx.serial("".join(w[0] for w in kind.split() if w[0].isupper()))
     submitted = ctx.day(rng.integers(-90, -30))
     later = submitted.toordinal() + rng.integers(2, 30)
-    candidates = ["requester", "reference", "department", "submitted", "amount", "approver", "decision_date",
-                  "cost_centre", "counterparty", "quantity"]
-    chosen = ["requester", "reference", "submitted"] + rng.sample(candidates[3:], max(0, n - 3))
+    candidates = ["requester", "reference", "submitted", "amount", "approver", "decision_date", "cost_centre",
+                  "counterparty", "quantity"]  # the department is in the title
+    chosen = ["requester", "reference", "submitted"] + rng.sample(candidates[3:], min(max(0, n - 3), len(candidates) - 3))
     chosen = [c for c in candidates if c in chosen]  # stable, sensible order
     fields: list[FormField] = []
     for c in chosen:
@@ -57,10 +86,6 @@ def form(ctx: DocContext, rng: Rng, n_fields: int | None = None) -> FormBlock:
             f = book.ident(f"Reference number of form {ctx.number('form')} ({title})", ref, scheme="reference",
                            group=bid)
             fields.append(FormField(label="Reference no.", value=fs(f), field_type="identifier"))
-        elif c == "department":
-            dept = rng.choice(ctx.domain.departments)
-            f = book.text(f"Department on the {title} {ref}", dept, group=bid, attribute="department")
-            fields.append(FormField(label="Department", value=fs(f), field_type="text"))
         elif c == "submitted":
             f = book.date(f"Submission date of the {title} {ref}", submitted, group=bid, attribute="submitted")
             fields.append(FormField(label="Date submitted", value=fs(f), field_type="date"))

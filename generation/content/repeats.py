@@ -1,6 +1,6 @@
 """Repeated content within one document: tables that print another table's rows again, captions and
 titles that say the same thing twice. Pure functions of a ``DocumentIR`` (a document-level lint can import
-them); the builders use the same row keys (``row_keys``) to keep a document free of both.
+them); the builders use the same test (``repeated_rows``) to keep a document free of both.
 
 A row's key is the exact printed text of every cell of the row (numeric cells included; a total row is left
 out). Two tables are a repeated pair when the smaller (by rows) shares at least ``REPEAT_SHARE`` of its row

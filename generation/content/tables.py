@@ -6,11 +6,18 @@ under additive columns (a column of rates gets an average row or nothing), a cha
 only for amounts and large counts, in percentage points for rates and in the metric's unit for ratios,
 scores and small counts. Shares of one whole are computed once per (metric, period) over all of the
 domain's items (largest remainder, summing to 100.0), so a share has one value wherever it appears.
+
+No table of a document repeats another's rows (``generation.content.repeats``): a comparison is printed once
+per (metric, pair of periods), a share table once per (metric, period), each action and each group of billed
+lines once, and every register covers months of its own; the caption says what the table holds (metric,
+periods, the groups billed, the months). A kind with nothing distinct left builds another (``FALLBACKS``);
+``TABLE_BUILDERS`` always return a table.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import math
 from collections.abc import Callable
 from decimal import ROUND_DOWN, ROUND_HALF_EVEN, Decimal
 
@@ -22,7 +29,9 @@ from ir.vocab import TableKind
 
 from ..domains import Metric
 from .book import DocContext, fs, lit
+from .calendar import month_label, period_months
 from .quantities import draw_value, number_places
+from .repeats import body_rows, repeated_rows
 from .wording import lower_common, plural
 
 TENTH = Decimal("0.1")
@@ -164,15 +173,92 @@ def _summary_fact(ctx: DocContext, metric: Metric, cells: list[Fact], label: str
     return ctx.book.number(label, mean, metric.unit, 1, **kw)
 
 
-def comparison_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
+# ---------------------------------------------------------------- distinct content
+# A document never prints the same rows twice (``generation.content.repeats``): each builder first chooses
+# what its table holds among what the document has not printed yet (``DocContext.used``), with a caption
+# that says so, and returns None when nothing distinct is left; the public builders (``TABLE_BUILDERS``)
+# then build another kind instead (``FALLBACKS``), so they always return a table.
+
+HISTORY_YEARS = 4
+"""How far back (in steps of the period) comparisons and shares reach once the recent periods are used."""
+
+
+def _unique(seq):
+    out = []
+    for x in seq:
+        if x not in out:
+            out.append(x)
+    return out
+
+
+def comparison_pairs(ctx: DocContext) -> list[tuple[str, str]]:
+    """The pairs of periods a comparison may set side by side, most recent first: consecutive years, the
+    half or quarter a year apart, consecutive quarters and halves, then the same a step further back."""
+    cal = ctx.cal
+    out: list[tuple[str, str]] = []
+    h, q = cal.half(), cal.quarters(1)[0]
+    for k in range(HISTORY_YEARS):
+        y = str(cal.fy - k)
+        out += [(cal.previous(y), y), (cal.year_ago(h), h), (cal.year_ago(q), q), (cal.previous(q), q),
+                (cal.previous(h), h)]
+        h, q = cal.previous(h), cal.previous(q)
+    return _unique(out)
+
+
+def share_period_options(ctx: DocContext) -> list[str]:
+    """The periods a share of a whole may be reported for: ``share_periods`` first, then earlier ones."""
+    cal = ctx.cal
+    q, y, h = share_periods(ctx)
+    out: list[str] = []
+    for _ in range(HISTORY_YEARS):
+        out += [q, y, h]
+        q, y, h = cal.previous(q), cal.previous(y), cal.previous(h)
+    return _unique(out)
+
+
+def period_key(metric: Metric, period: str):
+    """What a period means for ``metric``: a stock's or a running total's value is the level at the period's last
+    month (``2025``, ``H2 2025`` and ``Q4 2025`` are one value), a flow's or a rate's is the whole period's."""
+    if metric.behaviour in ("stock", "cumulative"):
+        start, n = period_months(period)  # type: ignore[misc]
+        return start + n - 1
+    return period
+
+
+def rotated(seq, first):
+    i = list(seq).index(first)
+    return list(seq[i:]) + list(seq[:i])
+
+
+def _free(ctx: DocContext, captions: list[str]) -> list[str]:
+    return [c for c in captions if ctx.caption_free(c)]
+
+
+def comparison_captions(metric: Metric, item_kind: str, p1: str, p2: str) -> list[str]:
+    return [f"{metric.name} by {item_kind}, {p1} and {p2}",
+            f"{metric.name} by {item_kind}: {p2} compared with {p1}",
+            f"{metric.name} per {item_kind}, {p2} against {p1}"]
+
+
+def _comparison(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock | None:
     """Items x two periods of one metric, an optional change column and an optional summary row. A total
     (additive metrics) is the whole's: the items not listed are grouped as "Other", so every total of one
     metric and period in a document is the same number. Rates, ratios and scores get an average of the rows
-    listed instead (and no change of the average: two tables' averages are over different rows)."""
+    listed instead (and no change of the average: two tables' averages are over different rows). One table per
+    (metric, pair of periods) in a document: None when every pair of every metric is printed."""
     d = ctx.domain
+    metric0 = rng.choice(d.metrics)
+    pair0 = ctx.periods(rng)
+    used = ctx.used("comparison")
+    choice = next(((m, p1, p2, free) for p1, p2 in _unique([pair0, *comparison_pairs(ctx)])
+                   for m in rotated(d.metrics, metric0)
+                   if (m.slug, period_key(m, p1), period_key(m, p2)) not in used
+                   for free in [_free(ctx, comparison_captions(m, d.item_kind, p1, p2))] if free), None)
+    if choice is None:
+        return None
+    metric, p1, p2, captions = choice
+    used.add((metric.slug, period_key(metric, p1), period_key(metric, p2)))
     bid = ctx.book.block_id()
-    metric = rng.choice(d.metrics)
-    p1, p2 = ctx.periods(rng)
     items = rng.sample(d.items, min(n_rows, len(d.items)))
     with_change = rng.bernoulli(0.45)
     additive = summable(metric)
@@ -224,26 +310,37 @@ def comparison_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
     if with_change:
         columns.append(change_header(metric, ctx, mode))
     numeric = list(range(1, len(columns)))
-    caption = rng.choice([f"{metric.name} by {d.item_kind}, {p1} and {p2}",
-                          f"{metric.name} by {d.item_kind}: {p2} compared with {p1}",
-                          f"{metric.name} per {d.item_kind}"])
+    caption = ctx.claim_caption(rng.choice(captions))
     return TableBlock(id=bid, caption=f"Table {no}. {caption}", columns=columns, rows=rows, total_row=with_summary,
                       numeric_columns=numeric)
 
 
 def share_periods(ctx: DocContext) -> tuple[str, str, str]:
-    """The periods a share of a whole is reported for: the last complete quarter, year and half."""
+    """The periods a share of a whole is reported for first: the last complete quarter, year and half."""
     return ctx.cal.quarters(1)[0], f"{ctx.cal.fy}", ctx.cal.half()
 
 
-def share_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
-    """One additive metric by item with each row's share of the whole; the largest items are listed and the
-    rest grouped as "Other" (``share`` derivations; the total is the whole's)."""
+def share_captions(metric: Metric, item_kind: str, period: str) -> list[str]:
+    return [f"{metric.name} by {item_kind}, {period}", f"{metric.name} by {item_kind} and share of the total, {period}"]
+
+
+def _share(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock | None:
+    """One additive metric by item with each row's share of the whole over one period; the largest items are
+    listed and the rest grouped as "Other" (``share`` derivations; the total is the whole's). One table per
+    (metric, period): None when every period of every metric is printed."""
     d = ctx.domain
-    bid = ctx.book.block_id()
     metrics = [m for m in d.metrics if quantity_allows(m.quantity, "share")] or [d.metrics[0]]
-    metric = rng.choice(metrics)
-    period = rng.choice(share_periods(ctx))
+    metric0 = rng.choice(metrics)
+    period0 = rng.choice(share_periods(ctx))
+    used = ctx.used("share")
+    choice = next(((m, p, free) for p in _unique([period0, *share_period_options(ctx)])
+                   for m in rotated(metrics, metric0) if (m.slug, period_key(m, p)) not in used
+                   for free in [_free(ctx, share_captions(m, d.item_kind, p))] if free), None)
+    if choice is None:
+        return None
+    metric, period, captions = choice
+    used.add((metric.slug, period_key(metric, period)))
+    bid = ctx.book.block_id()
     values, total_v, shares = whole(ctx, metric, period)
     ranked = sorted(values, key=lambda i: (-values[i], d.items.index(i)))
     shown = ranked if n_rows >= len(ranked) else ranked[:n_rows - 1]
@@ -274,24 +371,67 @@ def share_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
                              derivation=None if is_other else Derivation(op="share", operands=[c.id, total.id]))
         rows.append([lit(label), fs(c), fs(f)])
     rows.append([lit("Total"), fs(total), lit("100.0%" if shares else "n/a")])
-    return TableBlock(id=bid, caption=f"Table {no}. {metric.name} by {d.item_kind}, {period}",
-                      columns=[d.item_kind.capitalize(), header(metric, ctx), "Share of total"], rows=rows,
+    caption = ctx.claim_caption(captions[0])
+    return TableBlock(id=bid, caption=f"Table {no}. {caption}",
+                      columns=[d.item_kind.capitalize(), header(metric, ctx, period), "Share of total"], rows=rows,
                       total_row=True, numeric_columns=[1, 2])
 
 
-def line_item_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
-    """Invoice/order lines: quantity x unit price = amount (exact), subtotal as a summed total row."""
+EXPENSE_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("travel", ("Airfare, economy", "Car hire", "Mileage allowance", "Parking", "Rail fare", "Taxi and ride-hailing",
+                "Train seat reservation", "Visa fee")),
+    ("accommodation and meals", ("Client dinner", "Hotel accommodation", "Per diem allowance", "Team lunch")),
+    ("sundries", ("Conference registration", "Mobile roaming charges", "Printing and stationery")),
+)
+"""The lines of an expense claim by kind of expense (``EXPENSE_LINES``, grouped)."""
+assert sorted(x for _, lines in EXPENSE_GROUPS for x in lines) == sorted(EXPENSE_LINES)
+
+
+def line_groups(ctx: DocContext) -> list[tuple[str, list[str]]]:
+    """``(what, lines)``: the services a document may bill, grouped by who provides them (a department's
+    services or support, the topic reviews); an expense claim's lines by kind of expense."""
     d = ctx.domain
-    bid = ctx.book.block_id()
-    book = ctx.book
     if ctx.recipe.slug == "expense_claim":
-        services = sorted(EXPENSE_LINES)
-    else:
-        services = sorted({f"{dept} services, {item}" for dept in d.departments[:3] for item in d.items}
-                          | {f"{t.capitalize()} review" for t in d.topics}
-                          | {f"{item} support ({lower_common(dept)})" for dept in d.departments[3:]
-                             for item in d.items[:4]})
-    chosen = rng.sample(services, min(n_rows, len(services)))
+        return [(what, list(lines)) for what, lines in EXPENSE_GROUPS]
+    out = [(f"{dept} services", [f"{dept} services, {item}" for item in d.items]) for dept in d.departments[:3]]
+    out += [(f"{dept} support", [f"{item} support ({lower_common(dept)})" for item in d.items[:4]])
+            for dept in d.departments[3:]]
+    out.append(("reviews", [f"{t.capitalize()} review" for t in d.topics]))
+    return out
+
+
+def _and(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def line_captions(groups: list[str]) -> list[str]:
+    what = _and(groups)
+    return [f"Line items for {what}", f"Order lines for {what}", f"Charges for {what}"]
+
+
+def _line_items(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock | None:
+    """Invoice/order lines: quantity x unit price = amount (exact), subtotal as a summed total row. The lines of
+    a table come from groups of services (a department's, the reviews) no other table of the document bills,
+    named in its caption; None when fewer than three lines are left."""
+    book = ctx.book
+    used = ctx.used("line_items")
+    left = [(what, lines) for what, lines in line_groups(ctx) if what not in used]
+    taken: list[tuple[str, list[str]]] = []
+    for what, lines in rng.shuffled(left):
+        if sum(len(x) for _, x in taken) >= n_rows:
+            break
+        taken.append((what, lines))
+    if sum(len(x) for _, x in taken) < 3:
+        return None
+    chosen: list[str] = []
+    for _, lines in taken:
+        chosen += rng.sample(lines, min(len(lines), n_rows - len(chosen)))
+    groups = [what for what, _ in taken]
+    captions = _free(ctx, line_captions(groups))
+    if not captions:
+        return None
+    used.update(groups)
+    bid = book.block_id()
     amounts: list[Fact] = []
     rows = []
     no = ctx.number("table")
@@ -313,26 +453,39 @@ def line_item_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
     total = book.money(f"Subtotal of the lines in Table {no}", sum((_amount(a) for a in amounts), Decimal(0)), group=bid,
                        attribute="subtotal", derivation=Derivation(op="sum", operands=[a.id for a in amounts]))
     rows.append([lit("Subtotal"), lit(""), lit(""), fs(total)])
-    return TableBlock(id=bid, caption=f"Table {no}. " + rng.choice(["Line items", "Order lines",
-                                                                     "Charges for the period"]),
+    caption = ctx.claim_caption(rng.choice(captions))
+    return TableBlock(id=bid, caption=f"Table {no}. {caption}",
                       columns=["Description", "Qty", f"Unit price ({ctx.fmt.currency})",
                                f"Amount ({ctx.fmt.currency})"], rows=rows, total_row=True,
                       numeric_columns=[1, 2, 3])
 
 
-def register_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
-    """A dated transaction register (long tables): dates ascending, references, counterparties, amounts."""
+REGISTER_ROWS_A_MONTH = 20
+"""How many postings a register lists per month it covers (a long register covers several months)."""
+REGISTER_CAPTIONS = ("Transaction register", "Ledger entries", "Schedule of postings")
+
+
+def _register(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
+    """A dated transaction register (long tables): dates ascending, references, counterparties, amounts. Each
+    register of a document covers its own whole months, the first ending before the as-at date and each later
+    one before the months of the last (so no two registers share a posting date), named in its caption."""
     bid = ctx.book.block_id()
     book = ctx.book
     metric = next((m for m in ctx.domain.metrics if m.kind == "money"), None)
-    start = ctx.day(-rng.integers(30, 120) - 4 * n_rows)  # the last posting is before the as-at date
-    day = start
+    span = max(1, math.ceil(n_rows / REGISTER_ROWS_A_MONTH))
+    earliest = ctx.memo.get("register_from")
+    last = ctx.cal.last_month - rng.integers(0, 3) if earliest is None else earliest - 1 - rng.integers(0, 2)
+    first = last - span + 1
+    ctx.memo["register_from"] = first
+    start = dt.date(first // 12, first % 12 + 1, 1)
+    end = dt.date((last + 1) // 12, (last + 1) % 12 + 1, 1) - dt.timedelta(days=1)
+    days = sorted(rng.integers(0, (end - start).days + 1) for _ in range(n_rows))
     no = ctx.number("table")
     amounts: list[Fact] = []
     rows = []
     for i in range(n_rows):
         r = rng
-        day = day + dt.timedelta(days=r.integers(0, 5))
+        day = start + dt.timedelta(days=days[i])
         ref = ctx.serial("JE", 5)
         cp = ctx.counterparty(r)
         if metric is not None:
@@ -350,9 +503,12 @@ def register_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
     total = book.money(f"Total of the register in Table {no}", sum((_amount(a) for a in amounts), Decimal(0)), group=bid,
                        attribute="register_total", derivation=Derivation(op="sum", operands=[a.id for a in amounts]))
     rows.append([lit("Total"), lit(""), lit(""), fs(total)])
-    return TableBlock(id=bid, caption=f"Table {no}. " + rng.choice(["Transaction register",
-                                                                     "Ledger entries for the period",
-                                                                     "Schedule of postings"]),
+    months = month_label(first) if span == 1 else f"{month_label(first)} to {month_label(last)}"
+    kinds = rng.shuffled(REGISTER_CAPTIONS)
+    caption = next((c for c in (f"{k}, {months}" for k in kinds) if ctx.caption_free(c)),
+                   f"{kinds[0]}, {ctx.fmt.date(start + dt.timedelta(days=days[0]))} to "
+                   f"{ctx.fmt.date(start + dt.timedelta(days=days[-1]))}")
+    return TableBlock(id=bid, caption=f"Table {no}. {ctx.claim_caption(caption)}",
                       columns=["Date", "Reference", "Counterparty", f"Amount ({ctx.fmt.currency})"], rows=rows,
                       total_row=True, numeric_columns=[3])
 
@@ -366,13 +522,23 @@ STATUSES = ("Open", "In progress", "Completed", "On hold", "Overdue")
 PAST_DUE = ("Completed", "Overdue")
 """What an action due before the document's date can be (an open action past its date is overdue)."""
 NOT_DUE = ("Open", "In progress", "Completed", "On hold")
+ACTION_CAPTIONS = ("Action tracker", "Open actions and owners", "Remediation plan")
+MIN_ACTIONS = 3
+"""The fewest actions an action table lists (fewer left unprinted: another kind of table)."""
 
 
-def action_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
-    """Actions/risks with owner, due date and status (text, person and date facts; no numbers)."""
+def _actions(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock | None:
+    """Actions/risks with owner, due date and status (text, person and date facts; no numbers). Each action is
+    listed once in a document: None when fewer than ``MIN_ACTIONS`` are left."""
+    used = ctx.used("actions")
+    left = [a for a in ctx.domain.actions if a not in used]
+    captions = _free(ctx, list(ACTION_CAPTIONS))
+    if len(left) < MIN_ACTIONS or not captions:
+        return None
     bid = ctx.book.block_id()
     book = ctx.book
-    acts = rng.sample(ctx.domain.actions, min(n_rows, len(ctx.domain.actions)))
+    acts = rng.sample(left, min(n_rows, len(left)))
+    used.update(acts)
     rows = []
     no = ctx.number("table")
     for i, act in enumerate(acts):
@@ -384,13 +550,89 @@ def action_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
         status = ctx.remember(("status", act), lambda options=options: rng.choice(options))
         st = book.text(f"Status of the action '{act}'", status, group=bid, attribute="status")
         rows.append([fs(fa), fs(fo), fs(due), fs(st)])
-    return TableBlock(id=bid, caption=f"Table {no}. " + rng.choice(["Action tracker", "Open actions and owners",
-                                                                     "Remediation plan"]),
-                      columns=["Action", "Owner", "Due date", "Status"], rows=rows)
+    caption = ctx.claim_caption(rng.choice(captions))
+    return TableBlock(id=bid, caption=f"Table {no}. {caption}", columns=["Action", "Owner", "Due date", "Status"],
+                      rows=rows)
+
+
+PLANNED: dict[TableKind, Callable[[DocContext, Rng, int], TableBlock | None]] = {
+    "comparison": _comparison, "share": _share, "line_items": _line_items, "register": _register,
+    "actions": _actions,
+}
+FALLBACKS: dict[TableKind, tuple[TableKind, ...]] = {
+    "comparison": ("share", "register"), "share": ("comparison", "register"), "line_items": ("register",),
+    "register": (), "actions": ("comparison", "share", "register"),
+}
+"""What is built instead when a kind has nothing distinct left (``register`` always has: earlier months)."""
+TOTAL_ROW: dict[TableKind, bool] = {"comparison": True, "share": True, "line_items": True, "register": True,
+                                    "actions": False}
+"""Whether a kind may add a summary row under its ``n_rows`` (the planner sizes tables so)."""
+
+
+MAX_TRIES = 40
+"""Tables of one kind built and dropped (their rows happened to repeat a table's) before the next kind."""
+
+
+def printed_tables(ctx: DocContext) -> list[tuple[list[list[str]], list[str]]]:
+    """``(row texts, column headers)`` of every table the builders have put in the document so far."""
+    return ctx.remember(("printed_tables",), list)
+
+
+def repeats_printed(ctx: DocContext, table: TableBlock) -> bool:
+    """Whether ``table`` prints rows of a table already in the document (``repeats.repeated_rows``)."""
+    rows = body_rows(table)
+    return any(repeated_rows(rows, table.columns, r, c) is not None for r, c in printed_tables(ctx))
+
+
+def distinct_table(kind: TableKind, ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
+    """A table of ``kind`` that repeats no table of the document, or of the first kind in ``FALLBACKS`` that
+    still has something distinct to show (sized to the same room: one row fewer where that kind adds a
+    summary row and ``kind`` does not). Each builder chooses content the document has not printed; a table
+    whose rows still repeat one (small counts that did not move: the same texts by coincidence) is undone
+    (``DocContext.rollback``) and its content left out, and the builder chooses again."""
+    for k in (kind, *FALLBACKS[kind]):
+        rows = max(3, n_rows - 1) if TOTAL_ROW[k] and not TOTAL_ROW[kind] else n_rows
+        for _ in range(MAX_TRIES):
+            point = ctx.checkpoint()
+            table = PLANNED[k](ctx, rng, rows)
+            if table is None:
+                break
+            if not repeats_printed(ctx, table):
+                printed_tables(ctx).append((body_rows(table), list(table.columns)))
+                return table
+            ctx.rollback(point)
+    raise AssertionError("a register always has earlier months")  # pragma: no cover
+
+
+def register_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
+    """A register of postings over months no other register of the document covers (``_register``)."""
+    return distinct_table("register", ctx, rng, n_rows)
+
+
+def comparison_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
+    """A comparison of one metric over two periods (``_comparison``), or another kind when all are printed."""
+    return distinct_table("comparison", ctx, rng, n_rows)
+
+
+def share_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
+    """Shares of the whole of one metric over one period (``_share``), or another kind when all are printed."""
+    return distinct_table("share", ctx, rng, n_rows)
+
+
+def line_item_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
+    """Invoice/order lines (``_line_items``), or a register when every group of lines is billed."""
+    return distinct_table("line_items", ctx, rng, n_rows)
+
+
+def action_table(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
+    """Actions with owners, due dates and statuses (``_actions``), or a comparison when fewer than
+    ``MIN_ACTIONS`` actions are left to list."""
+    return distinct_table("actions", ctx, rng, n_rows)
 
 
 TABLE_BUILDERS: dict[TableKind, Callable[[DocContext, Rng, int], TableBlock]] = {
     "comparison": comparison_table, "share": share_table, "line_items": line_item_table,
     "register": register_table, "actions": action_table,
 }
-"""One builder per ``ir.vocab.TableKind`` (a test checks the keys are the vocabulary)."""
+"""One builder per ``ir.vocab.TableKind`` (a test checks the keys are the vocabulary); each returns a table that
+repeats no other table of the document (``generation.content.repeats``)."""
