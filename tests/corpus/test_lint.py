@@ -114,18 +114,16 @@ def test_planted_mid_token_wrap(corpus_copy, baseline, capsys):
 
 
 def test_planted_half_empty_page(corpus_copy, baseline, capsys):
-    from renderers.layout.layouts import layout_from_id
-
     rmap = open_corpus(corpus_copy, checked=False).render_map(DOC)
 
     def edit(doc):
-        x0, top, x1, bottom = layout_from_id(rmap.pages[0].layout_id).body
+        x0, top, x1, bottom = rmap.pages[0].body  # the body as drawn, in the document's frame
         first = doc[0]  # keep the top fifth of page 1's body
         first.add_redact_annot(pymupdf.Rect(0, top + 0.2 * (bottom - top), first.rect.width, bottom))
         first.apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_REMOVE,
                                graphics=pymupdf.PDF_REDACT_LINE_ART_REMOVE_IF_TOUCHED)
         second = doc[1]  # page 2 no longer opens a section: its heading is gone
-        _, top2, _, _ = layout_from_id(rmap.pages[1].layout_id).body
+        _, top2, _, _ = rmap.pages[1].body
         heading = min((w for w in second.get_text("words") if w[1] >= top2 - 2), key=lambda w: w[1])
         second.add_redact_annot(pymupdf.Rect(0, heading[1] - 1, second.rect.width, heading[3] + 1))
         second.apply_redactions(images=pymupdf.PDF_REDACT_IMAGE_NONE, graphics=pymupdf.PDF_REDACT_LINE_ART_NONE)
