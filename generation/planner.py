@@ -452,6 +452,12 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         if len(blocks) == sum(1 for b in blocks if b.type == "heading"):  # never an empty page body
             blocks.append(prose.continuation(ctx, ps))
         pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
+    if held_prose and held_prose[0].type == "text_block":  # the last exhibit's reference, on the last page
+        first = held_prose[0]
+        sentence = first.spans[0].text.split(". ")[0].rstrip(".") + "."
+        last = pages[-1]
+        pages[-1] = last.model_copy(update={"blocks": [*last.blocks, first.model_copy(
+            update={"spans": [first.spans[0].model_copy(update={"text": sentence})]})]})
     if structured:
         pages[1] = front_matter.with_contents(ctx, pages)
     return DocumentIR(
