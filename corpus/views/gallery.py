@@ -79,7 +79,7 @@ def build_gallery(out_dir: Path, index_md: Path, seed: int = 0, scan: int = 240,
              f"of the first document of that recipe, side by side, at {dpi} dpi. Every fact on "
              "these pages has a SpanBox in the document's RenderMap that passed the text-layer check.", "",
              "| recipe | domain | document | pages shown | first page's layout |", "|---|---|---|---|---|"]
-    from .layouts import layout_from_id
+    from renderers.layout.layouts import layout_from_id
 
     for recipe in sorted(seen):
         doc, page, lay_id, n_pages, name = seen[recipe]
