@@ -68,6 +68,8 @@ from .domains import (
 LONG_TABLE_MIN_PAGES = 20
 LONG_TABLE_P = 0.05
 MAX_CARRY = 2
+LAST_PAGE_REFERENCE = 40.0
+"""Room (points) an exhibit on the last page keeps below it for the sentence that refers to it."""
 NARRATIVE_FILL = 90.0
 """Room (points) left at the foot of a narrative page that a closing paragraph fills."""
 LENGTH_FIT_SIGMA = 0.7
@@ -408,7 +410,12 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 label = f"{sec + 1}.{subsections[sec]} {topic}" if structured else topic
                 blocks.append(prose.heading(ctx, label, 2))
                 blocks.append(prose.subsection_opener(ctx, ps, topic))
-        blocks.extend(held_prose)  # the discussion of the last page's exhibit, where it did not fit there
+        for t in held_prose:  # the discussion of the last page's exhibit, where it did not fit there
+            left = PAGE_BUDGET - sum(block_height(b) for b in blocks)
+            if block_height(t) <= left:
+                blocks.append(t)
+            elif prose.exhibit_ref_in(t) is not None and block_height(prose.first_sentence(t)) <= left:
+                blocks.append(prose.first_sentence(t))  # its reference at least; a reflection alone can go
         held_prose = []
         if narrative and not any(b.type == "text_block" for b in blocks):  # a narrative page reads as text
             blocks.append(prose.opener(ctx, ps, ps.integers(3, 6)))
@@ -420,13 +427,16 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         demand = carried[:MAX_CARRY] + [weighted(ps, mix, ELEMENT_DRAW_ORDER) for _ in range(k)]
         carried = []
         first = True
+        last_page = p == n_pages
         for i, element in enumerate(demand):
-            if room < _min_height(element):
+            # on the last page an exhibit leaves room for the sentence that refers to it
+            reserve = LAST_PAGE_REFERENCE if last_page and element in ("table", "figure") else 0.0
+            if room - reserve < _min_height(element):
                 carried.append(element)
                 continue
             brng = prng.fork("block", i)
             targets = [b.id for b in blocks if isinstance(b, (TableBlock, FigureBlock, TextBlock, FormBlock))]
-            block, fills = _build(element, ctx, brng, room, n_pages, first, targets, footnotes)
+            block, fills = _build(element, ctx, brng, room - reserve, n_pages, first, targets, footnotes)
             first = False
             blocks.append(block)
             room -= block_height(block)
@@ -435,6 +445,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 said = [c] if c is not None else []
                 if narrative and c is not None:  # narrative genres discuss an exhibit at length
                     said.append(prose.reflection(ctx, brng, ps.integers(4, 8)))
+                if last_page and said and block_height(said[0]) > room:  # no next page: the reference alone
+                    said = [prose.first_sentence(said[0])]
                 for t in said:  # what does not fit the page opens the next one
                     if not held_prose and block_height(t) <= room:
                         blocks.append(t)
@@ -449,15 +461,12 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             if block_height(fill) <= room:
                 blocks.append(fill)
                 room -= block_height(fill)
-        if len(blocks) == sum(1 for b in blocks if b.type == "heading"):  # never an empty page body
-            blocks.append(prose.continuation(ctx, ps))
+        if all(b.type in ("heading", "annotation") for b in blocks):  # never a page of headings and overlays
+            blocks.append(prose.opener(ctx, ps, ps.integers(2, 4)))
         pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
-    if held_prose and held_prose[0].type == "text_block":  # the last exhibit's reference, on the last page
-        first = held_prose[0]
-        sentence = first.spans[0].text.split(". ")[0].rstrip(".") + "."
-        last = pages[-1]
-        pages[-1] = last.model_copy(update={"blocks": [*last.blocks, first.model_copy(
-            update={"spans": [first.spans[0].model_copy(update={"text": sentence})]})]})
+    refs = [t for t in held_prose if prose.exhibit_ref_in(t) is not None]
+    if refs:  # the last exhibit's reference, on the last page (a reflection without one can go)
+        pages[-1] = pages[-1].model_copy(update={"blocks": [*pages[-1].blocks, prose.first_sentence(refs[0])]})
     if structured:
         pages[1] = front_matter.with_contents(ctx, pages)
     return DocumentIR(

@@ -97,12 +97,6 @@ RECIPE_OPENERS = {
                         "reproduced as filed.",),
 }
 
-CONTINUATIONS = (
-    "The remaining details for this section continue below.",
-    "Further detail on {topic} is provided on the following pages.",
-    "Supporting schedules for {topic2} follow.",
-    "The same basis of preparation applies to the figures in this part of the {noun}.",
-)
 
 TABLE_COMMENTS = (
     "As the table shows, {top} recorded the highest {metric_lc} at {top_text}, while {low} recorded the "
@@ -213,6 +207,21 @@ def exhibit_ref(block) -> tuple[str, str] | None:
     return m.group(1), what
 
 
+_MENTION = re.compile(r"\b(?:Table|Figure) \d+\b")
+
+
+def exhibit_ref_in(block: TextBlock) -> str | None:
+    """The first "Table N" / "Figure N" a paragraph refers to (None when it refers to none)."""
+    m = _MENTION.search(" ".join(s.text for s in block.spans))
+    return m.group(0) if m else None
+
+
+def first_sentence(block: TextBlock) -> TextBlock:
+    """The paragraph cut to its first sentence (a discussion's reference to its exhibit)."""
+    text = block.spans[0].text.split(". ")[0].rstrip(".") + "."
+    return block.model_copy(update={"spans": [block.spans[0].model_copy(update={"text": text})]})
+
+
 def discussion(ctx: DocContext, rng: Rng, block, n_sentences: int) -> TextBlock | None:
     """The prose about a table or chart: a sentence that refers to it by number, what it shows (its
     highest and lowest values, its total, quoted from its cells), and what the organisation makes of it;
@@ -250,10 +259,6 @@ def _fresh(ctx: DocContext, rng: Rng, pool: tuple[str, ...], n: int) -> list[str
     picks = rng.sample(left, min(n, len(left)))
     used.update(picks)
     return picks
-
-
-def continuation(ctx: DocContext, rng: Rng) -> TextBlock:
-    return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(CONTINUATIONS), ctx, rng))])
 
 
 def with_unit(f: Fact) -> str:

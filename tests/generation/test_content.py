@@ -224,11 +224,11 @@ def test_domain_and_recipe_data():
 
 
 def test_every_prose_template_fills_for_every_domain():
-    from generation.content.prose import CONTINUATIONS, OPENERS, OPENERS_MORE, RECIPE_OPENERS, _fill
+    from generation.content.prose import INTERPRETATIONS, OPENERS, OPENERS_MORE, RECIPE_OPENERS, _fill
     from generation.domains import RECIPE_BY_SLUG
 
     assert set(RECIPE_OPENERS) <= set(RECIPE_BY_SLUG)
-    templates = OPENERS + OPENERS_MORE + CONTINUATIONS + tuple(t for v in RECIPE_OPENERS.values() for t in v)
+    templates = OPENERS + OPENERS_MORE + INTERPRETATIONS + tuple(t for v in RECIPE_OPENERS.values() for t in v)
     for d in DOMAINS:
         ctx = make_ctx(domain=d.slug)
         for t in templates:
