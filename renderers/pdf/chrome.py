@@ -32,6 +32,14 @@ def fit_text(text: str, font: str, size: float, width: float) -> str:
     return text.rstrip() + "\u2026"
 
 
+def fit_size(text: str, font: str, size: float, width: float, smallest: float) -> float:
+    """The size (down to ``smallest``) at which chrome text fits ``width``: a running title shrinks a little
+    before it is shortened."""
+    while size > smallest and stringWidth(text, font, size) > width:
+        size = round(size - 0.5, 1)
+    return max(size, smallest)
+
+
 def draw_logo(ctx: DrawCtx, x: float, y: float, s: float, theme: Theme, seed: int) -> None:
     """A small abstract logo from drawn shapes (variant chosen by the document's seed)."""
     rng = Rng(seed, ("logo",))
@@ -100,7 +108,9 @@ def draw_header(ctx: DrawCtx, theme: Theme, info: DocInfo, page_no: int, section
         ctx.text(info.reference, x1, top + 23, t.body, small, t.muted, anchor="end")
         ctx.hline(x0, x1, hb, t.rule, 0.8)
     elif lay.header == "running_title":
-        ctx.text(fit_text(info.title, t.head_regular, 9, x1 - x0 - 150), x0, top + 11, t.head_regular, 9, t.primary)
+        size = fit_size(info.title, t.head_regular, 9, x1 - x0 - 150, 7.5)
+        ctx.text(fit_text(info.title, t.head_regular, size, x1 - x0 - 150), x0, top + 11, t.head_regular, size,
+                 t.primary)
         ctx.text(fit_text(section or info.organisation, t.body, small + 0.5, 140), x1, top + 11, t.body,
                  small + 0.5, t.muted, anchor="end")
         ctx.hline(x0, x1, hb, t.primary, lay.style.rule_weight)
@@ -108,7 +118,8 @@ def draw_header(ctx: DrawCtx, theme: Theme, info: DocInfo, page_no: int, section
         ctx.rect(0, 0, lay.width, hb - 4, fill=t.primary)
         ctx.rect(0, hb - 4, lay.width, hb - 1.5, fill=t.accent)
         title = info.title.upper() if lay.style.heading_upper else info.title
-        ctx.text(fit_text(title, t.head, 13, x1 - x0 - 150), x0, top + 16, t.head, 13, "#ffffff")
+        size = fit_size(title, t.head, 13, x1 - x0 - 150, 9.5)
+        ctx.text(fit_text(title, t.head, size, x1 - x0 - 150), x0, top + 16, t.head, size, "#ffffff")
         ctx.text(fit_text(section or info.organisation, t.body, 8, 140), x1, top + 15, t.body, 8,
                  mix(t.light, "#ffffff", 0.3), anchor="end")
     else:  # minimal
