@@ -392,7 +392,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         ps = prng.fork("structure")  # page structure, drawn sequentially; block content has its own stream
         if structured and p < first_body:
             front = front_matter.cover(ctx, title, brief) if p == 1 else [front_matter.contents_placeholder(ctx)]
-            pages.append(PagePlan(page_no=p, blocks=front, layout_query=_describe_page(front, style_family)))
+            pages.append(PagePlan(page_no=p, blocks=front, role="cover" if p == 1 else "contents",
+                                  layout_query=_describe_page(front, style_family)))
             continue
         blocks: list = []
         room = PAGE_BUDGET

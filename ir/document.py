@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -17,12 +18,15 @@ __all__ = [
     "StageParams",
 ]
 
-IR_SCHEMA_VERSION = "1.2"
+IR_SCHEMA_VERSION = "1.3"
 """1.1: capture device of the scan (``PerturbationProfile.device``) and the tier and device of each page.
-1.2: the document's paper size (``DocumentIR.page_size``), the same on every page."""
+1.2: the document's paper size (``DocumentIR.page_size``), the same on every page.
+1.3: the part of the document a page belongs to (``PagePlan.role``: cover, contents or body)."""
 
 class PagePlan(Model):
     page_no: int = Field(ge=1)
+    role: Literal["body", "cover", "contents"] = Field(
+        default="body", description="front matter (cover, contents) is set full width whatever the layout")
     blocks: list[Block] = Field(default_factory=list)
     layout_id: str | None = Field(default=None, description="chosen layout (filled by retrieval)")
     layout_query: str = Field(default="", description="text describing what the page must hold")

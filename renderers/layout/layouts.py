@@ -212,6 +212,13 @@ class Layout(Model):
             style=style.model_dump())
         return Layout.model_validate(data)
 
+    def full_width(self) -> Layout:
+        """This layout with its body as one slot that takes every element (a cover or contents page is
+        set across the page, whatever columns or sidebars its retrieved layout has)."""
+        slot = Slot(id="main", role="main", bbox=list(self.body), accepts=list(ELEMENT_TYPES),
+                    capacity=sum(s.capacity for s in self.slots))
+        return self.model_copy(update={"slots": [slot], "arrangement": "single", "columns": 1})
+
     def frame(self, page_size: PageSize, header: HeaderVariant | None = None) -> Frame:
         """This layout's furniture on ``page_size`` (margins scaled), with another header variant if given
         (at that variant's height)."""

@@ -76,11 +76,13 @@ def house_layouts(doc: DocumentIR, layouts: list[Layout]) -> list[Layout]:
     """One house style per document: every page on the document's paper (``DocumentIR.page_size``) in the
     style of its first page's layout (heading and body fonts, colours, table style, rules) and inside its
     furniture (margins, footer, and its header, or a running title after a letterhead); each page keeps the
-    arrangement of slots retrieval chose for it. Forms, stamps and handwriting keep their own faces."""
+    arrangement of slots retrieval chose for it, except the front matter (cover, contents), set full width. Forms, stamps and handwriting keep their own faces."""
     house = layouts[0].style
     first = layouts[0].frame(doc.page_size)
     later = layouts[0].frame(doc.page_size, CONTINUATION_HEADER.get(layouts[0].header))
-    return [lay.in_house(doc.page_size, house, first if i == 0 else later) for i, lay in enumerate(layouts)]
+    out = [lay.in_house(doc.page_size, house, first if i == 0 else later) for i, lay in enumerate(layouts)]
+    roles = [page.role for page in doc.pages]
+    return [lay.full_width() if i < len(roles) and roles[i] != "body" else lay for i, lay in enumerate(out)]
 
 
 _NUMBERED = re.compile(r"^\d+ \S")

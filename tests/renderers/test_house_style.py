@@ -67,3 +67,18 @@ def test_house_layouts_take_one_paper_one_style_one_frame_and_keep_each_arrangem
     for before, after in ((a4, out[0]), (letter, out[1])):
         assert _relative(after) == [pytest.approx(r, abs=0.002) for r in _relative(before)]
     assert out[1].body[1] == pytest.approx(out[1].margins.top + out[1].header_height)
+
+
+def test_front_matter_is_set_full_width_and_body_pages_keep_their_arrangement():
+    from ir.spec import PageCountDist
+
+    spec = reference_spec(seed=5, n_docs=1).model_copy(update={
+        "recipes": ["compliance_report"], "pages": PageCountDist(mean=9, sigma=0, min=9, max=9)})
+    doc = plan_document(spec, 0)
+    assert [p.role for p in doc.pages[:3]] == ["cover", "contents", "body"]
+    lib = LayoutLibrary(seed=7, count=60)
+    sidebar = next(lay for lay in lib if len(lay.slots) >= 2)
+    out = house_layouts(doc, [sidebar] * len(doc.pages))
+    for lay in out[:2]:
+        assert len(lay.slots) == 1 and list(lay.slots[0].bbox) == list(lay.body)
+    assert len(out[2].slots) == len(sidebar.slots)
