@@ -85,6 +85,11 @@ def subsection_topic(domain: Domain, rng: Rng, used: set[str]) -> str | None:
 
 # ---------------------------------------------------------------- settling the page numbers after a render
 
+def is_contents(block) -> bool:
+    """Is ``block`` a table of contents (the uncaptioned Section/Page table of a contents page)?"""
+    return block.type == "table" and block.columns == CONTENTS_COLUMNS and not block.caption
+
+
 def contents_table(doc: DocumentIR) -> TableBlock | None:
     """The contents table of a document with front matter (None without one)."""
     if len(doc.pages) < 2:
@@ -92,7 +97,7 @@ def contents_table(doc: DocumentIR) -> TableBlock | None:
     page = doc.pages[1]
     if not page.blocks or page.blocks[0].type != "heading" or heading_text(page.blocks[0]) != CONTENTS_TITLE:
         return None
-    return next((b for b in page.blocks if b.type == "table" and b.columns == CONTENTS_COLUMNS), None)
+    return next((b for b in page.blocks if is_contents(b)), None)
 
 
 def start_pages(doc: DocumentIR, block_pages: dict[str, int]) -> dict[str, int]:
@@ -132,5 +137,5 @@ def with_start_pages(doc: DocumentIR, pages: dict[str, int]) -> DocumentIR:
     return doc.model_copy(update={"facts": facts, "pages": [doc.pages[0], page2, *doc.pages[2:]]})
 
 
-__all__ = ["CONTENTS_TITLE", "contents_table", "cover", "numbered_headings", "printed_pages", "start_pages",
+__all__ = ["CONTENTS_TITLE", "contents_table", "cover", "is_contents", "numbered_headings", "printed_pages", "start_pages",
            "subsection_topic", "with_contents", "with_start_pages"]

@@ -20,7 +20,7 @@ from ir.facts import Fact
 from ir.qa_models import Evidence, Operand
 from ir.rng import Rng
 
-from ..content.front_matter import CONTENTS_COLUMNS
+from ..content.front_matter import is_contents
 from .claims import Claim
 from .naming import UNIT, block_ref, describe, field_name, measure_of
 from .own_start import RowRef, row_index
@@ -86,11 +86,6 @@ ROW_NOUNS = {"description": "line item", "date": "entry", "reference": "entry", 
 def row_noun(header: str) -> str:
     h = UNIT.sub("", header).strip().lower()
     return ROW_NOUNS.get(h, h or "row")
-
-
-def is_contents(b: Block) -> bool:
-    """Is ``b`` a table of contents (the uncaptioned Section/Page table of a contents page)?"""
-    return b.type == "table" and b.columns == CONTENTS_COLUMNS and not b.caption
 
 
 class QAContext:

@@ -4,7 +4,7 @@ A reader of a long report finds a section through the contents page; "On which p
 supplier onboarding start?" needs the contents (or a search of the whole document) and its answer is the
 page the contents give, which the renderer settled to the page the heading is drawn on
 (``generation.content.front_matter``). The contents table is a finding aid, not an exhibit: the other QA
-variants leave it alone (``is_contents``).
+variants leave it alone (``generation.content.front_matter.is_contents``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from ir.rng import Rng
 
 from ..content.front_matter import contents_table
 from .claims import Claim, Draft
-from .context import QAContext, is_contents
+from .context import QAContext
 from .phrasing import pick
 
 CONTENTS_QUESTIONS = (
@@ -67,4 +67,4 @@ def contents_lookup(ctx: QAContext, row: ContentsRow, rng: Rng) -> Draft | None:
     return Draft("lookup", "text", q, answer_for_value(row.fact.value), row.fact.text, [claim])
 
 
-__all__ = ["ContentsRow", "contents_lookup", "contents_rows", "is_contents"]
+__all__ = ["ContentsRow", "contents_lookup", "contents_rows"]
