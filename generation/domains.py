@@ -156,6 +156,11 @@ class Recipe:
         return "transactional" if self.slug in TRANSACTIONAL_RECIPES else "report"
 
     @property
+    def this_noun(self) -> str:
+        """The document referring to itself: "this policy", "these minutes"."""
+        return f"{'these' if self.noun.endswith('minutes') else 'this'} {self.noun}"
+
+    @property
     def prose_share(self) -> tuple[float, float]:
         """The range of the share of a rendered page's content area that paragraphs cover (lint checks
         each document of the recipe against it)."""
@@ -166,6 +171,12 @@ class Recipe:
         """Whether a long document of the recipe opens with a cover and a table of contents and numbers its
         sections (a report does; an invoice, a log, an archive file or a form pack does not)."""
         return self.genre_class != "transactional" and self.pages[1] >= 12 and self.slug not in NO_FRONT_MATTER
+
+    @property
+    def appendix(self) -> str:
+        """The title of the appendix a long document of the recipe ends with ("" for none): reports with a
+        contents page carry their long schedules there, minutes and briefings do not."""
+        return APPENDIX_TITLE if self.front_matter and self.slug not in NO_APPENDIX else ""
 
     def __post_init__(self) -> None:
         # a dataclass does not check its Literal fields: a misspelt recipe fails at import, naming the field
@@ -193,6 +204,10 @@ NO_FRONT_MATTER = frozenset({"scanned_archive", "operations_dashboard"})
 PROSE_SHARE: dict[GenreClass, tuple[float, float]] = {
     "narrative": (0.5, 0.95), "report": (0.1, 0.8), "transactional": (0.0, 0.5)}
 """Share of the content area that paragraphs cover, by genre class: narrative genres are mostly prose."""
+NO_APPENDIX = frozenset({"board_minutes", "executive_handout"})
+APPENDIX_TITLE = "Supporting schedules"
+APPENDIX_MIN_PAGES = 16
+"""A document of a recipe with an appendix this long ends with one (two pages from 40 pages on)."""
 FRONT_MATTER_MIN_PAGES = 8
 """A document of a front-matter recipe this long has a cover page and a table of contents."""
 
@@ -1013,5 +1028,5 @@ def get_recipe(slug: str) -> Recipe:
         raise KeyError(f"unknown recipe {slug!r}") from None
 
 
-__all__ = ["DEFAULT_TABLES", "FRONT_MATTER_MIN_PAGES", "GenreClass", "PROSE_SHARE", "DOMAINS", "DOMAIN_BY_SLUG", "Behaviour", "Domain", "Metric", "RECIPES", "RECIPE_BY_SLUG",
+__all__ = ["APPENDIX_MIN_PAGES", "APPENDIX_TITLE", "DEFAULT_TABLES", "FRONT_MATTER_MIN_PAGES", "GenreClass", "PROSE_SHARE", "DOMAINS", "DOMAIN_BY_SLUG", "Behaviour", "Domain", "Metric", "RECIPES", "RECIPE_BY_SLUG",
            "Recipe", "get_domain", "get_recipe", "metric_semantics"]

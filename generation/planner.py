@@ -56,6 +56,7 @@ from .content.sizing import (
 )
 from .content.wording import lower_common
 from .domains import (
+    APPENDIX_MIN_PAGES,
     DEFAULT_TABLES,
     DOMAIN_BY_SLUG,
     DOMAINS,
@@ -72,6 +73,17 @@ LAST_PAGE_REFERENCE = 40.0
 """Room (points) an exhibit on the last page keeps below it for the sentence that refers to it."""
 NARRATIVE_FILL = 90.0
 """Room (points) left at the foot of a narrative page that a closing paragraph fills."""
+NARRATIVE_PROSE_TARGET = 0.68
+"""Planned share of a narrative document's content height that paragraphs take: below it, the next exhibit
+drawn is written as a paragraph instead, so a short policy or set of minutes reads as text like a long annual
+report does (calibrated on seed 77 to land rendered shares above the narrative floor of 50%)."""
+APPENDIX_LETTER = "A"
+SECTION_ROOM = 150.0
+"""Room (points) a page keeps for each further section it holds (heading, opening, a paragraph)."""
+NARRATIVE_FILLS = 4
+"""At most this many paragraphs of comment fill the foot of a narrative page (literal text: the questions
+follow the spec's element mix, the pages the genre's prose share)."""
+EXHIBITS = ("table", "figure", "form")
 LENGTH_FIT_SIGMA = 0.7
 """Width (natural log of pages) of the preference for recipes whose typical length is near the count."""
 ELEMENT_DRAW_ORDER: tuple[ElementType, ...] = tuple(REFERENCE_ELEMENT_MIX)
@@ -186,6 +198,15 @@ SHORT_SECTIONS = ("abstract", "summary", "letter", "key messages", "purpose", "a
 """Sections that run a page or less in a real document (an abstract, a sign-off): a third of a full one."""
 
 
+def sections_on_pages(sections: tuple[str, ...], n_pages: int) -> list[list[int]]:
+    """The sections each of ``n_pages`` body pages holds, in the genre's order: one a page (a section running
+    over several pages, see ``section_pages``) where there are pages enough, else several a page, shared
+    evenly, so a three-page policy still has all six of its sections rather than three of them."""
+    if n_pages >= len(sections):
+        return [[s] for s in section_pages(sections, n_pages)]
+    return [list(range(p * len(sections) // n_pages, (p + 1) * len(sections) // n_pages)) for p in range(n_pages)]
+
+
 def section_pages(sections: tuple[str, ...], n_pages: int) -> list[int]:
     """The section each of ``n_pages`` body pages belongs to: pages shared by weight (short sections a
     third of the others), every section at least one page while there are pages, in the genre's order."""
@@ -287,6 +308,36 @@ def _table(ctx: DocContext, rng: Rng, max_rows: int, n_pages: int, first_on_page
     return tables.TABLE_BUILDERS[kind](ctx, rng, rows), False
 
 
+def _appendix_page(ctx: DocContext, rng: Rng, page_no: int, opens: bool, title: str, style_family: str) -> PagePlan:
+    """A page of the appendix: its heading and introduction on the first, then a schedule (a long register,
+    which belongs here rather than in the text) sized to the page, and the sentence that refers to it."""
+    blocks: list = []
+    if opens:
+        blocks += [prose.heading(ctx, f"Appendix {APPENDIX_LETTER} {title}", 1),
+                   prose.appendix_intro(ctx, rng.fork("intro"))]
+    room = PAGE_BUDGET - sum(block_height(b) for b in blocks) - LAST_PAGE_REFERENCE
+    table = tables.register_table(ctx, rng.fork("schedule"), max(4, int((room - table_height(0)) // 17)))
+    blocks.append(table)
+    said = prose.discussion(ctx, rng.fork("said"), table, 1)
+    if said is not None:
+        blocks.append(said)
+    return PagePlan(page_no=page_no, blocks=blocks, layout_query=_describe_page(blocks, style_family))
+
+
+def _prose_share(pages: list[PagePlan], blocks: list) -> float:
+    """Planned share of the body's content height that paragraphs take (pages so far and this page's
+    blocks; front matter and overlays left out, as the rendered measure leaves them out)."""
+    prose = content = 0.0
+    for b in [b for pg in pages if pg.role == "body" for b in pg.blocks] + blocks:
+        if b.type in ("annotation",):
+            continue
+        h = block_height(b)
+        content += h
+        if b.type in ("text_block", "list"):
+            prose += h
+    return prose / content if content else 1.0
+
+
 def _min_height(element: str) -> float:
     return {"table": table_height(4), "figure": FIGURE_HEIGHT, "form": form_height(4, 2),
             "annotation": ANNOTATION_HEIGHT["signature"], "text": 84.0}[element]
@@ -383,7 +434,9 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     narrative = recipe.genre_class == "narrative"
     subsections: list[int] = [0] * len(sections)
     per_section = max(1, len(domain.topics) // len(sections))
-    section_at = section_pages(recipe.sections, n_pages - first_body + 1)
+    n_appendix = 0 if not (structured and recipe.appendix and n_pages >= APPENDIX_MIN_PAGES) else \
+        2 if n_pages >= 2 * APPENDIX_MIN_PAGES + 8 else 1  # the long schedules, after the sections
+    section_at = sections_on_pages(recipe.sections, n_pages - first_body + 1 - n_appendix)
     used_topics: set[str] = set()
     held_prose: list = []
     for p in range(1, n_pages + 1):
@@ -395,15 +448,20 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             pages.append(PagePlan(page_no=p, blocks=front, role="cover" if p == 1 else "contents",
                                   layout_query=_describe_page(front, style_family)))
             continue
+        if p > n_pages - n_appendix:
+            pages.append(_appendix_page(ctx, prng, p, p == n_pages - n_appendix + 1, recipe.appendix, style_family))
+            continue
         blocks: list = []
         room = PAGE_BUDGET
         if p == 1:
             blocks.append(prose.heading(ctx, title, 1))
-        sec = section_at[p - first_body]
+        sec, *more_sections = section_at[p - first_body]
         if sec != prev_section:
             blocks.append(prose.heading(ctx, sections[sec], 1 if p > 1 else 2))
             if narrative or ps.bernoulli(0.7):
                 blocks.append(prose.opener(ctx, ps, ps.integers(2, 4) if narrative else ps.integers(1, 3)))
+            if n_appendix and p == first_body:  # the introduction says where the schedules are
+                blocks.append(prose.appendix_pointer(ctx, ps, APPENDIX_LETTER))
         elif ps.bernoulli(0.5):
             topic = front_matter.subsection_topic(domain, ps, used_topics)
             if topic is not None and subsections[sec] < per_section:  # a subsection of the running section, numbered when the sections are
@@ -420,16 +478,18 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         held_prose = []
         if narrative and not any(b.type == "text_block" for b in blocks):  # a narrative page reads as text
             blocks.append(prose.opener(ctx, ps, ps.integers(3, 6)))
-        prev_section = sec
-        room -= sum(block_height(b) for b in blocks)
+        prev_section = more_sections[-1] if more_sections else sec
+        room -= sum(block_height(b) for b in blocks) + SECTION_ROOM * len(more_sections)
         k = 1 + int(ps.gen.binomial(4, min(1.0, max(0.0, (spec.blocks_per_page - 1) / 4))))
-        if narrative:  # fewer exhibits a page, each discussed at length
-            k = max(1, k - 1)
+        if narrative or more_sections:  # fewer exhibits a page, each discussed at length
+            k = max(1, k - 1 - len(more_sections))
         demand = carried[:MAX_CARRY] + [weighted(ps, mix, ELEMENT_DRAW_ORDER) for _ in range(k)]
         carried = []
         first = True
-        last_page = p == n_pages
+        last_page = p == n_pages - n_appendix  # the last page of the text (an appendix has no discussion)
         for i, element in enumerate(demand):
+            if narrative and element in EXHIBITS and _prose_share(pages, blocks) < NARRATIVE_PROSE_TARGET:
+                continue  # the document is running short of text: the page is written, not shown
             # on the last page an exhibit leaves room for the sentence that refers to it
             reserve = LAST_PAGE_REFERENCE if last_page and element in ("table", "figure") else 0.0
             if room - reserve < _min_height(element):
@@ -457,17 +517,33 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             if fills:
                 carried.extend(demand[i + 1:])
                 break
-        if narrative and not held_prose and room >= NARRATIVE_FILL:  # the page ends in text, not in white space
+        room += SECTION_ROOM * len(more_sections)
+        for n, more in enumerate(more_sections):  # the page's later sections: heading, opening, a paragraph
+            mrng = prng.fork("section", n)
+            said = [prose.heading(ctx, sections[more], 1 if p > 1 else 2),
+                    prose.opener(ctx, mrng, mrng.integers(2, 4) if narrative else mrng.integers(1, 3))]
+            if mix.get("text", 0.0) > 0:  # a paragraph with facts of its own, where the spec has text questions
+                footnotes[0] += 1
+                said.append(prose.text_element(ctx, mrng, str(footnotes[0]), max(room - 120, 84.0)))
+            else:
+                said.append(prose.reflection(ctx, mrng, mrng.integers(2, 4)))
+            blocks.extend(said)
+            room -= sum(block_height(b) for b in said)
+        for _ in range(NARRATIVE_FILLS if narrative and not held_prose else 0):  # the page ends in text, not in white space
+            if room < NARRATIVE_FILL:
+                break
             fill = prose.reflection(ctx, ps, ps.integers(3, 6))
-            if block_height(fill) <= room:
-                blocks.append(fill)
-                room -= block_height(fill)
+            if block_height(fill) > room:
+                break
+            blocks.append(fill)
+            room -= block_height(fill)
         if all(b.type in ("heading", "annotation") for b in blocks):  # never a page of headings and overlays
             blocks.append(prose.opener(ctx, ps, ps.integers(2, 4)))
         pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
     refs = [t for t in held_prose if prose.exhibit_ref_in(t) is not None]
     if refs:  # the last exhibit's reference, on the last page (a reflection without one can go)
-        pages[-1] = pages[-1].model_copy(update={"blocks": [*pages[-1].blocks, prose.first_sentence(refs[0])]})
+        last = len(pages) - 1 - n_appendix
+        pages[last] = pages[last].model_copy(update={"blocks": [*pages[last].blocks, prose.first_sentence(refs[0])]})
     if structured:
         pages[1] = front_matter.with_contents(ctx, pages)
     return DocumentIR(

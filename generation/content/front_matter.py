@@ -24,8 +24,9 @@ from .book import DocContext, fs, lit
 
 CONTENTS_TITLE = "Contents"
 CONTENTS_COLUMNS = ["Section", "Page"]
-NUMBERED_HEADING = re.compile(r"^(\d+(?:\.\d+)*) \S")
-"""A numbered section or subsection heading: "3 Findings", "3.2 Supplier onboarding"."""
+NUMBERED_HEADING = re.compile(r"^(\d+(?:\.\d+)*|Appendix [A-Z]) \S")
+"""A numbered section, subsection or appendix heading: "3 Findings", "3.2 Supplier onboarding",
+"Appendix A Supporting schedules"."""
 START_PAGE_LABEL = "Start page of section "
 
 

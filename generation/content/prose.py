@@ -33,7 +33,7 @@ OPENERS = (
     "reconciled to the {dept_lc} ledger and were discussed with the responsible owners.",
     "Management continued to prioritise {topic}. Progress was uneven: several {item_kind}s improved, while "
     "others were affected by {topic2} and will need closer follow-up.",
-    "Following the review by the {role}, the scope of this {noun} was extended to include {topic2}. The "
+    "Following the review by the {role}, the scope of {this_noun} was extended to include {topic2}. The "
     "findings are summarised below together with the agreed actions.",
     "{org} reports {topic} on a consistent basis each period. Figures are stated in {currency} unless noted "
     "otherwise and may not add up exactly because of rounding.",
@@ -45,7 +45,7 @@ OPENERS = (
     "breakdown by {item_kind} shown on this page.",
     "Risks related to {topic2} remain elevated. The {role} has asked each {item_kind} to confirm its "
     "controls and to report exceptions within ten working days.",
-    "The information in this {noun} was prepared by the {dept} team from source systems and reviewed by "
+    "The information in {this_noun} was prepared by the {dept} team from source systems and reviewed by "
     "the {role} before release.",
 )
 
@@ -121,7 +121,7 @@ def _fill(template: str, ctx: DocContext, rng: Rng, **extra: str) -> str:
     t1, t2 = rng.sample(d.topics, 2)
     dept = rng.choice(d.departments)
     values = dict(org=ctx.issuer.name, topic=t1, topic2=t2, dept=dept, dept_lc=lower_common(dept), year=str(ctx.cal.fy),
-                  item_kind=d.item_kind, role=rng.choice(d.roles), noun=ctx.recipe.noun, currency=ctx.fmt.currency,
+                  item_kind=d.item_kind, role=rng.choice(d.roles), noun=ctx.recipe.noun, this_noun=ctx.recipe.this_noun, currency=ctx.fmt.currency,
                   month_year=f"{ctx.anchor:%B %Y}")
     values.update(extra)
     return template.format(**values)
@@ -177,7 +177,7 @@ INTERPRETATIONS = (
     "The differences are larger than in earlier periods, which the {dept} team links to changes in {topic2}.",
     "Part of the movement reflects timing: several items booked late in the period will reverse in the next.",
     "The {role} has asked for a short note on each exception, to be tabled at the next meeting.",
-    "Taken together, the results support the priorities set out at the start of this {noun}.",
+    "Taken together, the results support the priorities set out at the start of {this_noun}.",
     "The figures were reconciled to the source systems by the {dept} team before publication.",
     "A more detailed breakdown is held by the {dept} function and is available on request.",
     "The position is broadly in line with peers, although {topic} remains an area of attention.",
@@ -322,12 +322,12 @@ def contact_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     bid = ctx.book.block_id()
     b = ctx.book
     p = ctx.remember("contact", lambda: ctx.person(rng))
-    name = b.person(f"Contact person for this {ctx.recipe.noun}", p, group=bid, attribute="name")
+    name = b.person(f"Contact person for {ctx.recipe.this_noun}", p, group=bid, attribute="name")
     phone = b.text(f"Direct line of {p.name}", p.attributes["phone"], subject=p.id, attribute="direct_line",
                    group=bid)
     email = b.ident(f"Email address of {p.name}", p.attributes["email"], scheme="email", subject=p.id,
                     attribute="email", group=bid)
-    spans = [lit(f"Questions about this {ctx.recipe.noun} should be addressed to "), fs(name),
+    spans = [lit(f"Questions about {ctx.recipe.this_noun} should be addressed to "), fs(name),
              lit(f", {p.role}, on "), fs(phone), lit(" or by email to "), fs(email), lit(".")]
     if rng.bernoulli(0.5):
         spans.append(lit(f" Requests are normally answered within {rng.integers(2, 6)} working days."))
@@ -360,14 +360,14 @@ def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
         f"{rng.integers(1, 5)}.{rng.integers(0, 10)}", ctx.day(-rng.integers(90, 370)),
         ctx.day(-rng.integers(1, 60))))
     ref_v = ctx.doc_reference()
-    ref = b.ident(f"Reference number of this {ctx.recipe.noun}", ref_v, scheme="reference", group=bid)
-    version = b.text(f"Version of this {ctx.recipe.noun}", ver_v, attribute="version", group=bid)
-    issued = b.date(f"Issue date of this {ctx.recipe.noun}", ctx.anchor, attribute="issue_date", group=bid)
+    ref = b.ident(f"Reference number of {ctx.recipe.this_noun}", ref_v, scheme="reference", group=bid)
+    version = b.text(f"Version of {ctx.recipe.this_noun}", ver_v, attribute="version", group=bid)
+    issued = b.date(f"Issue date of {ctx.recipe.this_noun}", ctx.anchor, attribute="issue_date", group=bid)
     money = next((m for m in ctx.domain.metrics if m.kind == "money"), None)
-    f_start = b.date(f"Start of the period covered by this {ctx.recipe.noun}", start, attribute="period_start",
+    f_start = b.date(f"Start of the period covered by {ctx.recipe.this_noun}", start, attribute="period_start",
                      group=bid)
-    f_end = b.date(f"End of the period covered by this {ctx.recipe.noun}", end, attribute="period_end", group=bid)
-    spans: list[Span] = [lit(f"This {ctx.recipe.noun} (reference "), fs(ref), lit(", version "), fs(version),
+    f_end = b.date(f"End of the period covered by {ctx.recipe.this_noun}", end, attribute="period_end", group=bid)
+    spans: list[Span] = [lit(f"{ctx.recipe.this_noun.capitalize()} (reference "), fs(ref), lit(", version "), fs(version),
                          lit(") was issued on "), fs(issued), lit(f" by {ctx.issuer.name} and covers the period "),
                          fs(f_start), lit(" to "), fs(f_end), lit(".")]
     if money is not None:
@@ -444,15 +444,50 @@ def parties_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     where = b.text(f"Registered address of {cp.name}", cp.attributes["full"], subject=cp.id,
                    attribute="registered_address", group=bid)
     return TextBlock(id=bid, spans=[
-        lit(f"This {ctx.recipe.noun} is issued by {ctx.issuer.name} and concerns its {cp.role} "), fs(name),
+        lit(f"{ctx.recipe.this_noun.capitalize()} is issued by {ctx.issuer.name} and concerns its {cp.role} "), fs(name),
         lit(", whose registered address is "), fs(where), lit(".")])
+
+
+APPENDIX_POINTERS = (
+    "The detailed schedules behind the figures in {this_noun} are set out in Appendix {letter}.",
+    "Supporting schedules, including the full register of postings for the period, are given in Appendix "
+    "{letter}.",
+    "Readers who need the underlying detail will find the full schedules in Appendix {letter}.",
+)
+APPENDIX_INTROS = (
+    "This appendix sets out the schedules behind the figures discussed in the body of {this_noun}, as held "
+    "by the {dept} team at {month_year}.",
+    "The schedules in this appendix are extracted from the source systems maintained by the {dept} team. "
+    "They are provided for reference and are not discussed further in the text.",
+    "This appendix gives the detailed postings on which the sections above draw. Amounts are stated as "
+    "recorded by the {dept} team.",
+)
+
+
+def appendix_pointer(ctx: DocContext, rng: Rng, letter: str) -> TextBlock:
+    """The sentence of the introduction that says where the appendix is."""
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(APPENDIX_POINTERS), ctx, rng,
+                                                                letter=letter))])
+
+
+def appendix_intro(ctx: DocContext, rng: Rng) -> TextBlock:
+    """What the appendix holds and where it comes from."""
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(APPENDIX_INTROS), ctx, rng))])
+
+
+ONCE_A_DOCUMENT = frozenset({"contact", "reference", "terms"})
+"""Paragraphs a document states once (who to ask, its own reference and period, its payment terms)."""
 
 
 def text_element(ctx: DocContext, rng: Rng, marker: str, room: float = 560.0):
     """One QA-bearing text block that fits in ``room`` points (an action list gets as many items as fit)."""
     kinds = ["contact", "deadline", "reference", "actions", "footnote", "terms", "parties"]
     weights = [0.25, 0.2, 0.2, 0.2, 0.15, 0.35 if ctx.recipe.slug in TERMS_RECIPES else 0.05, 0.12]
+    said: set[str] = ctx.remember("once_said", set)  # a document states its contact, reference and terms once
+    weights = [0.0 if k in said else w for k, w in zip(kinds, weights, strict=True)]
     kind = rng.choice(kinds, p=weights)
+    if kind in ONCE_A_DOCUMENT:
+        said.add(kind)
     if kind == "parties" and not all("full" in o.attributes for o in ctx.counterparties):
         kind = "contact"  # organisations without addresses (hand-made contexts)
     if kind == "parties":

@@ -62,7 +62,7 @@ from .sources import (
     superlative_links,
     table_with_facts,
 )
-from .structure import contents_lookup, contents_rows
+from .structure import contents_lookup, contents_rows, cross_reference, section_exhibits
 from .unanswerable import unanswerable, unstated_detail
 
 Generator = Callable[[QAContext, Any, Rng], Draft | None]
@@ -101,9 +101,9 @@ class QATypeEntry:
 
 V = QAVariant
 VARIANTS: tuple[QAVariant, ...] = (
-    V("lookup.table", "lookup", 0.045, "easy", blocks_where(table_with_facts), lookup),
+    V("lookup.table", "lookup", 0.035, "easy", blocks_where(table_with_facts), lookup),
     V("lookup.form", "lookup", 0.04, "easy", blocks_where(filled_form), lookup),
-    V("lookup.prose", "lookup", 0.08, "easy", blocks_where(prose_with_facts), lookup),
+    V("lookup.prose", "lookup", 0.07, "easy", blocks_where(prose_with_facts), lookup),
     V("lookup.by_key", "lookup", 0.03, "medium", blocks_where(keyed_table), reverse_lookup),
     V("lookup.list_by_key", "lookup", 0.02, "medium", blocks_where(keyed_list), reverse_lookup),
     V("lookup.whose", "lookup", 0.015, "medium", blocks_where(prose_with_person_details), whose),
@@ -138,6 +138,7 @@ VARIANTS: tuple[QAVariant, ...] = (
     V("unanswerable", "unanswerable", 0.03, "medium", blocks_where(numeric_table, filled_form), unanswerable),
     V("unanswerable.detail", "unanswerable", 0.01, "medium", blocks_where(prose_naming_people), unstated_detail),
     V("lookup.contents", "lookup", 0.02, "easy", contents_rows, contents_lookup),
+    V("lookup.cross_reference", "lookup", 0.02, "medium", section_exhibits, cross_reference),
 )
 
 ANSWER_RULES: dict[QAType, AnswerRule] = {

@@ -69,6 +69,10 @@ def make_flow(block: Block, theme: Theme) -> Flow:
 MERGE_BELOW = 0.55
 """An IR page that does not open a section continues on the previous PDF page when that page's content
 covers less than this share of its body height (the layout check calls a page under 0.5 half-empty)."""
+SPILL_MERGE_BELOW = 0.3
+"""A section also starts below the content of the previous PDF page when that page holds only the spill of
+the last IR page (a few lines carried over) and covers less than this share: no page holds one stray line
+before a new section."""
 FILL_GAP = 36.0
 MIN_REGION = 48.0
 """The least height (points) worth opening as a region below a page's content."""
@@ -79,7 +83,8 @@ class _Pager:
 
     Each IR page starts a PDF page in its own layout, except one that does not open a section while the
     last PDF page is less than ``MERGE_BELOW`` full: its blocks continue below that page's content (in the
-    page's style), and only what does not fit goes to a page in its own layout. When a block fits none of
+    page's style), and only what does not fit goes to a page in its own layout; a section, too, when that
+    page holds only a short spill of the previous IR page (``SPILL_MERGE_BELOW``). When a block fits none of
     the remaining slots of a page (element not accepted, capacity used, too narrow, too short), the
     full-width space below everything drawn on the page is opened as one region before a new page is
     started, so a page is not left half empty because a band or a column row was already used.
@@ -99,7 +104,9 @@ class _Pager:
         self.pages_made = 0
         self.layout_fresh = True
         self.plan_no, self.started = plan_page_no, False
-        if not opens_section and self.page is not None and self._fill() < MERGE_BELOW and \
+        spill = self.page is not None and self.page.plan_page_no is None  # carried over from the last IR page
+        below = SPILL_MERGE_BELOW if opens_section and spill else 0.0 if opens_section else MERGE_BELOW
+        if self.page is not None and self._fill() < below and \
                 self._open_region(self._footnote_pieces(notes, self.page)):
             return
         self._new_page()

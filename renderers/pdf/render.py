@@ -85,7 +85,8 @@ def house_layouts(doc: DocumentIR, layouts: list[Layout]) -> list[Layout]:
     return [lay.full_width() if i < len(roles) and roles[i] != "body" else lay for i, lay in enumerate(out)]
 
 
-_NUMBERED = re.compile(r"^\d+ \S")
+_NUMBERED = re.compile(r"^(\d+|Appendix [A-Z]) \S")
+"""A numbered section or an appendix heading ("3 Findings", "Appendix A Supporting schedules")."""
 
 
 def running_sections(doc: DocumentIR, out: list) -> list[str]:

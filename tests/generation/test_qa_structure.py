@@ -37,3 +37,71 @@ def test_contents_questions_answer_the_page_the_contents_give_and_nothing_else_r
     # only the contents question reads the contents: one fact, a lookup (no sum of page numbers)
     assert all(q.qa_type == "lookup" and len(q.fact_ids) == 1 for q in contents_q), \
         [q.question for q in contents_q if q.qa_type != "lookup" or len(q.fact_ids) != 1]
+
+
+def _long_report(recipe: str = "compliance_report", pages: int = 24, seed: int = 9):
+    spec = reference_spec(seed=seed, n_docs=1).model_copy(update={
+        "recipes": [recipe], "pages": PageCountDist(mean=pages, sigma=0, min=pages, max=pages)})
+    return plan_document(spec, 0)
+
+
+def test_cross_reference_questions_name_the_section_and_its_one_exhibit_holds_the_answer():
+    from generation.content.front_matter import NUMBERED_HEADING, heading_text
+    from generation.qa.context import QAContext
+    from generation.qa.structure import cross_reference, section_exhibits
+    from ir.rng import Rng
+
+    doc = _long_report()
+    rm = drawn_render_map(doc)
+    ctx = QAContext(doc, build_evidence(rm))
+    items = section_exhibits(ctx)
+    assert items, "a 24-page report with numbered sections has sections with one table or chart"
+    # the exhibit lies in the section (between its heading and the next heading of the same or a higher rank)
+    order = [b for _, b in doc.blocks()]
+    for it in items:
+        start = next(i for i, b in enumerate(order) if b.type == "heading" and heading_text(b) == it.section.title)
+        end = next((i for i, b in enumerate(order) if i > start and b.type == "heading"
+                    and NUMBERED_HEADING.match(heading_text(b))
+                    and not heading_text(b).startswith(it.section.number + ".")), len(order))
+        assert it.block in order[start:end]
+        kind = type(it.block)
+        assert sum(isinstance(b, kind) for b in order[start:end]) == 1  # "the table" is unambiguous
+    for n, it in enumerate(items):
+        d = cross_reference(ctx, it, Rng(n))
+        assert d is not None and (it.section.number in d.question or it.section.name in d.question)
+        assert "Table " not in d.question and "Figure " not in d.question  # named by its section, not its number
+        (fid,) = d.claims[0].fact_ids
+        assert any(s.fact_ids and fid in s.fact_ids for s in _spans(it.block))
+    qa, asr = derive_qa(doc, rm, build_evidence(rm), qa_per_page=12)
+    asked = [q for q in qa if " refers to" in q.question or "discussed in section" in q.question
+             or "points to" in q.question]
+    assert asked, "the corpus's QA draws cross-reference questions"
+    own = {a.id: a for a in asr}
+    assert all(qa_pkg.check_answer(q, [own[i] for i in q.assertion_ids]) == [] for q in asked)
+
+
+def _spans(block):
+    from ir.blocks import FigureBlock
+    if isinstance(block, FigureBlock):
+        return [p for s in block.series for p in s.points]
+    return [c for row in block.rows for c in row]
+
+
+def test_long_reports_end_with_an_appendix_in_the_contents_and_the_introduction_points_to_it():
+    from generation.content.front_matter import heading_text
+
+    doc = _long_report()
+    last = doc.pages[-1]
+    heads = [heading_text(b) for p in doc.pages for b in p.blocks if b.type == "heading"]
+    assert "Appendix A Supporting schedules" in heads
+    assert any(b.type == "table" and len(b.rows) >= 15 for b in last.blocks)  # a schedule, sized to its page
+    rows = [r[0].text for r in contents_table(doc).rows]
+    assert rows[-1] == "Appendix A Supporting schedules"
+    body_text = " ".join(s.text for p in doc.pages[2:-1] for b in p.blocks if b.type == "text_block"
+                         for s in b.spans)
+    assert "Appendix A" in body_text
+    # minutes and short reports have none
+    assert not any(heading_text(b).startswith("Appendix") for p in _long_report("board_minutes").pages
+                   for b in p.blocks if b.type == "heading")
+    assert not any(heading_text(b).startswith("Appendix") for p in _long_report(pages=12).pages
+                   for b in p.blocks if b.type == "heading")
