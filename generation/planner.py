@@ -314,11 +314,11 @@ def _appendix_page(ctx: DocContext, rng: Rng, page_no: int, opens: bool, title: 
     blocks: list = []
     if opens:
         blocks += [prose.heading(ctx, f"Appendix {APPENDIX_LETTER} {title}", 1),
-                   prose.appendix_intro(ctx, rng.fork("intro"))]
+                   prose.appendix_intro(ctx, rng.fork("appendix", 0))]
     room = PAGE_BUDGET - sum(block_height(b) for b in blocks) - LAST_PAGE_REFERENCE
-    table = tables.register_table(ctx, rng.fork("schedule"), max(4, int((room - table_height(0)) // 17)))
+    table = tables.register_table(ctx, rng.fork("appendix", 1), max(4, int((room - table_height(0)) // 17)))
     blocks.append(table)
-    said = prose.discussion(ctx, rng.fork("said"), table, 1)
+    said = prose.discussion(ctx, rng.fork("appendix", 2), table, 1)
     if said is not None:
         blocks.append(said)
     return PagePlan(page_no=page_no, blocks=blocks, layout_query=_describe_page(blocks, style_family))

@@ -3,6 +3,8 @@ each variant's candidates, ids given in order."""
 
 from __future__ import annotations
 
+import math
+
 from ir import ids
 from ir.answers import surface_forms
 from ir.document import DocumentIR
@@ -14,6 +16,16 @@ from .context import QAContext
 from .evidence import build_evidence
 from .registry import VARIANTS
 
+MULTI_HOP_FLOOR = 0.16
+"""Least share of a document's questions that are multi-hop (where its content allows): once the questions
+left to draw are no more than those still needed, only multi-hop variants are drawn. A long report meets it
+by weight alone; a two-page purchase order, whose few multi-hop sources the weights seldom reach, needs it."""
+MULTI_PAGE_FLOOR = 0.26
+"""Least share of questions whose evidence spans two or more pages (documents of two pages or more), kept
+the same way: once needed, only drafts whose evidence spans pages are kept."""
+FLOOR_GIVE_UP = 24
+"""Forced draws that may fail in a row before a floor is given up for the document (it cannot meet it)."""
+
 
 def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[Evidence]] | None = None,
               qa_per_page: float = 3.8) -> tuple[list[QAPair], list[Assertion]]:
@@ -22,7 +34,8 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
     Question ``attempt`` draws from ``Rng(doc).fork("qa").fork("q", attempt)``: its variant, its source,
     then the generator's own draws under ``.fork("gen")`` (its wording under ``.fork("gen").fork("phrase", key)``).
     Sources that give none and duplicates (the same question, or the same variant on the same facts) are
-    skipped, up to 8 attempts per wanted question.
+    skipped, up to 8 attempts per wanted question. Near the end, the multi-hop and multi-page floors
+    (``MULTI_HOP_FLOOR``, ``MULTI_PAGE_FLOOR``) restrict the draws while a document still falls short of them.
     """
     evidence = evidence if evidence is not None else build_evidence(render_map)
     rng = Rng(doc.seed, doc.seed_path).fork("qa")
@@ -37,18 +50,39 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
     qas: list[QAPair] = []
     asrs: list[Assertion] = []
     seen: set[str | tuple] = set()
+    hops = [v for v in variants if v.qa_type == "multi_hop"]
+    need_hops = math.ceil(MULTI_HOP_FLOOR * target) if hops else 0
+    need_pages = math.ceil(MULTI_PAGE_FLOOR * target) if n_pages >= 2 else 0
+    n_hops = n_multi_page = 0
+    failed = {"hop": 0, "page": 0}
     attempt = 0
     while len(qas) < target and attempt < target * 8:
         r = rng.fork("q", attempt)
         attempt += 1
-        variant = r.choice(variants, p=weights)
+        left = target - len(qas)
+        force_hop = failed["hop"] < FLOOR_GIVE_UP and need_hops - n_hops >= left
+        force_page = not force_hop and failed["page"] < FLOOR_GIVE_UP and need_pages - n_multi_page >= left
+        # a floor given up stays given up (failed stays at FLOOR_GIVE_UP)
+        if force_hop:
+            variant = r.choice(hops, p=[v.weight for v in hops])
+        else:
+            variant = r.choice(variants, p=weights)
         src = r.choice(sources[variant.name])
         draft = variant.generate(ctx, src, r.fork("gen"))
-        if draft is None:
+        same_facts = (variant.name, draft.fact_key) if draft is not None and draft.fact_key else None
+        if draft is None or draft.question in seen or same_facts in seen:
+            failed["hop"] += force_hop
+            failed["page"] += force_page
             continue
-        same_facts = (variant.name, draft.fact_key) if draft.fact_key else None
-        if draft.question in seen or same_facts in seen:
+        spans_pages = len(_pages(draft, evidence)) >= 2
+        if force_page and not spans_pages:
+            failed["page"] += 1
             continue
+        for kind, forced in (("hop", force_hop), ("page", force_page)):
+            if forced:
+                failed[kind] = 0
+        n_hops += draft.qa_type == "multi_hop"
+        n_multi_page += spans_pages
         seen |= {draft.question, same_facts} - {None}
         qa_id = ids.qa_id(doc.doc_id, len(qas))
         a_ids = []
@@ -71,3 +105,14 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
             difficulty=variant.difficulty, page_nos=sorted(pages), fact_ids=fids,
             assertion_ids=a_ids))
     return qas, asrs
+
+
+def _pages(draft, evidence: dict[str, list[Evidence]]) -> set[int]:
+    """The pages a draft's evidence lies on (as its assertions will record them)."""
+    pages: set[int] = set()
+    for claim in draft.claims:
+        der = claim.derivation
+        ev = ([e for op in der.operands for e in op.evidence] if der is not None else
+              [e for fid in claim.fact_ids for e in evidence.get(fid, [])])
+        pages |= {e.page_no for e in ev}
+    return pages

@@ -82,7 +82,7 @@ def test_every_accepted_form_of_a_corpus_reads_back_to_its_answer(tiny_corpus):
     qa = [QAPair.model_validate_json(line) for p in sorted((tiny_corpus / "docs").glob("*/qa.jsonl"))
           for line in p.read_text().splitlines()]
     numeric = [q for q in qa if q.answer.kind in ("number", "date")]
-    assert len(numeric) >= 10
+    assert len(numeric) >= 5 and sum(len(q.accepted_answers) for q in numeric) >= 15  # enough forms to read
     false = [(q.id, f) for q in numeric for f in q.accepted_answers if not form_denotes(q.answer, f)]
     assert false == []
 

@@ -39,8 +39,8 @@ def test_fixture_qa_bytes_are_pinned():
     h = hashlib.sha256()
     for x in qa + asr:
         h.update(x.to_json().encode())
-    assert (len(qa), len(asr)) == (36, 47)
-    assert h.hexdigest() == "b373b98a54d839b7d00072a0ea3ee758c683c6e493e5ad3d994258d9045c6f3d"
+    assert (len(qa), len(asr)) == (36, 48)
+    assert h.hexdigest() == "b1737304c59aa8f5dc8a46ca5d389e784160c6698e6125d7ad14f18f9482e152"
 
 
 def test_scan_boxes_travel_by_span_index():

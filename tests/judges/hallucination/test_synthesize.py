@@ -58,7 +58,7 @@ def test_candidates_are_what_their_type_says(doc_and_qas):
             assert value not in {numeric(f.value) for f in doc.facts} and value != Decimal(qa.answer.value)
         elif it.error_type == "unit_scale":
             a = Decimal(qa.answer.value)
-            b = Decimal(re.sub(r"[^0-9.]", "", it.candidate.split()[0]))
+            b = Decimal(re.sub(r"[^0-9.-]", "", it.candidate.split()[0].replace("\u2212", "-")))  # signed
             assert b / a in (Decimal(1000), Decimal("0.001"), Decimal(100), Decimal("0.01")) or \
                 abs(b / a - Decimal("0.01")) < Decimal("0.0002")
         elif it.error_type == "partial":
