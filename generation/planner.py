@@ -80,6 +80,10 @@ report does (calibrated on seed 77 to land rendered shares above the narrative f
 APPENDIX_LETTER = "A"
 SECTION_ROOM = 150.0
 """Room (points) a page keeps for each further section it holds (heading, opening, a paragraph)."""
+TEXT_SLACK = 180.0
+"""Points a narrative page's closing comment may run past the planned budget: the sizing estimate of a
+paragraph (``generation.content.sizing``) is taller than most layouts set it, so pages planned full printed
+two-thirds full; what does overflow continues on the next page, which the pager fills from what follows."""
 NARRATIVE_FILLS = 4
 """At most this many paragraphs of comment fill the foot of a narrative page (literal text: the questions
 follow the spec's element mix, the pages the genre's prose share)."""
@@ -530,10 +534,10 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             blocks.extend(said)
             room -= sum(block_height(b) for b in said)
         for _ in range(NARRATIVE_FILLS if narrative and not held_prose else 0):  # the page ends in text, not in white space
-            if room < NARRATIVE_FILL:
+            if room + TEXT_SLACK < NARRATIVE_FILL:
                 break
             fill = prose.reflection(ctx, ps, ps.integers(3, 6))
-            if block_height(fill) > room:
+            if block_height(fill) > room + TEXT_SLACK:
                 break
             blocks.append(fill)
             room -= block_height(fill)

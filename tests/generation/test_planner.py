@@ -8,6 +8,7 @@ import pytest
 from generation.content.sizing import PAGE_BUDGET, block_height
 from generation.domains import DOMAIN_BY_SLUG, DOMAINS, RECIPE_BY_SLUG
 from generation.planner import (
+    TEXT_SLACK,
     domain_for,
     plan_corpus,
     plan_document,
@@ -96,8 +97,9 @@ def test_reference_element_mix_and_page_fit():
         per_page[kind][1] += len(doc.pages)
         for page in doc.pages:
             long_table = any(isinstance(b, TableBlock) and len(b.rows) > 25 for b in page.blocks)
-            if not long_table:
-                assert sum(block_height(b) for b in page.blocks) <= PAGE_BUDGET + 1, (doc.doc_id, page.page_no)
+            if not long_table:  # a narrative page's closing comment may run TEXT_SLACK past the budget
+                slack = TEXT_SLACK if kind == "narrative" else 0.0
+                assert sum(block_height(b) for b in page.blocks) <= PAGE_BUDGET + slack + 1, (doc.doc_id, page.page_no)
     total = sum(mix.values())
     blocks, body = per_page["other"]
     assert body > 0 and blocks / body == pytest.approx(spec.blocks_per_page, abs=0.5)
