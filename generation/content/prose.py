@@ -191,6 +191,44 @@ INTERPRETATIONS = (
     "Further work on {topic} is planned and its effect should be visible in the next reporting cycle.",
     "The underlying data are collected monthly and reviewed each quarter by the {dept} team.",
 )
+INTERPRETATIONS_MORE = (
+    "The {dept} team sees no reason to change the targets set for {topic}.",
+    "Most of the improvement came in the second half of the period.",
+    "The {role} noted that {topic} was affected by factors outside the organisation's control.",
+    "Results for {topic2} were weaker than expected and are being looked at in more detail.",
+    "The figures include the effect of the reorganisation of the {dept} function earlier in {year}.",
+    "Comparatives have been prepared on the same basis and need no restatement.",
+    "The {dept} team expects the position on {topic} to be clearer once the current review is complete.",
+    "Variations of this size are within the tolerance agreed with the {role}.",
+    "The {role} has proposed that {topic} be reported monthly rather than quarterly from next year.",
+    "Performance on {topic} has now improved for three consecutive periods.",
+    "The gap between the best and the weakest {item_kind} narrowed compared with the previous period.",
+    "A small number of late corrections were processed after the cut-off and are reflected here.",
+    "The {dept} team has written to the owners of the weakest results to agree a recovery plan.",
+    "No single {item_kind} accounts for more than a modest part of the change.",
+    "Seasonal effects explain part of the pattern, as in previous years.",
+    "The {role} will report on progress with {topic2} at the next review.",
+    "These results were presented to the leadership team in {month_year}.",
+    "Work on {topic2} continues and its first results are expected within the year.",
+    "The effect of {topic} on these figures is expected to ease over the coming months.",
+    "Definitions follow those used in earlier periods, so the figures are directly comparable.",
+    "Where a result depends on estimates, the {dept} team has stated the basis in its working papers.",
+    "The {role} considers the overall picture satisfactory, with {topic} the one exception.",
+    "Feedback from the {item_kind}s concerned has been taken into account in the commentary.",
+    "The position will be reassessed once the results for the full year of {year} are available.",
+    "The {dept} team flagged two results for follow-up; both have since been explained.",
+    "Improvements in {topic} were partly offset by pressure on {topic2}.",
+)
+"""More remarks, for long narrative documents: with ``INTERPRETATIONS`` a pool of 50 sentences, and a lead-in
+or a tail drawn for some (``remarks``), so a 40-page report does not say the same sentence twice."""
+LEAD_INS = ("In {month_year}, ", "Against that background, ", "As in earlier periods, ", "On the {dept} team's reading, ",
+            "For the period as a whole, ", "Looking ahead, ", "At the same time, ", "In the view of the {role}, ",
+            "Compared with a year earlier, ", "Taken in isolation, ", "Across the {item_kind}s, ", "Overall, ")
+"""Openings a remark may take (then its first word is written in lower case)."""
+TAILS = (", and the {role} has been informed", ", as agreed with the {role}", ", according to the {dept} team",
+         ", as reported in {month_year}", ", which the {dept} team will confirm at the next review",
+         ", in line with the approach set out at the start of {year}")
+"""Endings a short remark may take (before its full stop)."""
 _EXHIBIT_NO = re.compile(r"^((?:Table|Figure) \d+)\. (.+)$")
 
 
@@ -237,15 +275,32 @@ def discussion(ctx: DocContext, rng: Rng, block, n_sentences: int) -> TextBlock 
     said = commentary(ctx, rng, block)
     if said is not None:
         sentences.append(said.spans[0].text)
-    for t in _fresh(ctx, rng, INTERPRETATIONS, max(0, n_sentences - len(sentences))):
-        sentences.append(_fill(t, ctx, rng))
+    sentences += remarks(ctx, rng, max(0, n_sentences - len(sentences)))
     return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(sentences))])
 
 
 def reflection(ctx: DocContext, rng: Rng, n_sentences: int) -> TextBlock:
     """A paragraph of what the organisation makes of the exhibit it follows (no values: literal text)."""
-    return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(
-        _fill(t, ctx, rng) for t in _fresh(ctx, rng, INTERPRETATIONS, n_sentences)))])
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(remarks(ctx, rng, n_sentences)))])
+
+
+def remarks(ctx: DocContext, rng: Rng, n: int) -> list[str]:
+    """``n`` sentences of comment: templates the document has not used yet (``_fresh``), some with a lead-in
+    or a tail, and never a sentence the document has already printed (``remembered``)."""
+    printed: set[str] = ctx.remember("printed_remarks", set)
+    out = []
+    for t in _fresh(ctx, rng, INTERPRETATIONS + INTERPRETATIONS_MORE, n):
+        for _ in range(4):  # a sentence already printed takes another lead-in or tail
+            text = _fill(t, ctx, rng)
+            if not t.startswith("{") and rng.bernoulli(0.4):
+                text = _fill(rng.choice(LEAD_INS), ctx, rng) + text[0].lower() + text[1:]
+            if ";" not in text and len(text) < 110 and rng.bernoulli(0.3):
+                text = text[:-1] + _fill(rng.choice(TAILS), ctx, rng) + "."
+            if text not in printed:
+                break
+        printed.add(text)
+        out.append(text)
+    return out
 
 
 def _fresh(ctx: DocContext, rng: Rng, pool: tuple[str, ...], n: int) -> list[str]:
