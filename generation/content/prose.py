@@ -22,7 +22,7 @@ from ir.values import NumberValue
 from .book import DocContext, fs, lit
 from .quantities import draw_value
 from .tables import action_owner_and_due
-from .wording import lower_common
+from .wording import lower_common, plural
 
 TERMS_RECIPES = {"invoice", "purchase_order", "contract_summary", "expense_claim", "vendor_assessment"}
 
@@ -31,7 +31,7 @@ OPENERS = (
     "pressure in the coming quarters.",
     "The {dept} function reviewed {topic} and {topic2} across every {item_kind}. The results below are "
     "reconciled to the {dept_lc} ledger and were discussed with the responsible owners.",
-    "Management continued to prioritise {topic}. Progress was uneven: several {item_kind}s improved, while "
+    "Management continued to prioritise {topic}. Progress was uneven: several {item_kinds} improved, while "
     "others were affected by {topic2} and will need closer follow-up.",
     "Following the review by the {role}, the scope of {this_noun} was extended to include {topic2}. The "
     "findings are summarised below together with the agreed actions.",
@@ -105,7 +105,7 @@ TABLE_COMMENTS = (
     "The spread between {top} ({top_text}) and {low} ({low_text}) reflects differences in {topic}.",
 )
 TOTAL_COMMENT = "In total, {metric_lc} amounted to {total_text} for the period."
-MEAN_COMMENT = "On average, {metric_lc} stood at {total_text} across the {item_kind}s listed."
+MEAN_COMMENT = "On average, {metric_lc} stood at {total_text} across the {item_kinds} listed."
 CHART_COMMENTS = (  # over time: the series is an item (a proper name, kept as written)
     "The chart shows {metric_lc} for {series}: the peak of {top_text} was reached in {top}.",
     "For {series}, {metric_lc} moved between {low_text} and {top_text} over the period shown in the chart.",
@@ -121,7 +121,7 @@ def _fill(template: str, ctx: DocContext, rng: Rng, **extra: str) -> str:
     t1, t2 = rng.sample(d.topics, 2)
     dept = rng.choice(d.departments)
     values = dict(org=ctx.issuer.name, topic=t1, topic2=t2, dept=dept, dept_lc=lower_common(dept), year=str(ctx.cal.fy),
-                  item_kind=d.item_kind, role=rng.choice(d.roles), noun=ctx.recipe.noun, this_noun=ctx.recipe.this_noun, currency=ctx.fmt.currency,
+                  item_kind=d.item_kind, item_kinds=plural(d.item_kind), role=rng.choice(d.roles), noun=ctx.recipe.noun, this_noun=ctx.recipe.this_noun, currency=ctx.fmt.currency,
                   month_year=f"{ctx.anchor:%B %Y}")
     values.update(extra)
     return template.format(**values)
@@ -133,9 +133,11 @@ def heading(ctx: DocContext, text: str, level: int = 1) -> HeadingBlock:
 
 def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
     picks = _fresh(ctx, rng, OPENERS + OPENERS_MORE, n_sentences)
-    own = RECIPE_OPENERS.get(ctx.recipe.slug)
+    said: set[str] = ctx.remember("own_openers", set)  # a genre's own opening is said once a document
+    own = [t for t in RECIPE_OPENERS.get(ctx.recipe.slug, ()) if t not in said]
     if own and rng.bernoulli(0.5):
         picks = [rng.choice(own)] + picks[1:]
+        said.add(picks[0])
     return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(_fill(t, ctx, rng) for t in picks))])
 
 
@@ -170,7 +172,7 @@ INTERPRETATIONS = (
     "Where a {item_kind} fell outside the expected range, the {role} has asked for an explanation before the "
     "next review.",
     "These figures are unaudited and may be restated once the year-end review of {topic2} is complete.",
-    "The trend will be monitored together with {topic2}, which affects the same {item_kind}s.",
+    "The trend will be monitored together with {topic2}, which affects the same {item_kinds}.",
     "No adjustments were made to the prior-period figures shown for comparison.",
     "The {role} reviewed these results with the {dept} team and agreed that no change of approach is needed.",
     "Readers should note that {topic} is measured on the same basis as in the previous {noun}.",
@@ -181,7 +183,7 @@ INTERPRETATIONS = (
     "The figures were reconciled to the source systems by the {dept} team before publication.",
     "A more detailed breakdown is held by the {dept} function and is available on request.",
     "The position is broadly in line with peers, although {topic} remains an area of attention.",
-    "Two {item_kind}s account for most of the change; the others moved within their usual range.",
+    "Two {item_kinds} account for most of the change; the others moved within their usual range.",
     "The {dept} team will revisit the assumptions behind these figures when the {topic2} review reports.",
     "Targets for the coming year take these results as their starting point.",
     "Where estimates were needed, the {dept} team used the method applied in previous periods.",
@@ -214,7 +216,7 @@ INTERPRETATIONS_MORE = (
     "Definitions follow those used in earlier periods, so the figures are directly comparable.",
     "Where a result depends on estimates, the {dept} team has stated the basis in its working papers.",
     "The {role} considers the overall picture satisfactory, with {topic} the one exception.",
-    "Feedback from the {item_kind}s concerned has been taken into account in the commentary.",
+    "Feedback from the {item_kinds} concerned has been taken into account in the commentary.",
     "The position will be reassessed once the results for the full year of {year} are available.",
     "The {dept} team flagged two results for follow-up; both have since been explained.",
     "Improvements in {topic} were partly offset by pressure on {topic2}.",
@@ -223,7 +225,7 @@ INTERPRETATIONS_MORE = (
 or a tail drawn for some (``remarks``), so a 40-page report does not say the same sentence twice."""
 LEAD_INS = ("In {month_year}, ", "Against that background, ", "As in earlier periods, ", "On the {dept} team's reading, ",
             "For the period as a whole, ", "Looking ahead, ", "At the same time, ", "In the view of the {role}, ",
-            "Compared with a year earlier, ", "Taken in isolation, ", "Across the {item_kind}s, ", "Overall, ")
+            "Compared with a year earlier, ", "Taken in isolation, ", "Across the {item_kinds}, ", "Overall, ")
 """Openings a remark may take (then its first word is written in lower case)."""
 TAILS = (", and the {role} has been informed", ", as agreed with the {role}", ", according to the {dept} team",
          ", as reported in {month_year}", ", which the {dept} team will confirm at the next review",
@@ -269,9 +271,9 @@ def discussion(ctx: DocContext, rng: Rng, block, n_sentences: int) -> TextBlock 
         return None
     no, what = ref
     template = rng.choice(REFERENCE_SENTENCES)
-    plural = what.split(",")[0].split(" by ")[0].endswith("s") and not what.split(",")[0].endswith("ss")
+    is_plural = what.split(",")[0].split(" by ")[0].endswith("s") and not what.split(",")[0].endswith("ss")
     sentences = [template.format(Ref=no, ref=no, what=what, What=what[0].upper() + what[1:],
-                                 verb="are" if plural else "is")]
+                                 verb="are" if is_plural else "is")]
     said = commentary(ctx, rng, block)
     if said is not None:
         sentences.append(said.spans[0].text)
@@ -352,7 +354,7 @@ def commentary(ctx: DocContext, rng: Rng, block) -> TextBlock | None:
         if block.total_row and last[j].fact_ids:
             template = TOTAL_COMMENT if last[0].text == "Total" else MEAN_COMMENT
             text += " " + template.format(metric_lc=metric, total_text=with_unit(index[last[j].fact_ids[0]]),
-                                          item_kind=ctx.domain.item_kind)
+                                          item_kinds=plural(ctx.domain.item_kind))
         return TextBlock(id=ctx.book.block_id(), spans=[lit(text)])
     if isinstance(block, FigureBlock) and block.chart != "pie":
         s = block.series[0]

@@ -15,7 +15,11 @@ def lower_common(text: str) -> str:
 
 
 def plural(word: str) -> str:
-    """``lane`` -> ``lanes``, ``category`` -> ``categories``, ``processing activity`` -> ``processing activities``."""
+    """``lane`` -> ``lanes``, ``category`` -> ``categories``, ``processing activity`` -> ``processing activities``,
+    ``line of business`` -> ``lines of business``."""
+    if " of " in word:
+        head, tail = word.split(" of ", 1)
+        return f"{plural(head)} of {tail}"
     if word.endswith("y") and word[-2:-1] not in "aeiou":
         return word[:-1] + "ies"
     if word.endswith(("s", "x", "ch", "sh")):
