@@ -318,11 +318,15 @@ def _fresh(ctx: DocContext, rng: Rng, pool: tuple[str, ...], n: int) -> list[str
     return picks
 
 
+TIME_UNITS = frozenset({"seconds", "minutes", "hours", "days", "weeks", "months", "years"})
+
+
 def with_unit(f: Fact) -> str:
     """A number as a sentence writes it: ``780 hours``, ``1 incident`` (a count's unit agrees in number)."""
     v = f.value
     if isinstance(v, NumberValue) and v.unit and v.unit != PERCENTAGE_POINTS:
-        unit = unit_for_count(v.unit, float(v.value)) if f.quantity == "count" else v.unit
+        one_of_time = v.unit in TIME_UNITS and f.text.lstrip("-") == "1"  # "1 day", but "1.0 days"
+        unit = unit_for_count(v.unit, float(v.value)) if f.quantity == "count" or one_of_time else v.unit
         return f"{f.text} {unit}"
     return f.text
 
@@ -353,6 +357,8 @@ def commentary(ctx: DocContext, rng: Rng, block) -> TextBlock | None:
         last = block.rows[-1]
         if block.total_row and last[j].fact_ids:
             template = TOTAL_COMMENT if last[0].text == "Total" else MEAN_COMMENT
+            if template is MEAN_COMMENT:  # "On average, average transit time ..." says it twice
+                metric = metric.removeprefix("average ").removeprefix("mean ")
             text += " " + template.format(metric_lc=metric, total_text=with_unit(index[last[j].fact_ids[0]]),
                                           item_kinds=plural(ctx.domain.item_kind))
         return TextBlock(id=ctx.book.block_id(), spans=[lit(text)])

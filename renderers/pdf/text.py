@@ -73,7 +73,12 @@ def words_of(spans: list[Span], font: str, size: float, max_width: float) -> lis
         text = normalise(span.text)
         if not text:
             continue
-        if span.fact_ids and text.strip() and stringWidth(text.strip(), font, size) <= max_width + 1e-6:
+        # what sticks to the span's end (the "." after an address) must fit the line with it, or the unit
+        # would leave that punctuation alone on the next line
+        nxt = normalise(spans[i + 1].text) if i + 1 < len(spans) and text[-1] != " " else ""
+        stuck = nxt.split(" ", 1)[0]
+        if span.fact_ids and text.strip() and \
+                stringWidth(text.strip() + stuck, font, size) <= max_width + 1e-6:
             if text[0] == " ":
                 tokens.append(None)
             tokens.append(Part(text.strip(), i))

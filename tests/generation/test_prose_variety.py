@@ -45,3 +45,19 @@ def test_a_long_report_rarely_repeats_a_sentence_and_never_writes_propertys(monk
 def test_minutes_open_the_meeting_once():
     said = _sentences("board_minutes", 12, 5)
     assert sum(n for s, n in said.items() if s.startswith("The chair opened the meeting")) <= 1
+
+
+def test_one_day_is_singular_and_one_point_oh_days_is_not():
+    from decimal import Decimal
+
+    from generation.content.prose import with_unit
+    from ir.facts import Fact
+    from ir.values import NumberValue
+
+    def fact(text, value):
+        return Fact(id="f0001", label="Average transit time of Madrid to Lyon", text=text, quantity="duration",
+                    value=NumberValue(value=Decimal(value), unit="days"))
+
+    assert with_unit(fact("1", "1")) == "1 day"
+    assert with_unit(fact("1.0", "1")) == "1.0 days"
+    assert with_unit(fact("2", "2")) == "2 days"

@@ -230,3 +230,21 @@ def test_charts_with_ragged_series_and_crowded_labels_keep_every_value():
     assert res.render_map.dropped_fact_ids == []
     assert res.render_map.drawn_fact_ids() == {f.id for f in doc.facts}
     assert verify_text_layer(res.pdf, res.render_map) == []
+
+
+def test_punctuation_after_a_fact_never_starts_a_line():
+    """An address that just fits the line keeps its full stop: the unit breaks at spaces rather than leave
+    the "." alone on the next line."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    from ir.blocks import Span
+    from renderers.pdf.text import wrap_spans
+
+    address = "49 Main Street, Boston, MA 02135, United States"
+    font, size = "Helvetica", 9.0
+    width = stringWidth(address, font, size) + 0.5  # the address fits, the address and "." do not
+    lines = wrap_spans([Span(text="whose registered address is "), Span(text=address, fact_ids=["f1"]),
+                        Span(text=".")], font, size, width)
+    texts = [ln.text for ln in lines]
+    assert not any(t.startswith(".") for t in texts), texts
+    assert texts[-1].endswith("United States.") or texts[-1].endswith("States.")
