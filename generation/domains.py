@@ -156,9 +156,14 @@ class Recipe:
         return "transactional" if self.slug in TRANSACTIONAL_RECIPES else "report"
 
     @property
+    def plural_noun(self) -> bool:
+        """Whether the document's noun takes a plural verb ("these minutes are issued")."""
+        return self.noun.endswith("minutes")
+
+    @property
     def this_noun(self) -> str:
         """The document referring to itself: "this policy", "these minutes"."""
-        return f"{'these' if self.noun.endswith('minutes') else 'this'} {self.noun}"
+        return f"{'these' if self.plural_noun else 'this'} {self.noun}"
 
     @property
     def prose_share(self) -> tuple[float, float]:

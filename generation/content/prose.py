@@ -39,8 +39,8 @@ OPENERS = (
     "otherwise and may not add up exactly because of rounding.",
     "The {dept} team monitors {topic} against the targets approved by the board. Where a {item_kind} fell "
     "short, the owner has committed to a recovery plan with dated milestones.",
-    "During the period the organisation focused on {topic}, {topic2} and the quality of its reporting. This "
-    "{noun} records the position at {month_year}.",
+    "During the period the organisation focused on {topic}, {topic2} and the quality of its reporting. {This_noun} "
+    "{records} the position at {month_year}.",
     "Stakeholders asked for clearer reporting on {topic}. In response, the {dept} team now publishes the "
     "breakdown by {item_kind} shown on this page.",
     "Risks related to {topic2} remain elevated. The {role} has asked each {item_kind} to confirm its "
@@ -121,7 +121,8 @@ def _fill(template: str, ctx: DocContext, rng: Rng, **extra: str) -> str:
     t1, t2 = rng.sample(d.topics, 2)
     dept = rng.choice(d.departments)
     values = dict(org=ctx.issuer.name, topic=t1, topic2=t2, dept=dept, dept_lc=lower_common(dept), year=str(ctx.cal.fy),
-                  item_kind=d.item_kind, item_kinds=plural(d.item_kind), role=rng.choice(d.roles), noun=ctx.recipe.noun, this_noun=ctx.recipe.this_noun, currency=ctx.fmt.currency,
+                  item_kind=d.item_kind, item_kinds=plural(d.item_kind), role=rng.choice(d.roles), noun=ctx.recipe.noun, this_noun=ctx.recipe.this_noun,
+                  This_noun=ctx.recipe.this_noun.capitalize(), records="record" if ctx.recipe.plural_noun else "records", currency=ctx.fmt.currency,
                   month_year=f"{ctx.anchor:%B %Y}")
     values.update(extra)
     return template.format(**values)
@@ -431,7 +432,7 @@ def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
                      group=bid)
     f_end = b.date(f"End of the period covered by {ctx.recipe.this_noun}", end, attribute="period_end", group=bid)
     spans: list[Span] = [lit(f"{ctx.recipe.this_noun.capitalize()} (reference "), fs(ref), lit(", version "), fs(version),
-                         lit(") was issued on "), fs(issued), lit(f" by {ctx.issuer.name} and covers the period "),
+                         lit(f") {'were' if ctx.recipe.plural_noun else 'was'} issued on "), fs(issued), lit(f" by {ctx.issuer.name} and covers the period "),
                          fs(f_start), lit(" to "), fs(f_end), lit(".")]
     if money is not None:
         envelope = ctx.remember("envelope", lambda: draw_value(rng, money, 0))
@@ -507,7 +508,7 @@ def parties_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     where = b.text(f"Registered address of {cp.name}", cp.attributes["full"], subject=cp.id,
                    attribute="registered_address", group=bid)
     return TextBlock(id=bid, spans=[
-        lit(f"{ctx.recipe.this_noun.capitalize()} is issued by {ctx.issuer.name} and concerns its {cp.role} "), fs(name),
+        lit(f"{ctx.recipe.this_noun.capitalize()} {'are' if ctx.recipe.plural_noun else 'is'} issued by {ctx.issuer.name} and concerns its {cp.role} "), fs(name),
         lit(", whose registered address is "), fs(where), lit(".")])
 
 
