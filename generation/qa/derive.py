@@ -89,11 +89,9 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
         pages: set[int] = set()
         fids: list[str] = []
         for k, claim in enumerate(draft.claims):
-            der = claim.derivation
-            ev = ([e for op in der.operands for e in op.evidence] if der is not None else
-                  [e for fid in claim.fact_ids for e in evidence.get(fid, [])])
+            ev = _claim_evidence(claim, evidence)
             a = Assertion(id=ids.assertion_id(qa_id, k), qa_id=qa_id, doc_id=doc.doc_id, claim=claim.text, value=claim.value,
-                          fact_ids=claim.fact_ids, evidence=ev, derivation=der)
+                          fact_ids=claim.fact_ids, evidence=ev, derivation=claim.derivation)
             asrs.append(a)
             a_ids.append(a.id)
             pages |= {e.page_no for e in ev}
@@ -107,12 +105,14 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
     return qas, asrs
 
 
+def _claim_evidence(claim, evidence: dict[str, list[Evidence]]) -> list[Evidence]:
+    """A claim's evidence: its derivation's operands', or its facts' boxes."""
+    der = claim.derivation
+    if der is not None:
+        return [e for op in der.operands for e in op.evidence]
+    return [e for fid in claim.fact_ids for e in evidence.get(fid, [])]
+
+
 def _pages(draft, evidence: dict[str, list[Evidence]]) -> set[int]:
     """The pages a draft's evidence lies on (as its assertions will record them)."""
-    pages: set[int] = set()
-    for claim in draft.claims:
-        der = claim.derivation
-        ev = ([e for op in der.operands for e in op.evidence] if der is not None else
-              [e for fid in claim.fact_ids for e in evidence.get(fid, [])])
-        pages |= {e.page_no for e in ev}
-    return pages
+    return {e.page_no for claim in draft.claims for e in _claim_evidence(claim, evidence)}
