@@ -275,6 +275,7 @@ def verify_document(corpus_dir: str | os.PathLike[str] | CorpusReader, doc_id: s
     """Evidence against the PDF text layer, derivations recomputed, answers against the IR's facts."""
     from ir import RenderMap, SpanBox
     from ir.answers import answer_for_value
+    from ir.derivations import derivation_problems
     from renderers import verify_text_layer
 
     if unsafe_doc_ids([doc_id]):
@@ -289,6 +290,7 @@ def verify_document(corpus_dir: str | os.PathLike[str] | CorpusReader, doc_id: s
     except (OSError, ValueError) as err:
         return [f"{doc_id}: cannot read document files: {str(err).splitlines()[0]}"]
     facts = doc.fact_index()
+    problems += [f"{doc_id}: {p}" for p in derivation_problems(doc.facts)]  # the printed numbers reconcile
     boxes: list[tuple[str, SpanBox]] = []
     for a in asr.values():
         problems += recompute_assertion(a)

@@ -131,6 +131,26 @@ class Domain:
 
 
 @dataclass(frozen=True)
+class Section:
+    """One section of a genre's grammar: its heading, the genre blocks it holds (built at its start, in this
+    order: ``generation.content.genre``) and whether every document of the genre has it."""
+
+    title: str
+    blocks: tuple[str, ...] = ()
+    required: bool = True
+
+
+def S(title: str, *blocks: str) -> Section:
+    """A required section holding ``blocks``."""
+    return Section(title, tuple(blocks))
+
+
+def O(title: str, *blocks: str) -> Section:  # noqa: E743 - reads as the grammar's "optional"
+    """An optional section (a document of the genre leaves it out now and then)."""
+    return Section(title, tuple(blocks), required=False)
+
+
+@dataclass(frozen=True)
 class Recipe:
     """A kind of document. Besides its title and sections it says what fits it: its length in pages
     (``pages``: min, typical, max), how its blocks lean (``elements``: multipliers of the spec's element mix),
@@ -141,12 +161,28 @@ class Recipe:
     noun: str
     description: str
     title_pattern: str
-    sections: tuple[str, ...]
+    grammar: tuple[Section, ...]
     tags: tuple[str, ...] = ()
     pages: tuple[int, int, int] = (4, 12, 40)
     elements: dict[ElementType, float] = field(default_factory=dict)
     charts: tuple[ChartKind, ...] = CHART_KINDS
     tables: dict[TableKind, float] = field(default_factory=dict)
+
+    @property
+    def sections(self) -> tuple[str, ...]:
+        """The section headings of the grammar, in order (title patterns: ``{Item_kind} Performance``)."""
+        return tuple(sec.title for sec in self.grammar)
+
+    @property
+    def genre_blocks(self) -> frozenset[str]:
+        """Every genre block kind the grammar holds (lint allows no other)."""
+        return frozenset(b for sec in self.grammar for b in sec.blocks)
+
+    @property
+    def generic_elements(self) -> frozenset[ElementType]:
+        """The general element kinds the genre's sections are filled with besides their genre blocks: a
+        form only where the genre files forms (a form pack, a claim, a training record), never in a report."""
+        return frozenset(e for e in ELEMENT_TYPES if self.element_weight(e) > 0)
 
     @property
     def genre_class(self) -> GenreClass:
@@ -866,150 +902,185 @@ DOMAINS: tuple[Domain, ...] = (
        "EUR", "DP", "Data|Privacy|Compliance|Systems|Group"),
 )
 
-REPORT_TABLES: dict[TableKind, float] = {"comparison": 0.45, "share": 0.22, "register": 0.1, "actions": 0.23}
-"""Table kinds of narrative reports: no invoice-style line items."""
+REPORT_TABLES: dict[TableKind, float] = {"comparison": 0.5, "share": 0.25, "actions": 0.25}
+"""Table kinds of narrative reports: no invoice-style line items, no ledger of postings."""
 DEFAULT_TABLES: dict[TableKind, float] = {"comparison": 0.4, "share": 0.2, "line_items": 0.12, "register": 0.1, "actions": 0.18}
 NO_CHARTS: tuple[str, ...] = ()
-NARRATIVE_REPORT: dict[ElementType, float] = {"form": 0.1, "text": 1.5}
-"""Element leanings of the long narrative reports: text with exhibits, a form only by exception."""
-TRANSACTION = {"table": 1.6, "form": 0.8, "annotation": 1.4, "text": 1.6}
+NO_FORMS = 0.0
+NARRATIVE_REPORT: dict[ElementType, float] = {"form": NO_FORMS, "text": 1.5}
+"""Element leanings of the long narrative reports: text with exhibits, never a form."""
+REPORT: dict[ElementType, float] = {"form": NO_FORMS}
+TRANSACTION = {"table": 1.6, "form": NO_FORMS, "annotation": 1.4, "text": 1.6}
 
+# Each recipe's grammar: its sections in their usual order (``O``: optional), and the genre blocks each holds
+# (``generation.content.genre`` builds them; the docs' recipe table lists them). General content (commentary,
+# comparisons, actions, charts) fills a section after its genre blocks, from the element kinds the recipe
+# allows (``elements``: a weight of 0 rules a kind out) and its table kinds (``tables``).
 RECIPES: tuple[Recipe, ...] = (
     Recipe("annual_report", "Annual report", "annual report", "Yearly results, operations review and outlook",
            "{org} Annual Report {year}",
-           ("Letter from the Chief Executive", "Year in Review", "Financial Performance", "Operations Review",
-            "{Item_kind} Performance", "Risk Management", "Governance", "Outlook"),
+           (S("Letter from the Chief Executive", "letter_signoff"), S("Year in Review", "highlights"),
+            S("Financial Performance"), S("Operations Review"), O("{Item_kind} Performance"),
+            S("Risk Management"), S("Governance"), S("Outlook"),
+            S("Independent Auditor's Report", "auditor_opinion"),
+            S("Financial Statements", "income_statement", "balance_sheet", "cash_flow"),
+            S("Notes to the Financial Statements", "statement_notes")),
            pages=(20, 48, 80), elements=NARRATIVE_REPORT, tables=REPORT_TABLES),
     Recipe("quarterly_report", "Quarterly report", "quarterly report", "Quarter results against plan",
            "{org} Quarterly Report Q{quarter} {quarter_year}",
-           ("Highlights", "Results by {item_kind}", "Financial Summary", "Key Metrics", "Outlook"),
-           pages=(4, 20, 45), elements={"form": 0.8}, tables=REPORT_TABLES),
+           (S("Highlights", "highlights"), S("Results by {item_kind}"),
+            S("Financial Summary", "income_statement", "balance_sheet", "cash_flow"), S("Key Metrics"),
+            S("Outlook")),
+           pages=(4, 20, 45), elements=REPORT, tables=REPORT_TABLES),
     Recipe("invoice", "Invoice", "invoice", "Itemised invoice with terms and remittance details",
            "Invoice {ident} - {org}",
-           ("Invoice Details", "Line Items", "Payment Terms", "Remittance Advice"),
+           (S("Invoice Details", "invoice_header", "trade_parties"), S("Line Items", "invoice_lines"),
+            S("Payment Terms", "payment_terms"), S("Remittance Advice", "bank_details")),
            ("finance", "commerce", "ops", "industrial", "property", "tech", "energy"),
-           pages=(1, 2, 3), elements=TRANSACTION, charts=NO_CHARTS, tables={"line_items": 0.85, "register": 0.15}),
+           pages=(1, 2, 3), elements=TRANSACTION, charts=NO_CHARTS, tables={"line_items": 1.0}),
     Recipe("purchase_order", "Purchase order", "purchase order", "Order lines, delivery and approval",
            "Purchase Order {ident}",
-           ("Order Details", "Order Lines", "Delivery Schedule", "Approvals"),
+           (S("Order Details", "order_header", "trade_parties"), S("Order Lines", "order_lines"),
+            S("Delivery Schedule", "delivery_schedule"), S("Approvals", "approval_chain")),
            ("ops", "industrial", "commerce", "public", "property", "health"),
            pages=(1, 2, 3), elements=TRANSACTION, charts=NO_CHARTS, tables={"line_items": 0.85, "actions": 0.15}),
     Recipe("compliance_report", "Compliance report", "compliance report", "Control testing and findings",
            "{domain} Compliance Report {year}",
-           ("Executive Summary", "Scope and Approach", "Control Testing Results", "Findings",
-            "Remediation Plan", "Attestation"),
-           pages=(6, 30, 70), elements={"form": 1.2, "text": 1.2}, charts=("bar", "pie"),
-           tables={"comparison": 0.4, "share": 0.1, "register": 0.15, "actions": 0.35}),
+           (S("Executive Summary"), S("Scope and Approach"), S("Control Testing Results", "control_tests"),
+            S("Findings", "findings_by_severity"), S("Remediation Plan"), S("Attestation", "attestation")),
+           pages=(6, 30, 70), elements={"form": NO_FORMS, "text": 1.2}, charts=("bar", "pie"),
+           tables={"comparison": 0.45, "share": 0.15, "actions": 0.4}),
     Recipe("audit_memo", "Audit memo", "memo", "Internal audit memo with findings and responses",
            "Internal Audit Memo: {topic_title}",
-           ("Purpose", "Background", "Observations", "Management Response", "Next Steps"),
-           pages=(1, 4, 10), elements={"figure": 0.4, "text": 1.6, "annotation": 1.2}, charts=("bar",),
-           tables={"actions": 0.5, "comparison": 0.35, "register": 0.15}),
+           (S("Purpose", "memo_header"), S("Background"), S("Observations", "audit_observations"),
+            S("Management Response"), S("Next Steps")),
+           pages=(1, 4, 10), elements={"figure": 0.4, "text": 1.6, "annotation": 1.2, "form": NO_FORMS},
+           charts=("bar",), tables={"actions": 0.55, "comparison": 0.45}),
     Recipe("policy_document", "Policy document", "policy", "Corporate policy with roles and procedures",
            "{topic_title} Policy",
-           ("Purpose and Scope", "Definitions", "Roles and Responsibilities", "Procedure", "Exceptions",
-            "Review and Approval"),
-           pages=(3, 14, 40), elements={"figure": 0.3, "text": 2.0, "form": 1.3}, charts=("bar",),
+           (S("Purpose and Scope"), S("Definitions", "definitions"), S("Roles and Responsibilities", "roles"),
+            S("Procedure", "procedure_steps"), O("Exceptions"),
+            S("Review and Approval", "version_history", "review_date")),
+           pages=(3, 14, 40), elements={"figure": 0.3, "text": 2.0, "form": NO_FORMS}, charts=("bar",),
            tables={"actions": 0.6, "comparison": 0.4}),
     Recipe("contract_summary", "Contract summary", "contract summary", "Key commercial terms of a contract",
            "Contract Summary: {counterparty}",
-           ("Parties", "Key Terms", "Pricing Schedule", "Service Levels", "Obligations", "Signatures"),
+           (S("Parties", "contract_parties"), S("Key Terms", "contract_clauses"), S("Pricing Schedule"),
+            S("Service Levels", "service_levels"), O("Obligations"), S("Signatures", "signature_block")),
            ("legal", "property", "ops", "tech", "public", "finance", "commerce", "energy"),
-           pages=(2, 8, 25), elements={"figure": 0.3, "text": 1.5}, charts=("bar", "pie"),
-           tables={"line_items": 0.5, "actions": 0.3, "comparison": 0.2}),
+           pages=(2, 8, 25), elements={"figure": 0.3, "text": 1.5, "form": NO_FORMS}, charts=("bar", "pie"),
+           tables={"line_items": 0.6, "comparison": 0.4}),
     Recipe("field_ops_log", "Field operations log", "field log", "Daily field activity and readings",
            "Field Operations Log - {item} - {month_year}",
-           ("Daily Log", "Readings", "Work Performed", "Safety Observations", "Handover Notes"),
+           (S("Daily Log", "daily_log"), S("Readings"), S("Work Performed"), O("Safety Observations"),
+            S("Handover Notes", "handover")),
            ("energy", "industrial", "ops", "property", "public"),
            pages=(3, 24, 80), elements={"figure": 0.6, "form": 1.3, "annotation": 1.4}, charts=("line", "bar"),
            tables={"register": 0.35, "comparison": 0.35, "actions": 0.3}),
     Recipe("forms_workflow", "Forms workflow", "form pack", "A pack of request, review and approval forms",
            "{domain} Request and Approval Forms",
-           ("Request Form", "Review Checklist", "Approval", "Filing Record"),
+           (S("Request Form"), S("Review Checklist", "review_checklist"), S("Approval", "approval_chain"),
+            S("Filing Record", "filing_record")),
            pages=(2, 8, 30), elements={"form": 3.0, "table": 0.6, "annotation": 1.5}, charts=NO_CHARTS,
            tables={"actions": 0.4, "line_items": 0.3, "register": 0.3}),
     Recipe("executive_handout", "Executive deck handout", "briefing", "Printed handout of a leadership deck",
            "{org}: {topic_title} Briefing",
-           ("Key Messages", "Performance Snapshot", "{Item_kind} Deep Dive", "Risks and Mitigations",
-            "Decisions Requested"),
-           pages=(3, 14, 40), elements={"figure": 1.5, "form": 0.3}, tables=REPORT_TABLES),
+           (S("Key Messages", "key_messages"), S("Performance Snapshot", "kpi_tiles"), S("{Item_kind} Deep Dive"),
+            S("Risks and Mitigations"), S("Decisions Requested", "decisions_requested")),
+           pages=(3, 14, 40), elements={"figure": 1.5, "form": NO_FORMS}, tables=REPORT_TABLES),
     Recipe("research_report", "Research report", "research report", "Analysis with method, data and results",
            "{topic_title}: An Analysis of {item_kind_title} Data",
-           ("Abstract", "Introduction", "Method", "Data", "Results", "Discussion", "Conclusion"),
+           (S("Abstract"), S("Introduction"), S("Method", "study_design"), S("Data"), S("Results"),
+            S("Discussion"), S("Conclusion"), S("References", "references")),
            pages=(12, 40, 120), elements={**NARRATIVE_REPORT, "figure": 1.0},
-           tables={"comparison": 0.6, "share": 0.3, "register": 0.1}),
+           tables={"comparison": 0.65, "share": 0.35}),
     Recipe("scanned_archive", "Scanned archive", "archive file", "Older correspondence and records scanned "
            "for retention", "Archive File {ident}",
-           ("Cover Letter", "Correspondence", "Records", "Receipts", "Retention Note"),
+           (S("Cover Letter", "cover_letter"), S("Correspondence"), S("Records"), S("Receipts"),
+            S("Retention Note", "retention_note")),
            pages=(4, 30, 120), elements={"figure": 0.5, "annotation": 1.4, "form": 1.3}, charts=("bar",),
            tables={"register": 0.4, "line_items": 0.3, "actions": 0.3}),
     Recipe("incident_report", "Incident report", "incident report", "Incident timeline, impact and actions",
            "Incident Report {ident}",
-           ("Summary", "Timeline", "Impact Assessment", "Root Cause", "Corrective Actions"),
+           (S("Summary", "incident_summary"), S("Timeline", "incident_timeline"),
+            S("Impact Assessment", "incident_impact"), S("Root Cause", "root_cause"), S("Corrective Actions")),
            ("tech", "health", "industrial", "energy", "ops", "public"),
-           pages=(2, 8, 25), elements={"text": 1.3}, charts=("line", "bar"),
-           tables={"actions": 0.5, "register": 0.2, "comparison": 0.3}),
+           pages=(2, 8, 25), elements={"text": 1.3, "form": NO_FORMS}, charts=("line", "bar"),
+           tables={"actions": 0.6, "comparison": 0.4}),
     Recipe("budget_proposal", "Budget proposal", "budget proposal", "Budget request with justification",
            "{dept} Budget Proposal FY{year_next}",
-           ("Summary of Request", "Baseline", "Proposed Budget by {item_kind}", "Justification", "Approval"),
-           pages=(3, 12, 40), charts=("bar", "pie"),
+           (S("Summary of Request"), S("Baseline"), S("Proposed Budget by {item_kind}", "budget_vs_baseline"),
+            S("Justification"), S("Approval", "approval_chain")),
+           pages=(3, 12, 40), elements=REPORT, charts=("bar", "pie"),
            tables={"line_items": 0.45, "comparison": 0.35, "share": 0.2}),
     Recipe("project_status_report", "Project status report", "status report", "Progress, milestones and risks",
            "{topic_title} Programme Status Report",
-           ("Status Summary", "Milestones", "Budget Tracking", "Risks and Issues", "Next Period"),
-           pages=(3, 12, 40), charts=("bar", "line"), tables={"actions": 0.4, "comparison": 0.4, "share": 0.2}),
+           (S("Status Summary", "rag_status"), S("Milestones", "milestones"), S("Budget Tracking", "budget_tracking"),
+            S("Risks and Issues"), S("Next Period")),
+           pages=(3, 12, 40), elements=REPORT, charts=("bar", "line"),
+           tables={"actions": 0.4, "comparison": 0.4, "share": 0.2}),
     Recipe("risk_assessment", "Risk assessment", "risk assessment", "Risk register with ratings and owners",
            "{domain} Risk Assessment {year}",
-           ("Context", "Risk Register", "Heat Map", "Mitigation Actions", "Sign-off"),
-           pages=(4, 20, 60), elements={"figure": 0.7}, charts=("bar",),
+           (S("Context"), S("Risk Register", "risk_register"), S("Heat Map", "heat_map"), S("Mitigation Actions"),
+            S("Sign-off", "sign_off")),
+           pages=(4, 20, 60), elements={"figure": 0.7, "form": NO_FORMS}, charts=("bar",),
            tables={"actions": 0.5, "comparison": 0.3, "share": 0.2}),
     Recipe("board_minutes", "Board minutes", "minutes", "Minutes of a board or committee meeting",
            "Minutes of the {dept} Committee Meeting",
-           ("Attendance", "Matters Arising", "Reports Received", "Decisions", "Actions"),
-           pages=(2, 8, 30), elements={"figure": 0.3, "text": 1.8, "annotation": 1.3}, charts=("bar",),
-           tables={"actions": 0.6, "comparison": 0.4}),
+           (S("Attendance", "attendance"), O("Matters Arising"), S("Reports Received"),
+            S("Resolutions", "resolutions"), S("Actions", "action_log"), S("Next Meeting", "next_meeting")),
+           pages=(2, 8, 30), elements={"figure": 0.3, "text": 1.8, "annotation": 1.3, "form": NO_FORMS},
+           charts=("bar",), tables={"actions": 0.6, "comparison": 0.4}),
     Recipe("expense_claim", "Expense claim", "expense claim", "Claim forms with receipts and approvals",
            "Expense Claim {ident}",
-           ("Claimant Details", "Expense Lines", "Receipts", "Approval"),
+           (S("Claimant Details", "claimant"), S("Expense Lines", "expense_lines"), O("Receipts"),
+            S("Approval", "approval_chain")),
            ("finance", "people", "commerce", "research"),
            pages=(1, 3, 6), elements={"table": 1.3, "form": 1.5, "annotation": 1.5, "text": 1.2}, charts=NO_CHARTS,
-           tables={"line_items": 0.8, "register": 0.2}),
+           tables={"line_items": 1.0}),
     Recipe("inspection_report", "Inspection report", "inspection report", "Site inspection findings",
            "Inspection Report: {item}",
-           ("Inspection Details", "Checklist Results", "Findings", "Photographs and Notes", "Sign-off"),
+           (S("Inspection Details", "inspection_details"), S("Checklist Results", "inspection_checklist"),
+            S("Findings", "findings_by_severity"), O("Photographs and Notes"), S("Sign-off", "sign_off")),
            ("industrial", "property", "energy", "public", "health"),
            pages=(3, 12, 40), elements={"form": 1.5, "annotation": 1.4, "figure": 0.5}, charts=("bar",),
            tables={"actions": 0.5, "comparison": 0.5}),
     Recipe("sustainability_report", "Sustainability report", "sustainability report", "ESG metrics and targets",
            "{org} Sustainability Report {year}",
-           ("Our Approach", "Climate", "Resources", "People", "Governance", "Data Tables"),
+           (S("Our Approach"), S("Climate", "emissions_by_scope"), S("Resources"), S("People"), S("Governance"),
+            S("Data Tables", "esg_targets")),
            ("energy", "industrial", "commerce", "finance"),
            pages=(20, 50, 110), elements=NARRATIVE_REPORT, tables=REPORT_TABLES),
     Recipe("vendor_assessment", "Vendor assessment", "vendor assessment", "Supplier due diligence and scoring",
            "Vendor Assessment: {counterparty}",
-           ("Vendor Profile", "Scoring", "Financial Health", "Compliance Checks", "Recommendation"),
+           (S("Vendor Profile", "vendor_profile"), S("Scoring", "weighted_scoring"), S("Financial Health"),
+            S("Compliance Checks", "review_checklist"), S("Recommendation")),
            ("ops", "tech", "commerce", "industrial", "public"),
-           pages=(3, 10, 30), elements={"form": 1.3}, charts=("bar", "pie"),
+           pages=(3, 10, 30), elements=REPORT, charts=("bar", "pie"),
            tables={"comparison": 0.5, "share": 0.2, "actions": 0.3}),
     Recipe("claims_summary", "Claims summary", "claims summary", "Summary of claims by status and value",
            "Claims Summary {quarter_label}",
-           ("Overview", "Claims by {item_kind}", "Large Claims", "Reserves", "Notes"),
+           (S("Overview"), S("Claims by {item_kind}"), S("Large Claims", "large_claims"),
+            S("Reserves", "reserve_movement"), O("Notes")),
            ("finance", "health"),
-           pages=(3, 18, 50), tables={"comparison": 0.4, "share": 0.3, "register": 0.3}),
+           pages=(3, 18, 50), elements=REPORT, tables={"comparison": 0.4, "share": 0.3, "register": 0.3}),
     Recipe("training_record", "Training record", "training record", "Training completion and certification",
            "{dept} Training Record {year}",
-           ("Programme Overview", "Completion by {item_kind}", "Certifications", "Attendance Forms"),
+           (S("Programme Overview"), S("Completion by {item_kind}"), S("Certifications", "certifications"),
+            S("Attendance Forms")),
            ("people", "health", "industrial", "public"),
            pages=(3, 14, 45), elements={"form": 1.5}, charts=("bar", "pie"),
            tables={"comparison": 0.5, "share": 0.2, "actions": 0.3}),
     Recipe("operations_dashboard", "Operations dashboard", "dashboard", "Printed KPI dashboard pack",
            "{domain} Operations Dashboard {month_year}",
-           ("KPI Summary", "Trends", "{Item_kind} Breakdown", "Exceptions", "Commentary"),
+           (S("KPI Summary", "kpi_tiles"), S("Trends"), S("{Item_kind} Breakdown"), S("Exceptions"),
+            S("Commentary")),
            ("ops", "tech", "commerce", "energy", "industrial"),
-           pages=(3, 14, 40), elements={"figure": 1.6, "form": 0.3, "text": 0.6}, tables=REPORT_TABLES),
+           pages=(3, 14, 40), elements={"figure": 1.6, "form": NO_FORMS, "text": 0.6}, tables=REPORT_TABLES),
     Recipe("grant_application", "Grant application", "grant application", "Funding application with budget",
            "Grant Application: {topic_title}",
-           ("Applicant", "Project Description", "Budget", "Outcomes", "Declarations"),
+           (S("Applicant", "applicant_details"), S("Project Description"), S("Budget", "grant_budget"),
+            S("Outcomes"), S("Declarations", "declarations")),
            ("research", "public", "health"),
            pages=(3, 16, 45), elements={"form": 1.3}, charts=("bar", "pie"),
            tables={"line_items": 0.35, "comparison": 0.35, "share": 0.15, "actions": 0.15}),
@@ -1034,4 +1105,4 @@ def get_recipe(slug: str) -> Recipe:
 
 
 __all__ = ["APPENDIX_MIN_PAGES", "APPENDIX_TITLE", "DEFAULT_TABLES", "FRONT_MATTER_MIN_PAGES", "GenreClass", "PROSE_SHARE", "DOMAINS", "DOMAIN_BY_SLUG", "Behaviour", "Domain", "Metric", "RECIPES", "RECIPE_BY_SLUG",
-           "Recipe", "get_domain", "get_recipe", "metric_semantics"]
+           "Recipe", "S", "O", "Section", "get_domain", "get_recipe", "metric_semantics"]

@@ -19,6 +19,9 @@ class Span(Model):
 
 class _Block(Model):
     id: str = Field(pattern=r"^b\d{3,}$")
+    genre_block: str = Field(default="", pattern=r"^[a-z_]*$", description=(
+        "the part of its genre this block is (``income_statement``, ``attendance``, ``resolutions``; see the "
+        "recipe grammars), empty for the genre's general content (commentary, comparisons, actions)"))
 
 
 class HeadingBlock(_Block):

@@ -18,10 +18,12 @@ __all__ = [
     "StageParams",
 ]
 
-IR_SCHEMA_VERSION = "1.3"
+IR_SCHEMA_VERSION = "1.4"
 """1.1: capture device of the scan (``PerturbationProfile.device``) and the tier and device of each page.
 1.2: the document's paper size (``DocumentIR.page_size``), the same on every page.
-1.3: the part of the document a page belongs to (``PagePlan.role``: cover, contents or body)."""
+1.3: the part of the document a page belongs to (``PagePlan.role``: cover, contents or body).
+1.4: the genre block a block is (``genre_block``: ``balance_sheet``, ``resolutions`` ...); derivations
+``product`` and ``percent_of``."""
 
 class PagePlan(Model):
     page_no: int = Field(ge=1)

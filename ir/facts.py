@@ -24,7 +24,9 @@ class Entity(Model):
 
 
 DerivationOp = Literal["sum", "mean", "difference", "percent_change", "ratio", "share", "count", "max", "min",
-                       "days_between"]
+                       "days_between", "product", "percent_of"]
+"""``product``: a x b (quantity x unit price = amount, likelihood x impact = rating); ``percent_of``: a x b / 100
+(tax at a stated rate); both rounded half-even to the places the derived fact shows."""
 
 
 class Derivation(Model):

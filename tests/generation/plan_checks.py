@@ -11,7 +11,7 @@ case in prose, a recipe's length and charts.
 from __future__ import annotations
 
 import re
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
 
 from generation.content.calendar import period_end, period_months
 from generation.content.names import address_problems
@@ -19,6 +19,7 @@ from generation.domains import get_domain, get_recipe
 from ir import DocumentIR, FigureBlock, FormBlock, TableBlock, block_spans
 from ir.answers import numeric
 from ir.arithmetic_rules import ADDITIVE, PERCENTAGE_POINTS, quantity_allows
+from ir.derivations import derivation_problems as fact_derivation_problems
 from ir.vocab import QUANTITIES
 
 MAX_CHANGE = Decimal(60)
@@ -52,47 +53,9 @@ def span_problems(doc: DocumentIR) -> list[str]:
 
 
 def derivation_problems(doc: DocumentIR) -> list[str]:
-    """Totals add up exactly; shares and changes match their parts (0.1, half-even); day counts match."""
-    facts = doc.fact_index()
-    out = []
-    for f in doc.facts:
-        d = f.derivation
-        if d is None:
-            continue
-        ops = [facts[o] for o in d.operands]
-        if d.op == "sum":
-            want = sum((numeric(o.value) for o in ops), Decimal(0))
-            if numeric(f.value) != want:
-                out.append(f"{f.id}: total {numeric(f.value)} != sum {want}")
-            if {o.value.kind for o in ops} != {f.value.kind}:
-                out.append(f"{f.id}: total kind differs from its cells")
-        elif d.op == "share":  # largest remainder: within one rounding step of the exact share
-            part, total = (numeric(o.value) for o in ops)
-            exact = part / total * 100
-            if abs(f.value.value - exact) >= TENTH:
-                out.append(f"{f.id}: share {f.value.value} is not {exact:.3f} rounded")
-        elif d.op == "percent_change":
-            a, b = (numeric(o.value) for o in ops)
-            want = ((b - a) / a * 100).quantize(TENTH, rounding=ROUND_HALF_EVEN)
-            if f.value.value != want:
-                out.append(f"{f.id}: change {f.value.value} != {want}")
-        elif d.op == "difference":
-            a, b = (numeric(o.value) for o in ops)
-            if numeric(f.value) != a - b:
-                out.append(f"{f.id}: difference {numeric(f.value)} != {a - b}")
-        elif d.op == "mean":
-            vals = [numeric(o.value) for o in ops]
-            exact = sum(vals, Decimal(0)) / len(vals)
-            step = Decimal(1).scaleb(numeric(f.value).as_tuple().exponent)
-            if abs(numeric(f.value) - exact) > step / 2:
-                out.append(f"{f.id}: mean {numeric(f.value)} != {exact:.4f} rounded")
-        elif d.op == "days_between":
-            a, b = (o.value.value for o in ops)
-            if f.value.value != Decimal((b - a).days):
-                out.append(f"{f.id}: {f.value.value} days != {(b - a).days}")
-        else:
-            out.append(f"{f.id}: unexpected derivation {d.op}")
-    return out
+    """Totals add up exactly; shares and changes match their parts (0.1, half-even); day counts match; the
+    referee that ``corpus.verify`` runs (``ir.derivations``)."""
+    return fact_derivation_problems(doc.facts)
 
 
 def date_problems(doc: DocumentIR) -> list[str]:

@@ -1,0 +1,99 @@
+"""The referee of a document's derived facts: every ``Fact.derivation`` recomputed from its operands.
+
+A table total is the sum of its cells, a line amount is quantity x unit price, tax is the subtotal at the
+stated rate, a balance sheet's total equity and liabilities equals its total assets, a cash-flow statement's
+closing cash is the opening cash plus the net change. The builders state these as derivations; this module
+recomputes each from the operands' values, so a document whose numbers do not reconcile is caught by
+``corpus.verify`` and by the planner's tests, whichever block kind printed them.
+
+Rounding: results that are not exact in the places a fact shows (a mean, a product of a rate, a tax) are
+compared after rounding half-even to those places; shares (largest remainder, summing to 100.0) within one
+step of 0.1.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from decimal import ROUND_HALF_EVEN, Decimal
+
+from .answers import numeric
+from .facts import Fact
+from .values import DateValue
+
+TENTH = Decimal("0.1")
+
+
+def _places_of(d: Decimal) -> Decimal:
+    """The unit of the last place a value shows (``12.50`` -> 0.01, ``300`` -> 1)."""
+    return Decimal(1).scaleb(min(0, d.as_tuple().exponent))
+
+
+def _rounded_to(exact: Decimal, shown: Decimal) -> Decimal:
+    return exact.quantize(_places_of(shown), rounding=ROUND_HALF_EVEN)
+
+
+def derivation_problem(f: Fact, facts: dict[str, Fact]) -> str | None:
+    """Why ``f`` does not follow from its derivation's operands (None: it does, or it has none)."""
+    d = f.derivation
+    if d is None:
+        return None
+    ops = [facts.get(o) for o in d.operands]
+    if any(o is None for o in ops):
+        return f"{f.id}: derivation cites an unknown fact"
+    if d.op == "days_between":
+        if len(ops) != 2 or not all(isinstance(o.value, DateValue) for o in ops):
+            return f"{f.id}: days_between needs two dates"
+        days = Decimal(abs((ops[1].value.value - ops[0].value.value).days))
+        return None if numeric(f.value) == days else f"{f.id}: {numeric(f.value)} days != {days}"
+    if d.op == "count":
+        return None if numeric(f.value) == len(ops) else f"{f.id}: count {numeric(f.value)} != {len(ops)}"
+    got = numeric(f.value)
+    vals = [numeric(o.value) for o in ops]
+    if got is None or any(v is None for v in vals):
+        return f"{f.id}: {d.op} of a value that is not a number"
+    name = f"{f.id} ({f.label})"
+    match d.op:
+        case "sum":
+            want = sum(vals, Decimal(0))
+            if {o.value.kind for o in ops} != {f.value.kind}:
+                return f"{name}: a total of {sorted({o.value.kind for o in ops})} is a {f.value.kind}"
+        case "difference":
+            want = vals[0] - vals[1]
+        case "product":
+            want = _rounded_to(vals[0] * vals[1], got)
+        case "percent_of":
+            want = _rounded_to(vals[0] * vals[1] / 100, got)
+        case "ratio":
+            if vals[1] == 0:
+                return f"{name}: ratio to zero"
+            want = _rounded_to(vals[0] / vals[1], got)
+        case "mean":
+            exact = sum(vals, Decimal(0)) / len(vals)
+            if abs(got - exact) > _places_of(got) / 2:
+                return f"{name}: mean {got} != {exact:.4f} rounded"
+            return None
+        case "max":
+            want = max(vals)
+        case "min":
+            want = min(vals)
+        case "share":
+            part, total = vals
+            exact = part / total * 100
+            return None if abs(got - exact) < TENTH else f"{name}: share {got} is not {exact:.3f} rounded"
+        case "percent_change":
+            a, b = vals
+            if a == 0:
+                return f"{name}: percent change from zero"
+            want = ((b - a) / a * 100).quantize(TENTH, rounding=ROUND_HALF_EVEN)
+        case _:
+            return f"{name}: unknown derivation {d.op}"
+    return None if got == want else f"{name}: {d.op} gives {want}, the fact says {got}"
+
+
+def derivation_problems(facts: Iterable[Fact]) -> list[str]:
+    """Every derived fact that does not follow from its operands (empty: the document reconciles)."""
+    index = {f.id: f for f in facts}
+    return [p for f in index.values() if (p := derivation_problem(f, index)) is not None]
+
+
+__all__ = ["derivation_problem", "derivation_problems"]
