@@ -33,7 +33,7 @@ from ir.rng import Rng
 from ir.spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
 from ir.vocab import DEVICES, TIERS, ElementType
 
-from .content import annotations, figures, forms, front_matter, prose, tables
+from .content import annotations, figures, forms, front_matter, genre, prose, tables
 from .content.book import DocContext, FactBook
 from .content.formats import choose_format
 from .content.names import (
@@ -64,8 +64,10 @@ from .domains import (
     RECIPE_BY_SLUG,
     Domain,
     Recipe,
+    Section,
 )
 
+EXHIBIT_BLOCKS = ("table", "figure", "form")
 LONG_TABLE_MIN_PAGES = 20
 LONG_TABLE_P = 0.05
 MAX_CARRY = 2
@@ -89,6 +91,8 @@ NARRATIVE_FILLS = 4
 """At most this many paragraphs of comment fill the foot of a narrative page (literal text: the questions
 follow the spec's element mix, the pages the genre's prose share)."""
 EXHIBITS = ("table", "figure", "form")
+OPTIONAL_SECTION_P = 0.7
+"""How often a document of a genre has one of the grammar's optional sections."""
 LENGTH_FIT_SIGMA = 0.7
 """Width (natural log of pages) of the preference for recipes whose typical length is near the count."""
 ELEMENT_DRAW_ORDER: tuple[ElementType, ...] = tuple(REFERENCE_ELEMENT_MIX)
@@ -196,6 +200,31 @@ def weighted(rng: Rng, weights: dict[str, float], order: tuple[str, ...]) -> str
     """One key drawn by weight; ``order`` (not the dict's) fixes which index means which key."""
     keys = [k for k in order if weights.get(k, 0) > 0]
     return rng.choice(keys, p=[weights[k] for k in keys])
+
+
+def kept_sections(recipe: Recipe, rng: Rng) -> tuple[Section, ...]:
+    """The sections of the recipe's grammar a document has: every required one, an optional one now and then."""
+    return tuple(sec for sec in recipe.grammar if sec.required or rng.bernoulli(OPTIONAL_SECTION_P))
+
+
+def _place(blocks: list, pending: list, force: bool = False) -> int:
+    """Moves the pending genre blocks that fit onto the page (in order; the first always, on a page without an
+    exhibit yet; all of them when ``force``: a new section starts below them); returns how many."""
+    n = 0
+    while pending:
+        left = PAGE_BUDGET - sum(block_height(b) for b in blocks)
+        if not force and block_height(pending[0]) > left and \
+                any(b.genre_block or b.type in EXHIBIT_BLOCKS for b in blocks):
+            break
+        blocks.append(pending.pop(0))
+        n += 1
+    return n
+
+
+def genre_blocks(ctx: DocContext, rng: Rng, section: Section) -> list:
+    """The genre blocks a section opens with, in the grammar's order (each from its own stream)."""
+    return [b for kind in section.blocks if kind in genre.GENRE_BLOCKS
+            for b in genre.build(kind, ctx, rng.fork("genre", kind))]
 
 
 SHORT_SECTIONS = ("abstract", "summary", "letter", "key messages", "purpose", "attestation", "sign-off",
@@ -321,11 +350,25 @@ def _appendix_page(ctx: DocContext, rng: Rng, page_no: int, opens: bool, title: 
         blocks += [prose.heading(ctx, f"Appendix {APPENDIX_LETTER} {title}", 1),
                    prose.appendix_intro(ctx, rng.fork("appendix", 0))]
     room = PAGE_BUDGET - sum(block_height(b) for b in blocks) - LAST_PAGE_REFERENCE
-    table = tables.register_table(ctx, rng.fork("appendix", 1), max(4, int((room - table_height(0)) // 17)))
-    blocks.append(table)
-    said = prose.discussion(ctx, rng.fork("appendix", 2), table, 1)
-    if said is not None:
-        blocks.append(said)
+    if ctx.recipe.tables.get("register", 0) > 0:  # a ledger-keeping genre: the long register of postings
+        table = tables.register_table(ctx, rng.fork("appendix", 1), max(4, int((room - table_height(0)) // 17)))
+        blocks.append(table)
+        said = prose.discussion(ctx, rng.fork("appendix", 2), table, 1)
+        if said is not None:
+            blocks.append(said)
+    else:  # a report: the detailed data tables of its own kinds, as many as the page holds
+        n = 0
+        while room - table_height(4) - LAST_PAGE_REFERENCE > 0 and n < 4:
+            trng = rng.fork("appendix", 1 + n)
+            kind = "share" if n % 2 and ctx.recipe.tables.get("share", 0) > 0 else "comparison"
+            table = tables.TABLE_BUILDERS[kind](ctx, trng, max(3, min(10, int((room - table_height(0)) // 17))))
+            blocks.append(table)
+            room -= block_height(table)
+            said = prose.discussion(ctx, trng, table, 1)
+            if said is not None and block_height(said) <= room:
+                blocks.append(said)
+                room -= block_height(said)
+            n += 1
     return PagePlan(page_no=page_no, blocks=blocks, layout_query=_describe_page(blocks, style_family))
 
 
@@ -424,7 +467,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     t1, t2 = root.fork("brief").sample(domain.topics, 2)
     brief = (f"{recipe.description} issued by {issuer.name} ({lower_common(domain.title)}), covering {t1} and "
              f"{t2} in {ctx.cal.fy}.")
-    sections = [s.format(**values) for s in recipe.sections]
+    kept = kept_sections(recipe, root.fork("grammar"))
+    sections = [sec.title.format(**values) for sec in kept]
     structured = recipe.front_matter and n_pages >= FRONT_MATTER_MIN_PAGES
     if structured:  # numbered sections after a cover and a table of contents
         sections = [f"{i} {name}" for i, name in enumerate(sections, start=1)]
@@ -441,7 +485,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     per_section = max(1, len(domain.topics) // len(sections))
     n_appendix = 0 if not (structured and recipe.appendix and n_pages >= APPENDIX_MIN_PAGES) else \
         2 if n_pages >= 2 * APPENDIX_MIN_PAGES + 8 else 1  # the long schedules, after the sections
-    section_at = sections_on_pages(recipe.sections, n_pages - first_body + 1 - n_appendix)
+    section_at = sections_on_pages(tuple(sec.title for sec in kept), n_pages - first_body + 1 - n_appendix)
+    pending: list = []  # genre blocks of a started section not placed yet (they open the next page)
     used_topics: set[str] = set()
     held_prose: list = []
     for p in range(1, n_pages + 1):
@@ -461,12 +506,14 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         if p == 1:
             blocks.append(prose.heading(ctx, title, 1))
         sec, *more_sections = section_at[p - first_body]
+        placed_genre = _place(blocks, pending, force=sec != prev_section)  # the last section's, continued
         if sec != prev_section:
             blocks.append(prose.heading(ctx, sections[sec], 1 if p > 1 else 2))
             if narrative or ps.bernoulli(0.7):
                 blocks.append(prose.opener(ctx, ps, ps.integers(2, 4) if narrative else ps.integers(1, 3)))
             if n_appendix and p == first_body:  # the introduction says where the schedules are
                 blocks.append(prose.appendix_pointer(ctx, ps, APPENDIX_LETTER))
+            pending += genre_blocks(ctx, prng, kept[sec])
         elif ps.bernoulli(0.5):
             topic = front_matter.subsection_topic(domain, ps, used_topics)
             if topic is not None and subsections[sec] < per_section:  # a subsection of the running section, numbered when the sections are
@@ -481,6 +528,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             elif prose.exhibit_ref_in(t) is not None and block_height(prose.first_sentence(t)) <= left:
                 blocks.append(prose.first_sentence(t))  # its reference at least; a reflection alone can go
         held_prose = []
+        placed_genre += _place(blocks, pending)
         if narrative and not any(b.type == "text_block" for b in blocks):  # a narrative page reads as text
             blocks.append(prose.opener(ctx, ps, ps.integers(3, 6)))
         prev_section = more_sections[-1] if more_sections else sec
@@ -490,6 +538,9 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             k = max(1, k - 1 - len(more_sections))
         demand = carried[:MAX_CARRY] + [weighted(ps, mix, ELEMENT_DRAW_ORDER) for _ in range(k)]
         carried = []
+        if placed_genre or pending:  # the genre blocks are this page's exhibits; comment may follow them
+            carried = [e for e in demand if e in EXHIBITS][:MAX_CARRY]
+            demand = [e for e in demand if e not in EXHIBITS]
         first = True
         last_page = p == n_pages - n_appendix  # the last page of the text (an appendix has no discussion)
         for i, element in enumerate(demand):
@@ -527,7 +578,10 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             mrng = prng.fork("section", n)
             said = [prose.heading(ctx, sections[more], 1 if p > 1 else 2),
                     prose.opener(ctx, mrng, mrng.integers(2, 4) if narrative else mrng.integers(1, 3))]
-            if mix.get("text", 0.0) > 0:  # a paragraph with facts of its own, where the spec has text questions
+            own = genre_blocks(ctx, mrng, kept[more])
+            if own:  # the section's genre blocks are its content
+                said += own
+            elif mix.get("text", 0.0) > 0:  # a paragraph with facts of its own, where the spec has text questions
                 footnotes[0] += 1
                 said.append(prose.text_element(ctx, mrng, str(footnotes[0]), max(room - 120, 84.0)))
             else:
@@ -545,6 +599,9 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         if all(b.type in ("heading", "annotation") for b in blocks):  # never a page of headings and overlays
             blocks.append(prose.opener(ctx, ps, ps.integers(2, 4)))
         pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
+    if pending:  # the last section's genre blocks that did not fit: they end the text
+        last = len(pages) - 1 - n_appendix
+        pages[last] = pages[last].model_copy(update={"blocks": [*pages[last].blocks, *pending]})
     refs = [t for t in held_prose if prose.exhibit_ref_in(t) is not None]
     if refs:  # the last exhibit's reference, on the last page (a reflection without one can go)
         last = len(pages) - 1 - n_appendix

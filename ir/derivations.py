@@ -53,6 +53,10 @@ def derivation_problem(f: Fact, facts: dict[str, Fact]) -> str | None:
         return f"{f.id}: {d.op} of a value that is not a number"
     name = f"{f.id} ({f.label})"
     match d.op:
+        case "quote":
+            if len(vals) != 1:
+                return f"{name}: a quote has one operand"
+            want = vals[0]
         case "sum":
             want = sum(vals, Decimal(0))
             if {o.value.kind for o in ops} != {f.value.kind}:

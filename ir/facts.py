@@ -24,9 +24,11 @@ class Entity(Model):
 
 
 DerivationOp = Literal["sum", "mean", "difference", "percent_change", "ratio", "share", "count", "max", "min",
-                       "days_between", "product", "percent_of"]
+                       "days_between", "product", "percent_of", "quote"]
 """``product``: a x b (quantity x unit price = amount, likelihood x impact = rating); ``percent_of``: a x b / 100
-(tax at a stated rate); both rounded half-even to the places the derived fact shows."""
+(tax at a stated rate); both rounded half-even to the places the derived fact shows. ``quote``: the same value
+as its one operand, printed again elsewhere (a highlight quoting the income statement, the amount due quoting
+the invoice total)."""
 
 
 class Derivation(Model):

@@ -136,7 +136,7 @@ ChildStreamName = Literal[
     # generation: one document's plan and its QA
     "address", "block", "brief", "calendar", "cast", "country", "device", "dynamics", "format", "gen", "higher",
     "org", "pair", "path", "person", "phone", "phrase", "places", "q", "qa", "recipe", "structure", "style", "tier",
-    "timing", "title", "w", "page", "page_quantiles", "section", "appendix",
+    "timing", "title", "w", "page", "page_quantiles", "section", "appendix", "grammar", "genre", "locate",
     # renderers: layout library and page furniture
     "arrangement", "footer", "header", "init", "layout", "letterhead", "logo", "order", "slots", "texts",
     # degradations: the scan of a page, stage by stage

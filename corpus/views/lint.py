@@ -1,7 +1,7 @@
 """The project's own lint of a finished corpus: what a reviewer would reject in its documents.
 
 ``verify`` proves the chain is exact (every box, derivation and answer); the lint asks whether the
-content is believable. Seven kinds of problem, found from the corpus files alone (IR, render map, QA,
+content is believable. Eight kinds of problem, found from the corpus files alone (IR, render map, QA,
 assertions and the PDF's text layer):
 
 - ``overlap``, ``clipped``, ``mid_token_wrap``, ``half_empty``: the renderer's own layout checks
@@ -19,7 +19,9 @@ assertions and the PDF's text layer):
   citing two different reference numbers of its own kind (title, "this <document>" facts, page chrome);
 - ``document``: what a reader of the whole document rejects (``corpus.views.doc_lint``: paper sizes, font
   families of the paragraphs, table-of-contents pages, repeated tables and captions, empty sections,
-  exhibits no paragraph refers to, prose share outside the recipe's range).
+  exhibits no paragraph refers to, prose share outside the recipe's range);
+- ``genre``: the document against its recipe's grammar (``corpus.views.genre_lint``: required sections and
+  their genre blocks present and in place, no block kind the genre does not hold).
 
 Half-empty pages fail the lint only above a share of the pages (``HALF_EMPTY_MAX_SHARE``, the issue's
 5 %); every other problem fails it.
@@ -47,8 +49,9 @@ from ir.rendermap import RenderMap
 from ..store import CorpusReader, open_corpus
 from .addresses import address_groups, address_problems
 from .doc_lint import document_problems
+from .genre_lint import genre_problems
 
-LintKind = Literal["overlap", "clipped", "mid_token_wrap", "half_empty", "semantic", "identity", "document"]
+LintKind = Literal["overlap", "clipped", "mid_token_wrap", "half_empty", "semantic", "identity", "document", "genre"]
 LINT_KINDS: tuple[LintKind, ...] = get_args(LintKind)
 
 HALF_EMPTY_MAX_SHARE = 0.05
@@ -326,6 +329,7 @@ def lint_document(reader: CorpusReader, doc_id: str) -> tuple[list[LintProblem],
     problems += semantic_problems(doc_id, doc, reader.qa(doc_id), reader.assertions(doc_id), pages)
     problems += identity_problems(doc_id, doc, pages)
     problems += document_problems(doc_id, doc, rmap, pdf)
+    problems += genre_problems(doc_id, doc)
     return problems, len(pages)
 
 

@@ -57,6 +57,14 @@ class FactBook:
         self.by_id[f.id] = f
         return f
 
+    def tie(self, fact_id: str, source_id: str) -> Fact:
+        """Record that fact ``fact_id`` quotes fact ``source_id`` (the same value, printed elsewhere: a
+        highlight quoting the statement it comes from, built before it), so the referee checks they agree."""
+        f = self.by_id[fact_id].model_copy(update={"derivation": Derivation(op="quote", operands=[source_id])})
+        self.facts[self.facts.index(self.by_id[fact_id])] = f
+        self.by_id[fact_id] = f
+        return f
+
     # ---------------------------------------------------------------- typed helpers
     def money(self, label: str, amount: Decimal, *, decimals: int | None = None, quantity: Quantity = "amount",
               **kw) -> Fact:

@@ -22,12 +22,24 @@ from ir.rng import Rng
 
 from ..content.front_matter import is_contents
 from .claims import Claim
-from .naming import UNIT, block_ref, describe, field_name, measure_of
+from .naming import (
+    UNIT,
+    block_ref,
+    content_ref,
+    describe,
+    field_name,
+    measure_of,
+    strip_location,
+)
 from .own_start import RowRef, row_index
 
 PERIOD = re.compile(r"(19|20)\d{2}\b|\bQ[1-4]\b|\bH[12]\b|\b(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)",
                     re.IGNORECASE)
 """A column header that names a period (a year, quarter, half or month): percent changes run between two."""
+
+
+def _identity(f: Fact) -> str:
+    return " ".join(strip_location(f.label).lower().split())
 
 
 def lc(label: str) -> str:
@@ -80,7 +92,17 @@ class Record:
     fields: dict[str, Fact]
 
 
-ROW_NOUNS = {"description": "line item", "date": "entry", "reference": "entry", "item": "item"}
+KEY_COLUMNS = ("reference", "ref", "ref.", "claim no.", "action no.", "risk id", "control id", "finding no.")
+"""Headers of the column that identifies a row (a register's entries by reference, not by their dates)."""
+
+
+def _key_column(t: TableBlock) -> int:
+    """The column that names a table's rows: a reference column where the table has one, else the first."""
+    return next((j for j, c in enumerate(t.columns) if UNIT.sub("", c).strip().lower() in KEY_COLUMNS), 0)
+
+
+ROW_NOUNS = {"description": "line item", "date": "entry", "reference": "entry", "ref": "entry", "ref.": "entry",
+             "item": "item"}
 
 
 def row_noun(header: str) -> str:
@@ -98,6 +120,9 @@ class QAContext:
         self.entities = {e.id: e for e in doc.entities}
         self.blocks = {b.id: (p, b) for p, b in doc.blocks()}
         self.all_text = " ".join(s.text for _, b in doc.blocks() for s in block_spans(b)).lower()
+        self.located = True
+        """Whether questions drawn now name where their block is ("Table 11", "page 4") or identify it by its
+        content ("the table 'Remediation plan'"); ``derive_qa`` sets it per question (the locator policy)."""
 
     def drawn(self, fid: str) -> bool:
         return fid in self.ev
@@ -138,8 +163,49 @@ class QAContext:
                 for bid, r in refs.items()}
 
     def ref(self, block: Block) -> str:
-        """How questions name a block ("Table 11", "the list 'Next steps'"); unique in the document."""
+        """How questions name a block: by its locator ("Table 11", "the stamp on page 3") while ``located``, else
+        by its content ("the table 'Remediation plan'", "the list 'Next steps'") where that names one block of
+        the document (else by its locator after all); unique in the document either way."""
+        if not self.located:
+            named = self._content_refs.get(block.id)
+            if named is not None:
+                return named
         return self._refs[block.id]
+
+    @cached_property
+    def _content_refs(self) -> dict[str, str]:
+        """Content names of the blocks whose name no other block of the document shares."""
+        names = {bid: content_ref(b) for bid, (_, b) in self.blocks.items()}
+        count: dict[str, int] = {}
+        for n in names.values():
+            if n:
+                count[n.lower()] = count.get(n.lower(), 0) + 1
+        return {bid: n for bid, n in names.items() if n and count[n.lower()] == 1}
+
+    @cached_property
+    def _identities(self) -> dict[str, list[Fact]]:
+        """Drawn facts by what a question says of them without a locator (their label without where it is
+        drawn), to find the other candidates an unlocated question could mean."""
+        out: dict[str, list[Fact]] = {}
+        for fid in self.ev:
+            f = self.facts.get(fid)
+            if f is not None:
+                out.setdefault(_identity(f), []).append(f)
+        return out
+
+    def rivals(self, fact_ids: list[str]) -> list[tuple[Fact, Fact]]:
+        """``(fact, rival)`` pairs: another drawn fact of the document that a question naming ``fact`` without
+        its locator could equally mean (same label once the location is taken out) but that holds another value.
+        An unlocated question with a rival is ambiguous in the document and is not asked."""
+        out = []
+        for fid in fact_ids:
+            f = self.facts.get(fid)
+            if f is None:
+                continue
+            for other in self._identities.get(_identity(f), []):
+                if other.id != f.id and other.text != f.text:
+                    out.append((f, other))
+        return out
 
     def numeric_fact(self, span: Span) -> Fact | None:
         for fid in span.fact_ids:
@@ -253,13 +319,14 @@ class QAContext:
                 continue
             recs: list[Record] = []
             if isinstance(b, TableBlock):
-                noun = row_noun(b.columns[0])
+                key = _key_column(b)  # a register's entry is named by its reference, not by its date
+                noun = row_noun(b.columns[key]) if key else row_noun(b.columns[0])
                 for row in (b.rows[:-1] if b.total_row else b.rows):
-                    head = self.drawn_fact(row[0])
-                    fields = {field_name(b.columns[j]): f for j in range(1, len(b.columns))
-                              if (f := self.drawn_fact(row[j])) is not None}
-                    if fields and row[0].text.strip():
-                        recs.append(Record(b, noun, row[0].text.strip(), head, fields))
+                    head = self.drawn_fact(row[key])
+                    fields = {field_name(b.columns[j]): f for j in range(len(b.columns))
+                              if j != key and (f := self.drawn_fact(row[j])) is not None}
+                    if fields and row[key].text.strip():
+                        recs.append(Record(b, noun, row[key].text.strip(), head, fields))
             elif isinstance(b, ListBlock):
                 for item in b.items:
                     facts = [self.facts[f] for s in item for f in s.fact_ids if self.drawn(f)]

@@ -4,6 +4,7 @@ each variant's candidates, ids given in order."""
 from __future__ import annotations
 
 import math
+import re
 
 from ir import ids
 from ir.answers import surface_forms
@@ -25,6 +26,21 @@ MULTI_PAGE_FLOOR = 0.26
 the same way: once needed, only drafts whose evidence spans pages are kept."""
 FLOOR_GIVE_UP = 24
 """Forced draws that may fail in a row before a floor is given up for the document (it cannot meet it)."""
+LOCATED_P = 0.2
+"""How often a question is drawn naming where its table, chart or page is ("in Table 11"); the others
+identify what they ask about by its content, and are asked only where that is unambiguous in the document."""
+LOCATED_MAX = 0.3
+"""Most a document's questions that name a table, figure or page (the locator policy): past it, a draft
+with a locator is not kept."""
+QUESTION_MAX_WORDS = 30
+"""A question a person would ask is short: longer drafts are not kept."""
+LOCATOR = re.compile(r"\b(?:Table|Figure|Chart|Exhibit) \d+[A-Za-z]?\b|\bpages? \d+\b")
+"""A question that says where its answer is (a numbered table or figure, a page)."""
+
+
+def located(question: str) -> bool:
+    """Whether a question names where its answer is (``LOCATOR``)."""
+    return LOCATOR.search(question) is not None
 
 
 def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[Evidence]] | None = None,
@@ -53,7 +69,7 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
     hops = [v for v in variants if v.qa_type == "multi_hop"]
     need_hops = math.ceil(MULTI_HOP_FLOOR * target) if hops else 0
     need_pages = math.ceil(MULTI_PAGE_FLOOR * target) if n_pages >= 2 else 0
-    n_hops = n_multi_page = 0
+    n_hops = n_multi_page = n_located = 0
     failed = {"hop": 0, "page": 0}
     attempt = 0
     while len(qas) < target and attempt < target * 8:
@@ -68,9 +84,11 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
         else:
             variant = r.choice(variants, p=weights)
         src = r.choice(sources[variant.name])
+        ctx.located = r.fork("locate").bernoulli(LOCATED_P) and n_located < LOCATED_MAX * target - 1
         draft = variant.generate(ctx, src, r.fork("gen"))
         same_facts = (variant.name, draft.fact_key) if draft is not None and draft.fact_key else None
-        if draft is None or draft.question in seen or same_facts in seen:
+        if draft is None or draft.question in seen or same_facts in seen or not askable(ctx, draft, n_located,
+                                                                                          target):
             failed["hop"] += force_hop
             failed["page"] += force_page
             continue
@@ -82,6 +100,7 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
             if forced:
                 failed[kind] = 0
         n_hops += draft.qa_type == "multi_hop"
+        n_located += located(draft.question)
         n_multi_page += spans_pages
         seen |= {draft.question, same_facts} - {None}
         qa_id = ids.qa_id(doc.doc_id, len(qas))
@@ -103,6 +122,20 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
             difficulty=variant.difficulty, page_nos=sorted(pages), fact_ids=fids,
             assertion_ids=a_ids))
     return qas, asrs
+
+
+def askable(ctx: QAContext, draft, n_located: int, target: int) -> bool:
+    """Whether a draft is a question a person would ask: at most ``QUESTION_MAX_WORDS`` words; naming its
+    table, figure or page only while the document's share of such questions stays within ``LOCATED_MAX``;
+    and, when it names none, unambiguous in the whole document (no other drawn fact that the question could
+    equally mean holds another value: ``QAContext.rivals``)."""
+    if len(draft.question.split()) > QUESTION_MAX_WORDS:
+        return False
+    if located(draft.question):
+        return n_located + 1 <= LOCATED_MAX * target
+    facts = [f for claim in draft.claims for f in claim.fact_ids]
+    facts += [op.fact_id for claim in draft.claims if claim.derivation for op in claim.derivation.operands]
+    return not ctx.rivals(facts)
 
 
 def _claim_evidence(claim, evidence: dict[str, list[Evidence]]) -> list[Evidence]:

@@ -92,6 +92,30 @@ def block_ref(block: Block, page: int) -> str:
     return f"the text on page {page}"
 
 
+CONTENT_REF_MAX_WORDS = 9
+"""Longest block title a question names a block by (a longer one is cut at its first comma or bracket)."""
+
+
+def content_ref(block: Block) -> str:
+    """How a question names a block by what it holds, not where it is: a table or chart by its title, a form
+    or list by its title ("" when the block has none: then only its locator names it)."""
+    title = block_title(block) if isinstance(block, TableBlock | FigureBlock) else getattr(block, "title", "")
+    title = (title or "").strip().rstrip(".")
+    if len(title.split()) > CONTENT_REF_MAX_WORDS:
+        title = re.split(r",|\(| for the ", title)[0].strip()
+    if not title or len(title.split()) > CONTENT_REF_MAX_WORDS:
+        return ""
+    if isinstance(block, TableBlock):
+        return f"the table '{title}'"
+    if isinstance(block, FigureBlock):
+        return f"the chart '{title}'"
+    if isinstance(block, FormBlock):
+        return f"the {title}"
+    if isinstance(block, ListBlock):
+        return f"the list '{title}'"
+    return ""
+
+
 def block_title(block: Block) -> str:
     """The subject of a table or chart as its caption states it ("Remediation plan"), or ''."""
     text = getattr(block, "caption", "") if isinstance(block, TableBlock) else getattr(block, "title", "")
