@@ -1104,5 +1104,17 @@ def get_recipe(slug: str) -> Recipe:
         raise KeyError(f"unknown recipe {slug!r}") from None
 
 
-__all__ = ["APPENDIX_MIN_PAGES", "APPENDIX_TITLE", "DEFAULT_TABLES", "FRONT_MATTER_MIN_PAGES", "GenreClass", "PROSE_SHARE", "DOMAINS", "DOMAIN_BY_SLUG", "Behaviour", "Domain", "Metric", "RECIPES", "RECIPE_BY_SLUG",
+__all__ = ["grammar_table", "APPENDIX_MIN_PAGES", "APPENDIX_TITLE", "DEFAULT_TABLES", "FRONT_MATTER_MIN_PAGES", "GenreClass", "PROSE_SHARE", "DOMAINS", "DOMAIN_BY_SLUG", "Behaviour", "Domain", "Metric", "RECIPES", "RECIPE_BY_SLUG",
            "Recipe", "S", "O", "Section", "get_domain", "get_recipe", "metric_semantics"]
+
+
+def grammar_table() -> str:
+    """The recipes' grammars as a markdown table (docs/genres.md holds it; a test keeps the two equal)."""
+    lines = ["| recipe | sections in order (optional in brackets) | genre blocks (required in their section) |",
+             "|---|---|---|"]
+    for r in RECIPES:
+        secs = ", ".join(sec.title if sec.required else f"[{sec.title}]" for sec in r.grammar)
+        blocks = "; ".join(f"{sec.title}: {', '.join(f'`{b}`' for b in sec.blocks)}" for sec in r.grammar
+                           if sec.blocks)
+        lines.append(f"| {r.slug} | {secs} | {blocks} |")
+    return "\n".join(lines) + "\n"

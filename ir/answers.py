@@ -248,7 +248,9 @@ def _date_or_none(y: int, m: int, d: int) -> dt.date | None:
 # ----------------------------------------------------------------- derivations
 
 def derive(op: str, operands: list[Decimal | dt.date]) -> str:
-    """The exact result string of a derivation (rounding rules are part of the contract)."""
+    """The exact result string of a derivation (rounding rules are part of the contract: a mean and a tax
+    (``percent_of``) to two places, a percent change and a share (part / whole x 100) to one, a product
+    exact)."""
     if op == "days_between":
         a, b = operands
         return str(abs((b - a).days))
@@ -270,6 +272,16 @@ def derive(op: str, operands: list[Decimal | dt.date]) -> str:
             if nums[0] == 0:
                 raise ValueError("percent change from zero")
             return dec_str(((nums[1] - nums[0]) / nums[0] * 100).quantize(ONE, rounding=ROUND_HALF_EVEN))
+        case "product":
+            return dec_str(nums[0] * nums[1])
+        case "percent_of":
+            return dec_str((nums[0] * nums[1] / 100).quantize(TWO, rounding=ROUND_HALF_EVEN))
+        case "share":
+            if nums[1] == 0:
+                raise ValueError("share of zero")
+            return dec_str((nums[0] / nums[1] * 100).quantize(ONE, rounding=ROUND_HALF_EVEN))
+        case "quote":
+            return dec_str(nums[0])
     raise ValueError(f"unknown derivation op {op!r}")
 
 

@@ -137,6 +137,9 @@ ChildStreamName = Literal[
     "address", "block", "brief", "calendar", "cast", "country", "device", "dynamics", "format", "gen", "higher",
     "org", "pair", "path", "person", "phone", "phrase", "places", "q", "qa", "recipe", "structure", "style", "tier",
     "timing", "title", "w", "page", "page_quantiles", "section", "appendix", "grammar", "genre", "locate",
+    # generation: the genre blocks
+    "attestation_period", "checklist", "claims", "controls", "findings", "impact", "incident", "inspection_date", "inspector", "project",
+    "risk_register", "statements", "budget", "emissions", "milestones", "report_date",
     # renderers: layout library and page furniture
     "arrangement", "footer", "header", "init", "layout", "letterhead", "logo", "order", "slots", "texts",
     # degradations: the scan of a page, stage by stage

@@ -77,17 +77,20 @@ def genre_problems(doc_id: str, doc: DocumentIR) -> list:
             problems.append(_problem(doc_id, "foreign_block", f"{b.id}: a {ELEMENT_OF_BLOCK[b.type]} "
                                      f"({getattr(b, 'title', '') or b.type}) in a {recipe.title.lower()}, which "
                                      "holds none", p))
+    home: dict[str, set[int]] = {}
     for i, sec in enumerate(recipe.grammar):
-        if i not in present:
-            continue
         for kind in sec.blocks:
-            at = kinds_at.get(kind)
-            if not at:
-                problems.append(_problem(doc_id, "missing_block", f"section {sec.title!r} lacks its {kind}"))
-            elif i not in at:
-                blocks = [b.id for _, b in doc.blocks() if b.genre_block == kind]
-                problems.append(_problem(doc_id, "misplaced_block", f"{kind} ({', '.join(blocks)}) stands outside "
-                                         f"section {sec.title!r}", page_of.get(blocks[0]) if blocks else None))
+            home.setdefault(kind, set()).add(i)
+        if i in present:
+            problems += [_problem(doc_id, "missing_block", f"section {sec.title!r} lacks its {kind}")
+                         for kind in sec.blocks if not kinds_at.get(kind)]
+    for kind, at in kinds_at.items():
+        stray = sorted(at - home.get(kind, set()))
+        if kind in home and stray:
+            blocks = [b.id for _, b in doc.blocks() if b.genre_block == kind and where.get(b.id, -1) in stray]
+            sections = " or ".join(repr(recipe.grammar[i].title) for i in sorted(home[kind]))
+            problems.append(_problem(doc_id, "misplaced_block", f"{kind} ({', '.join(blocks)}) stands outside "
+                                     f"section {sections}", page_of.get(blocks[0]) if blocks else None))
     return problems
 
 

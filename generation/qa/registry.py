@@ -31,6 +31,7 @@ from .arithmetic import (
 from .claims import Draft
 from .compare import boolean, comparison, conditional_superlative, cross_comparison, superlative
 from .context import QAContext
+from .genre import statement_pairs, statement_ratio, worked, worked_facts
 from .lists import above_threshold, list_items, matching_records
 from .lookup import annotation_reading, chart_reading, lookup, reverse_lookup, whose
 from .multi_hop import cross_difference, entity_bridge, record_join, superlative_bridge
@@ -139,6 +140,8 @@ VARIANTS: tuple[QAVariant, ...] = (
     V("unanswerable.detail", "unanswerable", 0.01, "medium", blocks_where(prose_naming_people), unstated_detail),
     V("lookup.contents", "lookup", 0.02, "easy", contents_rows, contents_lookup),
     V("lookup.cross_reference", "lookup", 0.02, "medium", section_exhibits, cross_reference),
+    V("table_aggregate.worked", "table_aggregate", 0.04, "medium", worked_facts, worked),
+    V("multi_hop.statement_ratio", "multi_hop", 0.04, "hard", statement_pairs, statement_ratio),
 )
 
 ANSWER_RULES: dict[QAType, AnswerRule] = {

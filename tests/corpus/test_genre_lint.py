@@ -1,0 +1,79 @@
+"""Genre-level lint (``corpus.views.genre_lint``): planned documents of every recipe hold their grammar's
+required sections and genre blocks, in place, and nothing foreign; each check fails on its planted
+violation."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpus.views.genre_lint import genre_problems
+from generation.content import forms
+from generation.domains import RECIPES, get_recipe
+from generation.planner import plan_document
+from ir.spec import PageCountDist, demo_spec
+
+
+def _doc(recipe: str, pages: int | None = None, index: int = 0, seed: int = 29):
+    r = get_recipe(recipe)
+    n = pages or r.pages[1]
+    spec = demo_spec(seed=seed).model_copy(update={"recipes": [recipe], "domains": None,
+                                                   "pages": PageCountDist(mean=n, sigma=0, min=n, max=n)})
+    return plan_document(spec, index)
+
+
+def _checks(doc):
+    return sorted({p.check for p in genre_problems(doc.doc_id, doc)})
+
+
+@pytest.mark.parametrize("recipe", [r.slug for r in RECIPES])
+def test_every_recipe_holds_its_grammar(recipe):
+    r = get_recipe(recipe)
+    for n in sorted({r.pages[0], r.pages[1]}):
+        doc = _doc(recipe, n)
+        assert doc.recipe == recipe
+        assert genre_problems(doc.doc_id, doc) == [], (n, [p.detail for p in genre_problems(doc.doc_id, doc)])
+
+
+def _without(doc, keep):
+    pages = [p.model_copy(update={"blocks": [b for b in p.blocks if keep(b)]}) for p in doc.pages]
+    return doc.model_copy(update={"pages": pages})
+
+
+def test_planted_violations_fail():
+    doc = _doc("board_minutes", 8)
+    assert _checks(doc) == []
+    # a genre block taken out
+    bad = _without(doc, lambda b: b.genre_block != "resolutions")
+    assert "missing_block" in _checks(bad)
+    # a required section's heading taken out (its blocks now stand under the section before it)
+    heading = next(b for _, b in doc.blocks() if b.type == "heading" and b.spans[0].text.endswith("Attendance"))
+    bad = _without(doc, lambda b: b.id != heading.id)
+    assert {"missing_section", "misplaced_block"} <= set(_checks(bad))
+    # a block of a kind the genre does not hold
+    foreign = next(b for _, b in doc.blocks() if b.genre_block == "attendance").model_copy(
+        update={"genre_block": "balance_sheet"})
+    pages = [p.model_copy(update={"blocks": [foreign if b.id == foreign.id else b for b in p.blocks]})
+             for p in doc.pages]
+    assert "foreign_block" in _checks(doc.model_copy(update={"pages": pages}))
+
+
+def test_a_form_in_an_annual_report_is_foreign():
+    doc = _doc("annual_report", 24)
+    assert _checks(doc) == []
+    from generation.planner import doc_rng  # noqa: F401 - the planner's own context is not needed here
+    from tests.generation.genre_fixture import genre_ctx
+
+    ctx = genre_ctx("annual_report", 1)
+    ctx.book._blocks = 900  # ids clear of the document's
+    form = forms.form(ctx, ctx.dyn)
+    facts = doc.facts + [f.model_copy(update={"id": f"f9{i:03d}"}) for i, f in enumerate(ctx.book.facts)]
+    remap = {f.id: f"f9{i:03d}" for i, f in enumerate(ctx.book.facts)}
+    form = form.model_copy(update={"fields": [fl.model_copy(update={"value": fl.value.model_copy(update={
+        "fact_ids": [remap[x] for x in fl.value.fact_ids]})}) for fl in form.fields], "checkboxes": [
+        cb.model_copy(update={"fact_ids": [remap[x] for x in cb.fact_ids]}) for cb in form.checkboxes]})
+    facts = [f.model_copy(update={"group": form.id}) if f.id in remap.values() else f for f in facts]
+    pages = list(doc.pages)
+    k = len(pages) // 2
+    pages[k] = pages[k].model_copy(update={"blocks": [*pages[k].blocks, form]})
+    bad = doc.model_copy(update={"pages": pages, "facts": facts, "entities": doc.entities})
+    assert "foreign_block" in _checks(bad)
