@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import re
 from collections.abc import Iterator
 from statistics import NormalDist
 
@@ -91,6 +92,10 @@ NARRATIVE_FILLS = 4
 """At most this many paragraphs of comment fill the foot of a narrative page (literal text: the questions
 follow the spec's element mix, the pages the genre's prose share)."""
 EXHIBITS = ("table", "figure", "form")
+CLOSING_BLOCKS = frozenset({"next_meeting", "signature_block", "sign_off", "letter_signoff", "declarations",
+                            "attestation", "review_date"})
+"""Genre blocks that close their section (a signature, the next meeting, the review date): they stand at the
+foot of the section's last page, after its text."""
 OPTIONAL_SECTION_P = 0.7
 """How often a document of a genre has one of the grammar's optional sections."""
 LENGTH_FIT_SIGMA = 0.7
@@ -223,8 +228,20 @@ def _place(blocks: list, pending: list, force: bool = False) -> int:
 
 def genre_blocks(ctx: DocContext, rng: Rng, section: Section) -> list:
     """The genre blocks a section opens with, in the grammar's order (each from its own stream)."""
-    return [b for kind in section.blocks if kind in genre.GENRE_BLOCKS
-            for b in genre.build(kind, ctx, rng.fork("genre", kind))]
+    out: list = []
+    for kind in section.blocks:
+        if kind not in genre.GENRE_BLOCKS:
+            continue
+        built = genre.build(kind, ctx, rng.fork("genre", kind))
+        said = " ".join(sp.text for b in built if b.type == "text_block" for sp in b.spans)
+        for b in list(built):  # a numbered exhibit is referred to, like every exhibit of the document
+            ref = prose.exhibit_ref(b) if b.type in ("table", "figure") else None
+            if ref is not None and not re.search(rf"\b{ref[0]}\b", said):
+                c = prose.discussion(ctx, rng.fork("genre", kind), b, 1)
+                if c is not None:
+                    built.insert(built.index(b) + 1, c)
+        out += built
+    return out
 
 
 SHORT_SECTIONS = ("abstract", "summary", "letter", "key messages", "purpose", "attestation", "sign-off",
@@ -358,10 +375,11 @@ def _appendix_page(ctx: DocContext, rng: Rng, page_no: int, opens: bool, title: 
             blocks.append(said)
     else:  # a report: the detailed data tables of its own kinds, as many as the page holds
         n = 0
-        while room - table_height(4) - LAST_PAGE_REFERENCE > 0 and n < 4:
+        while room >= table_height(3) and n < 4:
             trng = rng.fork("appendix", 1 + n)
             kind = "share" if n % 2 and ctx.recipe.tables.get("share", 0) > 0 else "comparison"
-            table = tables.TABLE_BUILDERS[kind](ctx, trng, max(3, min(10, int((room - table_height(0)) // 17))))
+            rows = int((room - table_height(0)) // 17) - 1  # the table's summary row
+            table = tables.TABLE_BUILDERS[kind](ctx, trng, max(3, min(12, rows)))
             blocks.append(table)
             room -= block_height(table)
             said = prose.discussion(ctx, trng, table, 1)
@@ -481,12 +499,14 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     prev_section = -1
     first_body = 3 if structured else 1
     narrative = recipe.genre_class == "narrative"
+    transactional = recipe.genre_class == "transactional"  # its genre blocks speak for themselves
     subsections: list[int] = [0] * len(sections)
     per_section = max(1, len(domain.topics) // len(sections))
     n_appendix = 0 if not (structured and recipe.appendix and n_pages >= APPENDIX_MIN_PAGES) else \
         2 if n_pages >= 2 * APPENDIX_MIN_PAGES + 8 else 1  # the long schedules, after the sections
     section_at = sections_on_pages(tuple(sec.title for sec in kept), n_pages - first_body + 1 - n_appendix)
     pending: list = []  # genre blocks of a started section not placed yet (they open the next page)
+    closing: list = []  # closing genre blocks of the running section (they end its last page)
     used_topics: set[str] = set()
     held_prose: list = []
     for p in range(1, n_pages + 1):
@@ -509,11 +529,15 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         placed_genre = _place(blocks, pending, force=sec != prev_section)  # the last section's, continued
         if sec != prev_section:
             blocks.append(prose.heading(ctx, sections[sec], 1 if p > 1 else 2))
-            if narrative or ps.bernoulli(0.7):
+            if (narrative or ps.bernoulli(0.7)) and not (transactional and kept[sec].blocks):
                 blocks.append(prose.opener(ctx, ps, ps.integers(2, 4) if narrative else ps.integers(1, 3)))
             if n_appendix and p == first_body:  # the introduction says where the schedules are
                 blocks.append(prose.appendix_pointer(ctx, ps, APPENDIX_LETTER))
-            pending += genre_blocks(ctx, prng, kept[sec])
+            built = genre_blocks(ctx, prng, kept[sec])
+            pending += [b for b in built if b.genre_block not in CLOSING_BLOCKS]
+            closing += [b for b in built if b.genre_block in CLOSING_BLOCKS]
+        elif kept[sec].blocks:  # a section of genre blocks has no subsections on general topics
+            pass
         elif ps.bernoulli(0.5):
             topic = front_matter.subsection_topic(domain, ps, used_topics)
             if topic is not None and subsections[sec] < per_section:  # a subsection of the running section, numbered when the sections are
@@ -532,7 +556,10 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         if narrative and not any(b.type == "text_block" for b in blocks):  # a narrative page reads as text
             blocks.append(prose.opener(ctx, ps, ps.integers(3, 6)))
         prev_section = more_sections[-1] if more_sections else sec
-        room -= sum(block_height(b) for b in blocks) + SECTION_ROOM * len(more_sections)
+        body_end = p == n_pages - n_appendix
+        ends_section = body_end or section_at[p + 1 - first_body][0] != prev_section
+        closes = closing if ends_section or more_sections else []  # room kept for the section's closing blocks
+        room -= sum(block_height(b) for b in blocks + closes) + SECTION_ROOM * len(more_sections)
         k = 1 + int(ps.gen.binomial(4, min(1.0, max(0.0, (spec.blocks_per_page - 1) / 4))))
         if narrative or more_sections:  # fewer exhibits a page, each discussed at length
             k = max(1, k - 1 - len(more_sections))
@@ -574,11 +601,15 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 carried.extend(demand[i + 1:])
                 break
         room += SECTION_ROOM * len(more_sections)
+        if more_sections and closes:  # the first section ends on this page, before the next one starts
+            blocks += closes
+            closes = closing = []
         for n, more in enumerate(more_sections):  # the page's later sections: heading, opening, a paragraph
             mrng = prng.fork("section", n)
-            said = [prose.heading(ctx, sections[more], 1 if p > 1 else 2),
-                    prose.opener(ctx, mrng, mrng.integers(2, 4) if narrative else mrng.integers(1, 3))]
             own = genre_blocks(ctx, mrng, kept[more])
+            said = [prose.heading(ctx, sections[more], 1 if p > 1 else 2)]
+            if not (transactional and own):
+                said.append(prose.opener(ctx, mrng, mrng.integers(2, 4) if narrative else mrng.integers(1, 3)))
             if own:  # the section's genre blocks are its content
                 said += own
             elif mix.get("text", 0.0) > 0:  # a paragraph with facts of its own, where the spec has text questions
@@ -588,7 +619,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 said.append(prose.reflection(ctx, mrng, mrng.integers(2, 4)))
             blocks.extend(said)
             room -= sum(block_height(b) for b in said)
-        for _ in range(NARRATIVE_FILLS if narrative and not held_prose else 0):  # the page ends in text, not in white space
+        for _ in range(NARRATIVE_FILLS if narrative and not held_prose and not closes else 0):  # the page ends in text, not in white space
             if room + TEXT_SLACK < NARRATIVE_FILL:
                 break
             fill = prose.reflection(ctx, ps, ps.integers(3, 6))
@@ -598,10 +629,13 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             room -= block_height(fill)
         if all(b.type in ("heading", "annotation") for b in blocks):  # never a page of headings and overlays
             blocks.append(prose.opener(ctx, ps, ps.integers(2, 4)))
+        if closes:  # the section's signature or next meeting ends its last page
+            blocks += closes
+            closing = []
         pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
-    if pending:  # the last section's genre blocks that did not fit: they end the text
+    if pending or closing:  # the last section's genre blocks that did not fit: they end the text
         last = len(pages) - 1 - n_appendix
-        pages[last] = pages[last].model_copy(update={"blocks": [*pages[last].blocks, *pending]})
+        pages[last] = pages[last].model_copy(update={"blocks": [*pages[last].blocks, *pending, *closing]})
     refs = [t for t in held_prose if prose.exhibit_ref_in(t) is not None]
     if refs:  # the last exhibit's reference, on the last page (a reflection without one can go)
         last = len(pages) - 1 - n_appendix

@@ -27,6 +27,11 @@ ALLOWED_OPS: dict[Quantity, frozenset[str]] = {
     "index": frozenset({"mean", "difference", "max", "min"}),
     "date": frozenset({"days_between", "max", "min"}),
 }
+for _q in ("amount", "count", "duration", "rate", "ratio", "index"):
+    # a figure quoted elsewhere, a product (quantity x unit price, likelihood x impact) and a percentage of an
+    # amount (tax at a stated rate, a weighted score) mean something whatever the quantity of their operands
+    ALLOWED_OPS[_q] = ALLOWED_OPS[_q] | {"quote", "product", "percent_of"}
+del _q
 PERCENTAGE_POINTS = "percentage points"
 
 

@@ -175,12 +175,17 @@ class QAContext:
     @cached_property
     def _content_refs(self) -> dict[str, str]:
         """Content names of the blocks whose name no other block of the document shares."""
-        names = {bid: content_ref(b) for bid, (_, b) in self.blocks.items()}
-        count: dict[str, int] = {}
-        for n in names.values():
-            if n:
-                count[n.lower()] = count.get(n.lower(), 0) + 1
-        return {bid: n for bid, n in names.items() if n and count[n.lower()] == 1}
+        out: dict[str, str] = {}
+        for short in (True, False):  # the short title where it is unique, else the whole title
+            names = {bid: content_ref(b, short) for bid, (_, b) in self.blocks.items()}
+            count: dict[str, int] = {}
+            for n in names.values():
+                if n:
+                    count[n.lower()] = count.get(n.lower(), 0) + 1
+            for bid, n in names.items():
+                if n and count[n.lower()] == 1:
+                    out.setdefault(bid, n)
+        return out
 
     @cached_property
     def _identities(self) -> dict[str, list[Fact]]:

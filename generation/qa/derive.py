@@ -86,6 +86,10 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
         src = r.choice(sources[variant.name])
         ctx.located = r.fork("locate").bernoulli(LOCATED_P) and n_located < LOCATED_MAX * target - 1
         draft = variant.generate(ctx, src, r.fork("gen"))
+        if draft is not None and not ctx.located and len(draft.question.split()) > QUESTION_MAX_WORDS and \
+                n_located < LOCATED_MAX * target - 1:  # too long naming its tables by content: by number, then
+            ctx.located = True
+            draft = variant.generate(ctx, src, r.fork("gen"))
         same_facts = (variant.name, draft.fact_key) if draft is not None and draft.fact_key else None
         if draft is None or draft.question in seen or same_facts in seen or not askable(ctx, draft, n_located,
                                                                                           target):

@@ -96,13 +96,15 @@ CONTENT_REF_MAX_WORDS = 9
 """Longest block title a question names a block by (a longer one is cut at its first comma or bracket)."""
 
 
-def content_ref(block: Block) -> str:
+def content_ref(block: Block, short: bool = False) -> str:
     """How a question names a block by what it holds, not where it is: a table or chart by its title, a form
-    or list by its title ("" when the block has none: then only its locator names it)."""
+    or list by its title ("" when the block has none: then only its locator names it). ``short``: the title
+    up to its first comma, bracket, "for the" or "at" ("Units shipped by product" for "Units shipped by
+    product, H1 2024 and H1 2025"), which names the block where no other block's short title is the same."""
     title = block_title(block) if isinstance(block, TableBlock | FigureBlock) else getattr(block, "title", "")
     title = (title or "").strip().rstrip(".")
-    if len(title.split()) > CONTENT_REF_MAX_WORDS:
-        title = re.split(r",|\(| for the ", title)[0].strip()
+    if short or len(title.split()) > CONTENT_REF_MAX_WORDS:
+        title = re.split(r",|\(| for the | at (?=\d)", title)[0].strip()
     if not title or len(title.split()) > CONTENT_REF_MAX_WORDS:
         return ""
     if isinstance(block, TableBlock):

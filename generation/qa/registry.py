@@ -103,16 +103,16 @@ class QATypeEntry:
 V = QAVariant
 VARIANTS: tuple[QAVariant, ...] = (
     V("lookup.table", "lookup", 0.035, "easy", blocks_where(table_with_facts), lookup),
-    V("lookup.form", "lookup", 0.04, "easy", blocks_where(filled_form), lookup),
-    V("lookup.prose", "lookup", 0.07, "easy", blocks_where(prose_with_facts), lookup),
+    V("lookup.form", "lookup", 0.03, "easy", blocks_where(filled_form), lookup),
+    V("lookup.prose", "lookup", 0.05, "easy", blocks_where(prose_with_facts), lookup),
     V("lookup.by_key", "lookup", 0.03, "medium", blocks_where(keyed_table), reverse_lookup),
     V("lookup.list_by_key", "lookup", 0.02, "medium", blocks_where(keyed_list), reverse_lookup),
     V("lookup.whose", "lookup", 0.015, "medium", blocks_where(prose_with_person_details), whose),
-    V("chart_reading", "chart_reading", 0.055, "easy", blocks_where(charted_figure), chart_reading),
+    V("chart_reading", "chart_reading", 0.045, "easy", blocks_where(charted_figure), chart_reading),
     V("annotation_reading", "annotation_reading", 0.03, "easy", blocks_where(filled_annotation),
       annotation_reading),
-    V("boolean", "boolean", 0.03, "easy", blocks_where(has_drawn_facts), boolean),
-    V("boolean.prose", "boolean", 0.025, "easy", blocks_where(prose_with_facts), boolean),
+    V("boolean", "boolean", 0.02, "easy", blocks_where(has_drawn_facts), boolean),
+    V("boolean.prose", "boolean", 0.015, "easy", blocks_where(prose_with_facts), boolean),
     V("table_aggregate", "table_aggregate", 0.04, "medium", blocks_where(numeric_table, compared_block),
       table_aggregate),
     V("table_aggregate.conditional", "table_aggregate", 0.025, "hard", blocks_where(conditional_block),
@@ -136,12 +136,12 @@ VARIANTS: tuple[QAVariant, ...] = (
     V("list.matching", "list", 0.02, "hard", blocks_where(filterable_table), matching_records),
     V("list.matching_prose", "list", 0.015, "hard", blocks_where(filterable_list), matching_records),
     V("list.above", "list", 0.02, "medium", blocks_where(ranked_block), above_threshold),
-    V("unanswerable", "unanswerable", 0.03, "medium", blocks_where(numeric_table, filled_form), unanswerable),
+    V("unanswerable", "unanswerable", 0.02, "medium", blocks_where(numeric_table, filled_form), unanswerable),
     V("unanswerable.detail", "unanswerable", 0.01, "medium", blocks_where(prose_naming_people), unstated_detail),
     V("lookup.contents", "lookup", 0.02, "easy", contents_rows, contents_lookup),
     V("lookup.cross_reference", "lookup", 0.02, "medium", section_exhibits, cross_reference),
-    V("table_aggregate.worked", "table_aggregate", 0.04, "medium", worked_facts, worked),
-    V("multi_hop.statement_ratio", "multi_hop", 0.04, "hard", statement_pairs, statement_ratio),
+    V("table_aggregate.worked", "table_aggregate", 0.035, "medium", worked_facts, worked),
+    V("multi_hop.statement_ratio", "multi_hop", 0.035, "hard", statement_pairs, statement_ratio),
 )
 
 ANSWER_RULES: dict[QAType, AnswerRule] = {

@@ -190,9 +190,10 @@ def test_semantic_checks_each_catch_their_defect(tiny_doc):
                                    "value": PercentValue(value=Decimal("15194")), "text": "+15,194%",
                                    "quantity": "rate"}),
         b.id: b.model_copy(update={"quantity": None, "value": NumberValue(value=Decimal(5), unit="hours"),
-                                   "period": "Q1 2025", "label": "Hours lost"}),
+                                   "period": "Q1 2025", "label": "Hours lost", "subject": None, "derivation": None}),
         c.id: c.model_copy(update={"quantity": None, "value": NumberValue(value=Decimal(6), unit="hours"),
-                                   "period": "Q1 2025", "label": "Hours lost", "text": "6"}),
+                                   "period": "Q1 2025", "label": "Hours lost", "text": "6", "subject": None,
+                                   "derivation": None}),
     }
     doc2 = doc.model_copy(update={"facts": [planted.get(f.id, f) for f in doc.facts]})
     found = _checks(semantic_problems(DOC, doc2, qa, asr, []))

@@ -39,8 +39,8 @@ def test_fixture_qa_bytes_are_pinned():
     h = hashlib.sha256()
     for x in qa + asr:
         h.update(x.to_json().encode())
-    assert (len(qa), len(asr)) == (36, 48)
-    assert h.hexdigest() == "b1737304c59aa8f5dc8a46ca5d389e784160c6698e6125d7ad14f18f9482e152"
+    assert (len(qa), len(asr)) == (36, 49)
+    assert h.hexdigest() == "a171de508d22257c409f2a6f9176771577d47dd0e6c9b7c83ad207920c227980"
 
 
 def test_scan_boxes_travel_by_span_index():

@@ -19,7 +19,8 @@ DRAW_ORDER = ("lookup.table lookup.form lookup.prose lookup.by_key lookup.list_b
               "comparison.superlative comparison.conditional comparison.cross difference difference.period "
               "difference.range percent_change date_arithmetic date_arithmetic.prose multi_hop.entity "
               "multi_hop.superlative multi_hop.difference multi_hop.join list.items list.matching list.matching_prose "
-              "list.above unanswerable unanswerable.detail lookup.contents lookup.cross_reference").split()
+              "list.above unanswerable unanswerable.detail lookup.contents lookup.cross_reference table_aggregate.worked "
+              "multi_hop.statement_ratio").split()
 
 
 def test_every_qa_type_has_one_entry_with_variants_and_an_answer_rule():
@@ -83,7 +84,9 @@ def test_every_variant_finds_sources_in_the_fixture_and_pairs_get_a_difficulty_o
     ctx = QAContext(doc, ev)
     # the fixture has no contents page: the structure questions are tested on a planned report
     # (tests/generation/test_qa_structure.py)
-    assert [v.name for v in VARIANTS if not v.sources(ctx)] == ["lookup.contents", "lookup.cross_reference"]
+    # nor genre blocks: their variants are tested on planned documents (tests/generation/test_qa_genre.py)
+    assert [v.name for v in VARIANTS if not v.sources(ctx)] == ["lookup.contents", "lookup.cross_reference",
+                                                                "table_aggregate.worked", "multi_hop.statement_ratio"]
     qa, asr = derive_qa(doc, rm, ev, qa_per_page=30)
     assert all(q.difficulty in QA_TYPE[q.qa_type].difficulties for q in qa)
     assert {q.difficulty for q in qa} == set(DIFFICULTIES)
