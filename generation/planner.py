@@ -93,7 +93,7 @@ NARRATIVE_FILLS = 4
 follow the spec's element mix, the pages the genre's prose share)."""
 EXHIBITS = ("table", "figure", "form")
 CLOSING_BLOCKS = frozenset({"next_meeting", "signature_block", "sign_off", "letter_signoff", "declarations",
-                            "attestation", "review_date"})
+                            "attestation", "review_date", "references"})
 """Genre blocks that close their section (a signature, the next meeting, the review date): they stand at the
 foot of the section's last page, after its text."""
 OPTIONAL_SECTION_P = 0.7
@@ -212,6 +212,11 @@ def kept_sections(recipe: Recipe, rng: Rng) -> tuple[Section, ...]:
     return tuple(sec for sec in recipe.grammar if sec.required or rng.bernoulli(OPTIONAL_SECTION_P))
 
 
+def _closing_only(section: Section) -> bool:
+    """Whether a section is its closing blocks alone (signatures, a sign-off): it opens with no general text."""
+    return bool(section.blocks) and all(b in CLOSING_BLOCKS for b in section.blocks)
+
+
 def _place(blocks: list, pending: list, force: bool = False) -> int:
     """Moves the pending genre blocks that fit onto the page (in order; the first always, on a page without an
     exhibit yet; all of them when ``force``: a new section starts below them); returns how many."""
@@ -245,7 +250,8 @@ def genre_blocks(ctx: DocContext, rng: Rng, section: Section) -> list:
 
 
 SHORT_SECTIONS = ("abstract", "summary", "letter", "key messages", "purpose", "attestation", "sign-off",
-                  "approval", "signatures", "conclusion", "declarations", "recommendation", "next", "decisions")
+                  "approval", "signatures", "conclusion", "declarations", "recommendation", "next", "decisions",
+                  "references")
 """Sections that run a page or less in a real document (an abstract, a sign-off): a third of a full one."""
 
 
@@ -529,7 +535,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         placed_genre = _place(blocks, pending, force=sec != prev_section)  # the last section's, continued
         if sec != prev_section:
             blocks.append(prose.heading(ctx, sections[sec], 1 if p > 1 else 2))
-            if (narrative or ps.bernoulli(0.7)) and not (transactional and kept[sec].blocks):
+            if (narrative or ps.bernoulli(0.7)) and not (transactional and kept[sec].blocks) and \
+                    not _closing_only(kept[sec]):
                 blocks.append(prose.opener(ctx, ps, ps.integers(2, 4) if narrative else ps.integers(1, 3)))
             if n_appendix and p == first_body:  # the introduction says where the schedules are
                 blocks.append(prose.appendix_pointer(ctx, ps, APPENDIX_LETTER))
@@ -565,7 +572,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             k = max(1, k - 1 - len(more_sections))
         demand = carried[:MAX_CARRY] + [weighted(ps, mix, ELEMENT_DRAW_ORDER) for _ in range(k)]
         carried = []
-        if placed_genre or pending:  # the genre blocks are this page's exhibits; comment may follow them
+        if placed_genre or pending or _closing_only(kept[prev_section]):  # the genre blocks are this page's
+            # exhibits (a sign-off section holds its sign-off, not a table of figures); comment may follow them
             carried = [e for e in demand if e in EXHIBITS][:MAX_CARRY]
             demand = [e for e in demand if e not in EXHIBITS]
         first = True
@@ -627,11 +635,11 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 break
             blocks.append(fill)
             room -= block_height(fill)
-        if all(b.type in ("heading", "annotation") for b in blocks):  # never a page of headings and overlays
-            blocks.append(prose.opener(ctx, ps, ps.integers(2, 4)))
         if closes:  # the section's signature or next meeting ends its last page
             blocks += closes
             closing = []
+        if all(b.type in ("heading", "annotation") for b in blocks):  # never a page of headings and overlays
+            blocks.append(prose.opener(ctx, ps, ps.integers(2, 4)))
         pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
     if pending or closing:  # the last section's genre blocks that did not fit: they end the text
         last = len(pages) - 1 - n_appendix

@@ -70,6 +70,10 @@ MERGE_BELOW = 0.55
 """An IR page that does not open a section continues on the previous PDF page when that page's content
 covers less than this share of its body height (the layout check calls a page under 0.5 half-empty)."""
 SPILL_MERGE_BELOW = 0.3
+RUN_ON_BELOW = 0.5
+"""In a document without a table of contents (an invoice, minutes, an incident report, a memo) a section
+starts below the previous section's content when that page is less than this share full, as such documents
+are typed: one section after another, not one section a page."""
 """A section also starts below the content of the previous PDF page when that page holds only the spill of
 the last IR page (a few lines carried over) and covers less than this share: no page holds one stray line
 before a new section."""
@@ -97,15 +101,16 @@ class _Pager:
         self.started = False  # has a block of the current IR page been placed yet?
 
     # -- IR pages -----------------------------------------------------------------------------------------
-    def begin(self, layout: Layout, theme: Theme, plan_page_no: int, notes: list[Block], opens_section: bool
-              ) -> None:
+    def begin(self, layout: Layout, theme: Theme, plan_page_no: int, notes: list[Block], opens_section: bool,
+              run_on: bool = False) -> None:
         """Start IR page ``plan_page_no``: on the current page when it is mostly empty, else on a new one."""
         self.layout, self.theme = layout, theme
         self.pages_made = 0
         self.layout_fresh = True
         self.plan_no, self.started = plan_page_no, False
         spill = self.page is not None and self.page.plan_page_no is None  # carried over from the last IR page
-        below = SPILL_MERGE_BELOW if opens_section and spill else 0.0 if opens_section else MERGE_BELOW
+        below = (max(SPILL_MERGE_BELOW if spill else 0.0, RUN_ON_BELOW if run_on else 0.0) if opens_section
+                 else MERGE_BELOW)
         if self.page is not None and self._fill() < below and \
                 self._open_region(self._footnote_pieces(notes, self.page)):
             return
@@ -338,9 +343,10 @@ def paginate(doc: DocumentIR, layouts: list[Layout]) -> list[OutPage]:
     (its content moved on) is dropped and hands its IR page number on."""
     out: list[OutPage] = []
     pager = _Pager(out)
+    run_on = not any(p.role == "contents" for p in doc.pages)  # sections follow one another (RUN_ON_BELOW)
     for plan, layout in zip(doc.pages, layouts, strict=True):
         notes = [b for b in plan.blocks if b.type == "footnote"]
-        pager.begin(layout, theme_for(layout), plan.page_no, notes, _opens_section(plan.blocks))
+        pager.begin(layout, theme_for(layout), plan.page_no, notes, _opens_section(plan.blocks), run_on)
         for b in plan.blocks:
             if b.type != "footnote":
                 pager.place(b)

@@ -22,7 +22,7 @@ from tests.generation.genre_fixture import doc_with, genre_ctx
 from tests.generation.plan_checks import all_problems
 
 KINDS = ("vendor_profile", "weighted_scoring", "review_checklist", "filing_record", "certifications", "daily_log",
-         "handover", "cover_letter", "retention_note")
+         "handover", "cover_letter", "retention_note", "action_plan")
 SEEDS = (0, 1, 2, 3, 4)
 MAX_HEIGHT = 420.0
 MAX_ROWS = 14

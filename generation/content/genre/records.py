@@ -746,7 +746,28 @@ def build_retention_note(ctx: DocContext, rng: Rng) -> list[Block]:
                       signature_lines=["Records manager"])]
 
 
+ACTION_PLAN_TITLES = {"incident_report": "Corrective actions", "risk_assessment": "Mitigation actions",
+                      "compliance_report": "Remediation plan", "audit_memo": "Agreed actions"}
+"""What a genre calls its plan of actions (its caption, with the period it runs to)."""
+
+
+def build_action_plan(ctx: DocContext, rng: Rng) -> list[Block]:
+    """The genre's plan of actions: each action with its owner, due date and status (the general action table,
+    ``tables.action_table``, under the genre's own title: corrective actions of an incident, mitigation
+    actions of a risk assessment, a compliance report's remediation plan)."""
+    from ..tables import action_table
+
+    table = action_table(ctx, rng, rng.integers(4, 8))
+    title = ACTION_PLAN_TITLES.get(ctx.recipe.slug, "Action plan")
+    caption = f"{title} at {ctx.fmt.date(ctx.anchor)}"
+    if table.caption.startswith("Table ") and ctx.caption_free(caption) and table.columns[0] == "Action":
+        no = table.caption.split(".")[0]
+        table = table.model_copy(update={"caption": f"{no}. {ctx.claim_caption(caption)}"})
+    return [table]
+
+
 BLOCKS: dict[str, Builder] = {
+    "action_plan": build_action_plan,
     "vendor_profile": build_vendor_profile,
     "weighted_scoring": build_weighted_scoring,
     "review_checklist": build_review_checklist,
