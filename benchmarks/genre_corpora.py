@@ -16,7 +16,6 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from question_quality import measure  # noqa: I001 - the sibling script (benchmarks/ is on the path)
 from corpus.generate import generate_corpus
 from corpus.views.lint import lint_corpus
 from generation.domains import RECIPES
@@ -26,6 +25,8 @@ DEFAULT_EXTRA = ("invoice", "board_minutes", "annual_report", "contract_summary"
 
 
 def main(argv: list[str]) -> None:
+    from question_quality import measure  # the sibling script (benchmarks/ is on the path)
+
     out = Path(argv[0])
     seed = int(argv[argv.index("--seed") + 1]) if "--seed" in argv else 2929
     extra = tuple(argv[argv.index("--extra") + 1].split(",")) if "--extra" in argv else DEFAULT_EXTRA

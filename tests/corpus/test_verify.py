@@ -104,3 +104,21 @@ def test_a_false_accepted_form_is_named(corpus_copy):
     problems = verify_corpus(corpus_copy)
     assert target and any(p.startswith(target["id"] + ": accepted answers that do not denote") for p in problems), \
         problems
+
+
+def test_a_derived_fact_that_does_not_follow_from_its_operands_is_named(corpus_copy):
+    """The referee over the IR's derived facts: a genre block's product (quantity x unit price, likelihood x
+    impact) or a statement total changed in ir.json is named by its fact, whichever block printed it."""
+    import json
+
+    path = corpus_copy / "docs" / "doc-00000" / "ir.json"
+    doc = json.loads(path.read_text())
+    derived = [f for f in doc["facts"] if f.get("derivation") and f["derivation"]["op"] in ("product", "sum")
+               and f["value"]["kind"] in ("money", "number")]
+    assert derived, "the document has no derived number"
+    f = derived[0]
+    key = "amount" if f["value"]["kind"] == "money" else "value"
+    f["value"][key] = str(float(f["value"][key]) + 1)
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    problems = verify_corpus(corpus_copy)
+    assert any(f["id"] in p and f"{f['derivation']['op']} gives" in p for p in problems), problems

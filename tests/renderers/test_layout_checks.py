@@ -157,12 +157,18 @@ def test_an_ir_page_continues_on_a_mostly_empty_page_unless_it_opens_a_section()
               TextBlock(id=b.bid(), spans=[Span(text="Costs were "), b.span("$3.1M"), Span(text=".")])]
         return b.doc([p1, p2], layout_ids=[SINGLE, SINGLE])
 
-    merged = render_document(doc(2))
+    def with_contents(d):  # a report with a table of contents: each section on a page of its own
+        return d.model_copy(update={"pages": [d.pages[0].model_copy(update={"role": "contents"}), *d.pages[1:]]})
+
+    merged = render_document(with_contents(doc(2)))
     assert [p.plan_page_no for p in merged.render_map.pages] == [1]
     assert {s.page_no for s in merged.render_map.spans} == {1}
-    apart = render_document(doc(1))
+    apart = render_document(with_contents(doc(1)))
     assert [p.plan_page_no for p in apart.render_map.pages] == [1, 2]
-    for res, d in ((merged, doc(2)), (apart, doc(1))):
+    # without a contents page (an invoice, minutes, a memo) a section runs on below the last one
+    run_on = render_document(doc(1))
+    assert [p.plan_page_no for p in run_on.render_map.pages] == [1]
+    for res, d in ((merged, with_contents(doc(2))), (apart, with_contents(doc(1))), (run_on, doc(1))):
         assert check_layout(res.pdf, res.render_map, d) == []
 
 
