@@ -384,12 +384,13 @@ def _appendix_page(ctx: DocContext, rng: Rng, page_no: int, opens: bool, title: 
         while room >= table_height(3) and n < 4:
             trng = rng.fork("appendix", 1 + n)
             kind = "share" if n % 2 and ctx.recipe.tables.get("share", 0) > 0 else "comparison"
-            rows = int((room - table_height(0)) // 17) - 1  # the table's summary row
+            rows = int((room - table_height(0) - LAST_PAGE_REFERENCE) // 17) - 1  # its summary row, its reference
             table = tables.TABLE_BUILDERS[kind](ctx, trng, max(3, min(12, rows)))
             blocks.append(table)
             room -= block_height(table)
             said = prose.discussion(ctx, trng, table, 1)
-            if said is not None and block_height(said) <= room:
+            if said is not None:  # every exhibit is referred to: the sentence that names it at least
+                said = said if block_height(said) <= room else prose.first_sentence(said)
                 blocks.append(said)
                 room -= block_height(said)
             n += 1

@@ -21,10 +21,11 @@ MULTI_HOP_FLOOR = 0.16
 """Least share of a document's questions that are multi-hop (where its content allows): once the questions
 left to draw are no more than those still needed, only multi-hop variants are drawn. A long report meets it
 by weight alone; a two-page purchase order, whose few multi-hop sources the weights seldom reach, needs it."""
-MULTI_PAGE_FLOOR = 0.26
+MULTI_PAGE_FLOOR = 0.27
 """Least share of questions whose evidence spans two or more pages (documents of two pages or more), kept
-the same way: once needed, only drafts whose evidence spans pages are kept."""
-FLOOR_GIVE_UP = 24
+the same way: once needed, only the variants that join two elements are drawn (multi-hop, cross
+comparisons) and only drafts whose evidence spans pages are kept."""
+FLOOR_GIVE_UP = 40
 """Forced draws that may fail in a row before a floor is given up for the document (it cannot meet it)."""
 LOCATED_P = 0.2
 """How often a question is drawn naming where its table, chart or page is ("in Table 11"); the others
@@ -67,6 +68,7 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
     asrs: list[Assertion] = []
     seen: set[str | tuple] = set()
     hops = [v for v in variants if v.qa_type == "multi_hop"]
+    spanning = [v for v in variants if v.qa_type == "multi_hop" or v.name.endswith(".cross")]
     need_hops = math.ceil(MULTI_HOP_FLOOR * target) if hops else 0
     need_pages = math.ceil(MULTI_PAGE_FLOOR * target) if n_pages >= 2 else 0
     n_hops = n_multi_page = n_located = 0
@@ -81,6 +83,8 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
         # a floor given up stays given up (failed stays at FLOOR_GIVE_UP)
         if force_hop:
             variant = r.choice(hops, p=[v.weight for v in hops])
+        elif force_page and spanning:  # the variants that join two elements: most of their drafts span pages
+            variant = r.choice(spanning, p=[v.weight for v in spanning])
         else:
             variant = r.choice(variants, p=weights)
         src = r.choice(sources[variant.name])

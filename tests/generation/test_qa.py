@@ -39,8 +39,8 @@ def test_fixture_qa_bytes_are_pinned():
     h = hashlib.sha256()
     for x in qa + asr:
         h.update(x.to_json().encode())
-    assert (len(qa), len(asr)) == (36, 49)
-    assert h.hexdigest() == "a171de508d22257c409f2a6f9176771577d47dd0e6c9b7c83ad207920c227980"
+    assert (len(qa), len(asr)) == (36, 48)
+    assert h.hexdigest() == "95424a257c9eb12109cc7b4a17ce0c20fde709cb1790d0cdf175d94768be6f72"
 
 
 def test_scan_boxes_travel_by_span_index():
