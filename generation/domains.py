@@ -138,6 +138,13 @@ class Section:
     title: str
     blocks: tuple[str, ...] = ()
     required: bool = True
+    prose: bool = False
+    """a section of text (a letter, a background, an outlook): written, with no general tables or charts"""
+
+
+def T(title: str) -> Section:
+    """A required section of text."""
+    return Section(title, prose=True)
 
 
 def S(title: str, *blocks: str) -> Section:
@@ -145,9 +152,9 @@ def S(title: str, *blocks: str) -> Section:
     return Section(title, tuple(blocks))
 
 
-def O(title: str, *blocks: str) -> Section:  # noqa: E743 - reads as the grammar's "optional"
+def O(title: str, *blocks: str, prose: bool = False) -> Section:  # noqa: E743 - the grammar's "optional"
     """An optional section (a document of the genre leaves it out now and then)."""
-    return Section(title, tuple(blocks), required=False)
+    return Section(title, tuple(blocks), required=False, prose=prose)
 
 
 @dataclass(frozen=True)
@@ -921,7 +928,7 @@ RECIPES: tuple[Recipe, ...] = (
            "{org} Annual Report {year}",
            (S("Letter from the Chief Executive", "letter_signoff"), S("Year in Review", "highlights"),
             S("Financial Performance"), S("Operations Review"), O("{Item_kind} Performance"),
-            S("Risk Management"), S("Governance"), S("Outlook"),
+            S("Risk Management"), S("Governance"), T("Outlook"),
             S("Independent Auditor's Report", "auditor_opinion"),
             S("Financial Statements", "income_statement", "balance_sheet", "cash_flow"),
             S("Notes to the Financial Statements", "statement_notes")),
@@ -946,27 +953,27 @@ RECIPES: tuple[Recipe, ...] = (
            pages=(1, 2, 3), elements=TRANSACTION, charts=NO_CHARTS, tables={"line_items": 0.85, "actions": 0.15}),
     Recipe("compliance_report", "Compliance report", "compliance report", "Control testing and findings",
            "{domain} Compliance Report {year}",
-           (S("Executive Summary"), S("Scope and Approach"), S("Control Testing Results", "control_tests"),
+           (T("Executive Summary"), S("Scope and Approach"), S("Control Testing Results", "control_tests"),
             S("Findings", "findings_by_severity"), S("Remediation Plan", "action_plan"), S("Attestation", "attestation")),
            pages=(6, 30, 70), elements={"form": NO_FORMS, "text": 1.2}, charts=("bar", "pie"),
            tables={"comparison": 0.45, "share": 0.15, "actions": 0.4}),
     Recipe("audit_memo", "Audit memo", "memo", "Internal audit memo with findings and responses",
            "Internal Audit Memo: {topic_title}",
-           (S("Purpose", "memo_header"), S("Background"), S("Observations", "audit_observations"),
-            S("Management Response"), S("Next Steps", "action_plan")),
+           (S("Purpose", "memo_header"), T("Background"), S("Observations", "audit_observations"),
+            T("Management Response"), S("Next Steps", "action_plan")),
            pages=(1, 4, 10), elements={"figure": 0.4, "text": 1.6, "annotation": 1.2, "form": NO_FORMS},
            charts=("bar",), tables={"actions": 0.55, "comparison": 0.45}),
     Recipe("policy_document", "Policy document", "policy", "Corporate policy with roles and procedures",
            "{topic_title} Policy",
-           (S("Purpose and Scope"), S("Definitions", "definitions"), S("Roles and Responsibilities", "roles"),
-            S("Procedure", "procedure_steps"), O("Exceptions"),
+           (T("Purpose and Scope"), S("Definitions", "definitions"), S("Roles and Responsibilities", "roles"),
+            S("Procedure", "procedure_steps"), O("Exceptions", prose=True),
             S("Review and Approval", "version_history", "review_date")),
            pages=(3, 14, 40), elements={"figure": 0.3, "text": 2.0, "form": NO_FORMS}, charts=("bar",),
            tables={"actions": 0.6, "comparison": 0.4}),
     Recipe("contract_summary", "Contract summary", "contract summary", "Key commercial terms of a contract",
            "Contract Summary: {counterparty}",
            (S("Parties", "contract_parties"), S("Key Terms", "contract_clauses"), S("Pricing Schedule"),
-            S("Service Levels", "service_levels"), O("Obligations"), S("Signatures", "signature_block")),
+            S("Service Levels", "service_levels"), O("Obligations", prose=True), S("Signatures", "signature_block")),
            ("legal", "property", "ops", "tech", "public", "finance", "commerce", "energy"),
            pages=(2, 8, 25), elements={"figure": 0.3, "text": 1.5, "form": NO_FORMS}, charts=("bar", "pie"),
            tables={"line_items": 0.6, "comparison": 0.4}),
@@ -990,8 +997,8 @@ RECIPES: tuple[Recipe, ...] = (
            pages=(3, 14, 40), elements={"figure": 1.5, "form": NO_FORMS}, tables=REPORT_TABLES),
     Recipe("research_report", "Research report", "research report", "Analysis with method, data and results",
            "{topic_title}: An Analysis of {item_kind_title} Data",
-           (S("Abstract"), S("Introduction"), S("Method", "study_design"), S("Data"), S("Results"),
-            S("Discussion"), S("Conclusion"), S("References", "references")),
+           (T("Abstract"), T("Introduction"), S("Method", "study_design"), S("Data"), S("Results"),
+            S("Discussion"), T("Conclusion"), S("References", "references")),
            pages=(12, 40, 120), elements={**NARRATIVE_REPORT, "figure": 1.0},
            tables={"comparison": 0.65, "share": 0.35}),
     Recipe("scanned_archive", "Scanned archive", "archive file", "Older correspondence and records scanned "
@@ -1010,7 +1017,7 @@ RECIPES: tuple[Recipe, ...] = (
     Recipe("budget_proposal", "Budget proposal", "budget proposal", "Budget request with justification",
            "{dept} Budget Proposal FY{year_next}",
            (S("Summary of Request"), S("Baseline"), S("Proposed Budget by {item_kind}", "budget_vs_baseline"),
-            S("Justification"), S("Approval", "approval_chain")),
+            T("Justification"), S("Approval", "approval_chain")),
            pages=(3, 12, 40), elements=REPORT, charts=("bar", "pie"),
            tables={"line_items": 0.45, "comparison": 0.35, "share": 0.2}),
     Recipe("project_status_report", "Project status report", "status report", "Progress, milestones and risks",
@@ -1027,7 +1034,7 @@ RECIPES: tuple[Recipe, ...] = (
            tables={"actions": 0.5, "comparison": 0.3, "share": 0.2}),
     Recipe("board_minutes", "Board minutes", "minutes", "Minutes of a board or committee meeting",
            "Minutes of the {dept} Committee Meeting",
-           (S("Attendance", "attendance"), O("Matters Arising"), S("Reports Received"),
+           (S("Attendance", "attendance"), O("Matters Arising", prose=True), S("Reports Received"),
             S("Resolutions", "resolutions"), S("Actions", "action_log"), S("Next Meeting", "next_meeting")),
            pages=(2, 8, 30), elements={"figure": 0.3, "text": 1.8, "annotation": 1.3, "form": NO_FORMS},
            charts=("bar",), tables={"actions": 0.6, "comparison": 0.4}),
@@ -1046,14 +1053,14 @@ RECIPES: tuple[Recipe, ...] = (
            tables={"actions": 0.5, "comparison": 0.5}),
     Recipe("sustainability_report", "Sustainability report", "sustainability report", "ESG metrics and targets",
            "{org} Sustainability Report {year}",
-           (S("Our Approach"), S("Climate", "emissions_by_scope"), S("Resources"), S("People"), S("Governance"),
+           (T("Our Approach"), S("Climate", "emissions_by_scope"), S("Resources"), S("People"), S("Governance"),
             S("Data Tables", "esg_targets")),
            ("energy", "industrial", "commerce", "finance"),
            pages=(20, 50, 110), elements=NARRATIVE_REPORT, tables=REPORT_TABLES),
     Recipe("vendor_assessment", "Vendor assessment", "vendor assessment", "Supplier due diligence and scoring",
            "Vendor Assessment: {counterparty}",
            (S("Vendor Profile", "vendor_profile"), S("Scoring", "weighted_scoring"), S("Financial Health"),
-            S("Compliance Checks", "review_checklist"), S("Recommendation")),
+            S("Compliance Checks", "review_checklist"), T("Recommendation")),
            ("ops", "tech", "commerce", "industrial", "public"),
            pages=(3, 10, 30), elements=REPORT, charts=("bar", "pie"),
            tables={"comparison": 0.5, "share": 0.2, "actions": 0.3}),
@@ -1073,13 +1080,13 @@ RECIPES: tuple[Recipe, ...] = (
     Recipe("operations_dashboard", "Operations dashboard", "dashboard", "Printed KPI dashboard pack",
            "{domain} Operations Dashboard {month_year}",
            (S("KPI Summary", "kpi_tiles"), S("Trends"), S("{Item_kind} Breakdown"), S("Exceptions"),
-            S("Commentary")),
+            T("Commentary")),
            ("ops", "tech", "commerce", "energy", "industrial"),
            pages=(3, 14, 40), elements={"figure": 1.6, "form": NO_FORMS, "text": 0.6}, tables=REPORT_TABLES),
     Recipe("grant_application", "Grant application", "grant application", "Funding application with budget",
            "Grant Application: {topic_title}",
-           (S("Applicant", "applicant_details"), S("Project Description"), S("Budget", "grant_budget"),
-            S("Outcomes"), S("Declarations", "declarations")),
+           (S("Applicant", "applicant_details"), T("Project Description"), S("Budget", "grant_budget"),
+            T("Outcomes"), S("Declarations", "declarations")),
            ("research", "public", "health"),
            pages=(3, 16, 45), elements={"form": 1.3}, charts=("bar", "pie"),
            tables={"line_items": 0.35, "comparison": 0.35, "share": 0.15, "actions": 0.15}),
@@ -1104,15 +1111,17 @@ def get_recipe(slug: str) -> Recipe:
 
 
 __all__ = ["grammar_table", "APPENDIX_MIN_PAGES", "APPENDIX_TITLE", "DEFAULT_TABLES", "FRONT_MATTER_MIN_PAGES", "GenreClass", "PROSE_SHARE", "DOMAINS", "DOMAIN_BY_SLUG", "Behaviour", "Domain", "Metric", "RECIPES", "RECIPE_BY_SLUG",
-           "Recipe", "S", "O", "Section", "get_domain", "get_recipe", "metric_semantics"]
+           "Recipe", "S", "O", "T", "Section", "get_domain", "get_recipe", "metric_semantics"]
 
 
 def grammar_table() -> str:
     """The recipes' grammars as a markdown table (docs/genres.md holds it; a test keeps the two equal)."""
-    lines = ["| recipe | sections in order (optional in brackets) | genre blocks (required in their section) |",
+    lines = ["| recipe | sections in order (optional in brackets; text: a section of text, no general exhibits) | "
+             "genre blocks (required in their section) |",
              "|---|---|---|"]
     for r in RECIPES:
-        secs = ", ".join(sec.title if sec.required else f"[{sec.title}]" for sec in r.grammar)
+        secs = ", ".join((sec.title if sec.required else f"[{sec.title}]") + (" (text)" if sec.prose else "")
+                         for sec in r.grammar)
         blocks = "; ".join(f"{sec.title}: {', '.join(f'`{b}`' for b in sec.blocks)}" for sec in r.grammar
                            if sec.blocks)
         lines.append(f"| {r.slug} | {secs} | {blocks} |")

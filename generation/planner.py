@@ -536,8 +536,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         placed_genre = _place(blocks, pending, force=sec != prev_section)  # the last section's, continued
         if sec != prev_section:
             blocks.append(prose.heading(ctx, sections[sec], 1 if p > 1 else 2))
-            if (narrative or ps.bernoulli(0.7)) and not (transactional and kept[sec].blocks) and \
-                    not _closing_only(kept[sec]):
+            if (narrative or kept[sec].prose or ps.bernoulli(0.7)) and not (transactional and kept[sec].blocks) \
+                    and not _closing_only(kept[sec]):
                 blocks.append(prose.opener(ctx, ps, ps.integers(2, 4) if narrative else ps.integers(1, 3)))
             if n_appendix and p == first_body:  # the introduction says where the schedules are
                 blocks.append(prose.appendix_pointer(ctx, ps, APPENDIX_LETTER))
@@ -573,7 +573,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             k = max(1, k - 1 - len(more_sections))
         demand = carried[:MAX_CARRY] + [weighted(ps, mix, ELEMENT_DRAW_ORDER) for _ in range(k)]
         carried = []
-        if placed_genre or pending or _closing_only(kept[prev_section]):  # the genre blocks are this page's
+        if placed_genre or pending or _closing_only(kept[sec]) or kept[sec].prose:  # the genre blocks are this page's
             # exhibits (a sign-off section holds its sign-off, not a table of figures); comment may follow them
             carried = [e for e in demand if e in EXHIBITS][:MAX_CARRY]
             demand = [e for e in demand if e not in EXHIBITS]
@@ -610,6 +610,11 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 carried.extend(demand[i + 1:])
                 break
         room += SECTION_ROOM * len(more_sections)
+        if more_sections and kept[sec].prose:  # a section of text is written before the next one starts
+            said = prose.reflection(ctx, ps, ps.integers(2, 5))
+            if block_height(said) <= room - SECTION_ROOM * len(more_sections):
+                blocks.append(said)
+                room -= block_height(said)
         if more_sections and closes:  # the first section ends on this page, before the next one starts
             blocks += closes
             closes = closing = []
@@ -626,13 +631,17 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 said.append(prose.text_element(ctx, mrng, str(footnotes[0]), max(room - 120, 84.0)))
             else:
                 said.append(prose.reflection(ctx, mrng, mrng.integers(2, 4)))
+            if (narrative and own and not _closing_only(kept[more])) or kept[more].prose:  # discussed, or written
+                said.append(prose.reflection(ctx, mrng, mrng.integers(3, 6)))
             blocks.extend(said)
             room -= sum(block_height(b) for b in said)
-        for _ in range(NARRATIVE_FILLS if narrative and not held_prose and not closes else 0):  # the page ends in text, not in white space
-            if room + TEXT_SLACK < NARRATIVE_FILL:
+        written = narrative or kept[prev_section].prose  # a page of a narrative genre or of a section of text
+        slack = TEXT_SLACK if narrative else 0.0  # a section of text in a report keeps to the page
+        for _ in range(NARRATIVE_FILLS if written and not held_prose and not closes else 0):  # the page ends in text, not in white space
+            if room + slack < NARRATIVE_FILL:
                 break
             fill = prose.reflection(ctx, ps, ps.integers(3, 6))
-            if block_height(fill) > room + TEXT_SLACK:
+            if block_height(fill) > room + slack:
                 break
             blocks.append(fill)
             room -= block_height(fill)
