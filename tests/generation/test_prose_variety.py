@@ -64,7 +64,7 @@ def test_one_day_is_singular_and_one_point_oh_days_is_not():
 
 
 def test_minutes_take_a_plural_verb():
-    said = " ".join(_sentences("board_minutes", 12, 8))  # seed 8 states both the parties and the reference
+    said = " ".join(s for seed in range(12) for s in _sentences("board_minutes", 12, seed))  # several sets
     assert "These minutes are issued by" in said and "These minutes (reference" in said
     assert not re.search(r"(^|\. )These minutes (is|was|records)\b", said)  # the minutes as the subject
     assert not re.search(r"These minutes \(reference [^)]*\) was\b", said)

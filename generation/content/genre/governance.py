@@ -26,7 +26,7 @@ from ir.rng import Rng
 
 from ...domains import Metric
 from ..book import DocContext, fs, lit
-from ..names import person_name
+from ..names import unused_person_name
 from ..tables import change_mode, change_span, metric_fact, pct_change, summable, whole
 from ..wording import lower_common
 from . import Builder
@@ -49,15 +49,7 @@ def _add_months(d: dt.date, n: int) -> dt.date:
 
 def _new_person(ctx: DocContext, rng: Rng, role: str) -> Entity:
     """A person of the document not in its cast, with a name no entity of the document has."""
-    taken = {e.name for e in ctx.book.entities}
-    name = person_name(rng)
-    for _ in range(80):
-        if name not in taken:
-            break
-        name = person_name(rng)
-    else:  # pragma: no cover - 7,000 names against a few dozen entities
-        name = f"{name} {chr(65 + len(ctx.book.entities) % 26)}."
-    return ctx.book.entity("person", name, role=role)
+    return ctx.book.entity("person", unused_person_name(rng, {e.name for e in ctx.book.entities}, 80), role=role)
 
 
 def _money_metric(ctx: DocContext) -> Metric | None:

@@ -20,7 +20,7 @@ from ir.facts import Derivation, Entity, Fact
 from ir.rng import Rng
 
 from ..book import DocContext, fs, lit
-from ..names import email_for, person_name
+from ..names import email_for, unused_person_name
 from . import Builder
 
 HUNDRED = Decimal(100)
@@ -55,17 +55,7 @@ def _new_person(ctx: DocContext, rng: Rng, role: str, mail_at: str = "", **attri
     """A person entity whose name no entity of the document has, with an address at organisation ``mail_at``
     where given (no telephone number: the identity checks expect the issuer's people to have numbers in the
     issuer's city, and outsiders have none in the cast)."""
-    taken = {e.name for e in ctx.book.entities}
-    name = person_name(rng)
-    for _ in range(60):
-        if name not in taken:
-            break
-        name = person_name(rng)
-    else:
-        k = 2
-        while f"{name} {k}" in taken:
-            k += 1
-        name = f"{name} {k}"
+    name = unused_person_name(rng, {e.name for e in ctx.book.entities})
     if mail_at:
         attributes["email"] = email_for(name, mail_at)
     return ctx.book.entity("person", name, role=role, **attributes)

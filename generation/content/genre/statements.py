@@ -35,7 +35,7 @@ from ...domains import Domain, Metric
 from ..book import DocContext, fs, lit
 from ..calendar import period_end
 from ..dynamics import display
-from ..names import SURNAMES, address, email_for, person_name
+from ..names import SURNAMES, address, email_for, unused_person_name
 from ..repeats import body_rows
 from ..tables import metric_fact, printed_tables, unit_note, whole
 from ..wording import lower_common, plural
@@ -125,13 +125,7 @@ def _money_sum(ctx: DocContext, label: str, parts: list[Fact], **kw) -> Fact:
 
 def _person_name(ctx: DocContext, rng: Rng) -> str:
     """A person's name no entity of the document has."""
-    names = {e.name for e in ctx.book.entities}
-    name = person_name(rng)
-    for _ in range(60):
-        if name not in names:
-            break
-        name = person_name(rng)
-    return name
+    return unused_person_name(rng, {e.name for e in ctx.book.entities})
 
 
 def _new_person(ctx: DocContext, rng: Rng, role: str, **attributes: str) -> Entity:
