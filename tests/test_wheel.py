@@ -34,7 +34,9 @@ def test_the_wheel_carries_its_data_and_the_same_code_version(tmp_path):
         z.extractall(site)
     for rel in ("renderers/layout/layout_clip/layout_clip_tiny.safetensors",
                 "renderers/layout/layout_clip/open_clip_config/layout-clip-tiny.json",
-                "corpus/views/templates/report.html.j2", "generation/__init__.py"):
+                "corpus/views/templates/report.html.j2", "generation/__init__.py",
+                "generation/content/genre/statements.py", "judges/osce/cases/hematuria.yaml",
+                "judges/osce/cases/questions.csv"):
         assert rel in names, rel
     probe = ("import json, corpus.assemble as a, renderers.layout.clip_model as c; "
              "m = c.load_clip('layout-clip-tiny', None); "

@@ -61,9 +61,11 @@ _CITY_RE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _CITIES), key=len,
 _COUNTRY_RE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _COUNTRY_NAMES), key=len, reverse=True)) + r")\b")
 _REGION_RE = re.compile(r",\s*([A-Z]{2,3})\b(?=\s+[\dA-Z]|\s*$)|\b(NSW|VIC|QLD|TAS|ACT)\s+\d{4}\b")
 _PHONE_RE = re.compile(r"\+(\d{1,3})[\s(]")
-_STREET_RE = re.compile(
-    r"^\s*\d+[A-Za-z]?\s+[\w' .-]*\b(Street|St\.|Road|Rd\.|Way|Avenue|Ave\.|Lane|Drive|Square|Court|Grove|Place|"
-    r"Quay|Boulevard|Parade|Queensway|Terrace|Row|Walk|Crescent|Close|Hill|Gate|Wharf|Plaza|Park)\b")
+_STREET = (r"\d+[A-Za-z]?\s+[\w' .-]*\b(Street|St\.|Road|Rd\.|Way|Avenue|Ave\.|Lane|Drive|Square|Court|Grove|"
+           r"Place|Quay|Boulevard|Parade|Queensway|Terrace|Row|Walk|Crescent|Close|Hill|Gate|Wharf|Plaza|Park)\b")
+_STREET_RE = re.compile(r"^\s*" + _STREET)
+_STREET_ANYWHERE = re.compile(r"(?:^|,\s*)" + _STREET)
+"""A street line inside a line ("Goods Inward, 56 Franklin Street, ..."): another address starts there."""
 
 
 def address_problems(text: str) -> list[tuple[str, str]]:
@@ -95,7 +97,8 @@ def address_problems(text: str) -> list[tuple[str, str]]:
 
 def address_groups(lines: Iterable[tuple[tuple[float, float, float, float], str]]) -> list[str]:
     """Drawn addresses among a page's text lines ((bbox, text), PDF points): a street line and the lines just
-    below it that it overlaps horizontally."""
+    below it that it overlaps horizontally, up to the next line that names a street (the next party's address
+    in a table of parties: seller, bill to, ship to)."""
     lines = sorted(lines, key=lambda ln: (ln[0][1], ln[0][0]))
     out = []
     for i, (bbox, text) in enumerate(lines):
@@ -107,6 +110,8 @@ def address_groups(lines: Iterable[tuple[tuple[float, float, float, float], str]
             if nb[1] > last[3] + 1.2 * h or len(group) >= 4:
                 break
             if nb[0] < bbox[2] and nb[2] > bbox[0] and nb[1] >= last[1] + 0.5 * h:
+                if _STREET_ANYWHERE.search(nt):  # the next address begins
+                    break
                 group.append(nt)
                 last = nb
         out.append("\n".join(group))

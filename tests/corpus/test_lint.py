@@ -309,3 +309,20 @@ def test_lint_bad_input_is_exit_2(tmp_path, capsys):
     (tmp_path / "empty").mkdir()
     assert main(["lint", str(tmp_path / "empty")]) == 2
     assert main(["lint", str(tmp_path / "empty"), "--max-half-empty", "2"]) == 2
+
+
+def test_a_table_of_parties_is_three_addresses_not_one_with_three_cities():
+    from corpus.views.addresses import address_groups
+
+    rows = ["115 Park Avenue, San Francisco, CA 94184, United States",
+            "59 Franklin Street, Seattle, WA 98134, United States",
+            "Goods Inward, 56 Franklin Street, Boston, MA 02172, United States"]
+    lines = [((100.0, 300.0 + 18 * i, 400.0, 310.0 + 18 * i), t) for i, t in enumerate(rows)]
+    groups = address_groups(lines)
+    assert groups == rows[:2]  # each party's address alone (the third names its street after a site name)
+    assert [p for g in groups for p in address_problems(g)] == []
+    # a street line and the city under it is still one address, and two cities in it are still caught
+    stacked = [((100.0, 300.0, 300.0, 310.0), "12 Market Street"), ((100.0, 314.0, 300.0, 324.0), "Stockholm"),
+               ((100.0, 328.0, 300.0, 338.0), "Denver, CO 80202")]
+    assert address_groups(stacked) == ["12 Market Street\nStockholm\nDenver, CO 80202"]
+    assert address_problems(address_groups(stacked)[0])[0][0] == "two_cities"
