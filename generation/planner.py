@@ -467,6 +467,22 @@ def _describe_page(blocks: list, style_family: str) -> str:
 
 # ---------------------------------------------------------------- the planner
 
+def document_context(root: Rng, domain: Domain, recipe: Recipe) -> tuple[DocContext, str]:
+    """The context every builder of a document shares (its formats, calendar, issuer, counterparties and
+    people) and the issuer's country, drawn from the document's root stream."""
+    cal = root.fork("calendar")
+    currency = domain.currency if cal.bernoulli(0.8) else cal.choice(("USD", "EUR", "GBP"))
+    fmt = choose_format(root.fork("format"), currency)
+    year = 2023 + cal.integers(0, 4)
+    anchor = dt.date(year, cal.integers(1, 13), cal.integers(1, 29))
+    book = FactBook(fmt)
+    country = country_for(root.fork("country"), currency)
+    issuer, cps, people = _cast(domain, currency, root.fork("cast"), book, country, root.fork("places"))
+    ctx = DocContext(domain=domain, recipe=recipe, fmt=fmt, book=book, issuer=issuer, counterparties=cps,
+                     people=people, year=year, anchor=anchor, dyn=root.fork("dynamics"))
+    return ctx, country
+
+
 def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     """The complete content plan of document ``index`` of ``spec`` (layouts and scan params left open)."""
     check_spec(spec)
@@ -478,16 +494,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     tier = weighted(root.fork("tier"), spec.tier_mix, TIERS)
     device = weighted(root.fork("device"), spec.device_mix, DEVICES)
     style_family = root.fork("style").choice(domain.style_families)
-    cal = root.fork("calendar")
-    currency = domain.currency if cal.bernoulli(0.8) else cal.choice(("USD", "EUR", "GBP"))
-    fmt = choose_format(root.fork("format"), currency)
-    year = 2023 + cal.integers(0, 4)
-    anchor = dt.date(year, cal.integers(1, 13), cal.integers(1, 29))
-    book = FactBook(fmt)
-    country = country_for(root.fork("country"), currency)
-    issuer, cps, people = _cast(domain, currency, root.fork("cast"), book, country, root.fork("places"))
-    ctx = DocContext(domain=domain, recipe=recipe, fmt=fmt, book=book, issuer=issuer, counterparties=cps,
-                     people=people, year=year, anchor=anchor, dyn=root.fork("dynamics"))
+    ctx, country = document_context(root, domain, recipe)
+    issuer, book, anchor = ctx.issuer, ctx.book, ctx.anchor
     title, values = _title(recipe, ctx, root.fork("title"))
     t1, t2 = root.fork("brief").sample(domain.topics, 2)
     brief = (f"{recipe.description} issued by {issuer.name} ({lower_common(domain.title)}), covering {t1} and "

@@ -2,32 +2,19 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
-from generation.content.book import DocContext, FactBook
-from generation.content.formats import choose_format
-from generation.content.names import country_for, paper_of
+from generation.content.book import DocContext
+from generation.content.names import paper_of
 from generation.domains import DOMAINS, get_domain, get_recipe
-from generation.planner import _cast
+from generation.planner import document_context
 from ir import Rng
 from ir.document import DocumentIR, PagePlan, PerturbationProfile
 
 
 def genre_ctx(recipe: str, seed: int = 0, domain: str | None = None) -> DocContext:
     """The context of a document of ``recipe`` (in ``domain``, else the first domain that has the recipe),
-    with its cast, formats and calendar drawn from ``seed`` the way ``plan_document`` draws them."""
+    with its cast, formats and calendar drawn from ``seed`` as ``plan_document`` draws them."""
     dom = get_domain(domain) if domain else next(d for d in DOMAINS if recipe in d.recipes)
-    root = Rng(seed).fork("doc", 0)
-    cal = root.fork("calendar")
-    currency = dom.currency if cal.bernoulli(0.8) else cal.choice(("USD", "EUR", "GBP"))
-    fmt = choose_format(root.fork("format"), currency)
-    year = 2023 + cal.integers(0, 4)
-    anchor = dt.date(year, cal.integers(1, 13), cal.integers(1, 29))
-    book = FactBook(fmt)
-    country = country_for(root.fork("country"), currency)
-    issuer, cps, people = _cast(dom, currency, root.fork("cast"), book, country, root.fork("places"))
-    ctx = DocContext(domain=dom, recipe=get_recipe(recipe), fmt=fmt, book=book, issuer=issuer, counterparties=cps,
-                     people=people, year=year, anchor=anchor, dyn=root.fork("dynamics"))
+    ctx, country = document_context(Rng(seed).fork("doc", 0), dom, get_recipe(recipe))
     ctx.country = country  # for paper size in doc_with
     return ctx
 
