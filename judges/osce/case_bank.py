@@ -73,6 +73,30 @@ class CaseFact(_Strict):
         return getattr(self, language)
 
 
+class Terms(_Strict):
+    """Words or phrases, per language, whose appearance in an answer the script check flags."""
+
+    en: list[str] = Field(min_length=1)
+    ko: list[str] = Field(min_length=1)
+
+    def __call__(self, language: str) -> list[str]:
+        return getattr(self, language)
+
+
+class RedLine(_Strict):
+    """What the patient never says (the diagnosis, results it cannot know ...) and the terms that betray it.
+
+    The terms are a screening aid for the script check (``vsp.script_check``), not a judge: a flagged answer is
+    one a person should read."""
+
+    en: str = Field(min_length=1)
+    ko: str = Field(min_length=1)
+    terms: Terms
+
+    def text(self, language: str) -> str:
+        return getattr(self, language)
+
+
 class Persona(_Strict):
     name: Text
     age: int = Field(ge=0, le=120)
@@ -91,7 +115,7 @@ class Case(_Strict):
     persona: Persona
     chief_complaint: Text
     facts: list[CaseFact] = Field(min_length=1)
-    red_lines: list[Text] = Field(min_length=1, description="what the patient never says (the diagnosis ...)")
+    red_lines: list[RedLine] = Field(min_length=1, description="what the patient never says (the diagnosis ...)")
 
     @model_validator(mode="after")
     def _unique_facts(self) -> Case:
@@ -100,6 +124,12 @@ class Case(_Strict):
         if dup:
             raise ValueError(f"fact ids used twice: {', '.join(dup)}")
         return self
+
+    def fact(self, fact_id: str) -> CaseFact:
+        for f in self.facts:
+            if f.id == fact_id:
+                return f
+        raise KeyError(fact_id)
 
     def facts_by_category(self) -> dict[str, list[CaseFact]]:
         out: dict[str, list[CaseFact]] = {}
@@ -115,6 +145,10 @@ class ScriptedQuestion(_Strict):
     text: Text
     category: str
     form: str
+    probes: str | None = Field(default=None, description="the id of the case fact the question asks about (its "
+                                                         "checkable value is what the script check compares)")
+    expect: Literal["yes", "no"] | None = Field(default=None, description="the answer the script gives to a closed "
+                                                                          "yes/no question")
 
 
 def _where(err: ValidationError) -> str:
@@ -157,7 +191,9 @@ def load_questions(path: str | os.PathLike[str], cases: dict[str, Case] | None =
                    encoding: str | None = None) -> list[ScriptedQuestion]:
     """The scripted questions of a table, in (case, turn) order; each row checked (its case known when
     ``cases`` is given, a known category and form, a unique utterance id, turns 1..n within a case), a
-    problem naming the file, the row (as a spreadsheet shows it: the header is row 1) and the column."""
+    problem naming the file, the row (as a spreadsheet shows it: the header is row 1) and the column. An optional
+    ``probes`` column names the case fact a question asks about (a fact of that case when ``cases`` is given), an
+    optional ``expect`` the script's yes/no answer to a closed question."""
     df = read_table(path, encoding=encoding)
     cols = {str(c).strip().lower(): c for c in df.columns}
     need = ["case", "utterance_id", "turn", "category", "form", *(f"question_{lang}" for lang in LANGUAGES)]
@@ -180,11 +216,21 @@ def load_questions(path: str | os.PathLike[str], cases: dict[str, Case] | None =
         except (TypeError, ValueError):
             problems.append(f"{where}, turn: {cell['turn']!r} is not a whole number")
             continue
+        probe = row[cols["probes"]] if "probes" in cols else None
+        probe = str(probe).strip() if isinstance(probe, str) and probe.strip() else None
+        expect = row[cols["expect"]] if "expect" in cols else None
+        expect = str(expect).strip().lower() if isinstance(expect, str) and expect.strip() else None
+        if expect not in (None, "yes", "no"):
+            problems.append(f"{where}, expect: {expect!r} is not yes or no")
+            continue
         q = ScriptedQuestion(case=str(cell["case"]).strip(), utterance_id=str(cell["utterance_id"]).strip(), turn=turn,
                              text=Text(**{k: v.strip() for k, v in texts.items()}),
-                             category=str(cell["category"]).strip(), form=str(cell["form"]).strip())
+                             category=str(cell["category"]).strip(), form=str(cell["form"]).strip(), probes=probe,
+                             expect=expect)
         if cases is not None and q.case not in cases:
             problems.append(f"{where}, case: unknown case {q.case!r} (cases: {', '.join(sorted(cases))})")
+        elif cases is not None and probe is not None and probe not in {f.id for f in cases[q.case].facts}:
+            problems.append(f"{where}, probes: {probe!r} is not a fact of case {q.case}")
         if q.category not in DEFAULT_HISTORY_CATEGORIES:
             problems.append(f"{where}, category: unknown {q.category!r}")
         if q.form not in DEFAULT_LINGUISTIC_FORMS:
@@ -204,5 +250,5 @@ def load_questions(path: str | os.PathLike[str], cases: dict[str, Case] | None =
     return sorted(out, key=lambda q: (q.case, q.turn))
 
 
-__all__ = ["LANGUAGES", "SHIPPED_CASES", "Case", "CaseFact", "ScriptedQuestion", "load_case", "load_case_bank",
+__all__ = ["LANGUAGES", "SHIPPED_CASES", "Case", "CaseFact", "RedLine", "ScriptedQuestion", "Terms", "load_case", "load_case_bank",
            "load_questions"]
