@@ -24,6 +24,7 @@ Outputs (``run_vsp``; each file written atomically when the run ends):
 - ``dialogues.csv``: the answered turns as the dialogues table (``schema.DIALOGUE_COLUMNS``) that ``osce rubric``
   and ``osce packets`` read;
 - ``prompts/<case>.<lang>.txt``: the persona system prompt each case was given;
+- ``case_scripts/<case>.md``: the script as a rater or rubric judge reads it (``osce rubric --case-script``);
 - ``run.json``: the summary (responders, cases, language, counts, requests, cache hits, failures, flags).
 """
 
@@ -235,6 +236,19 @@ def persona_values(case: Case, language: str) -> dict[str, str]:
     }
 
 
+def case_script(case: Case, language: str) -> str:
+    """The case script as the rubric judge compares with it: every fact by category, and the red lines."""
+    lines = [f"{case.title(language)} ({case.persona.name(language)}, {case.persona.age}, "
+             f"{_SEX[language][case.persona.sex]}, {case.persona.occupation(language)})",
+             f"Chief complaint: {case.chief_complaint(language)}"]
+    for category, facts in case.facts_by_category().items():
+        lines.append(f"{category.replace('_', ' ')}:")
+        lines += [f"- {f.text(language)}" + (" (only when asked)" if f.reveal == "on_request" else "") for f in facts]
+    lines.append("The patient never:")
+    lines += [f"- {r.text(language)}" for r in case.red_lines]
+    return "\n".join(lines) + "\n"
+
+
 def persona_prompt(case: Case, language: str, template: PromptTemplate | None = None) -> str:
     """The system prompt that casts a model as this case's patient."""
     t = template or persona_template(language)
@@ -262,7 +276,8 @@ _EN_NUMBERS = {w: float(i) for i, w in enumerate(
 _EN_NUMBERS.update({"thirty": 30.0, "forty": 40.0, "fifty": 50.0, "a couple of": 2.0, "half": 0.5})
 _KO_NUMBERS = {"하루": 1.0, "이틀": 2.0, "사흘": 3.0, "나흘": 4.0, "닷새": 5.0, "엿새": 6.0, "이레": 7.0,
                "한 ": 1.0, "두 ": 2.0, "세 ": 3.0, "네 ": 4.0, "다섯": 5.0, "여섯": 6.0, "일곱": 7.0, "여덟": 8.0,
-               "아홉": 9.0, "열 ": 10.0}
+               "아홉": 9.0, "열 ": 10.0, "석 ": 3.0, "넉 ": 4.0, "스무": 20.0, "스물": 20.0, "서른": 30.0, "마흔": 40.0,
+               "쉰": 50.0}
 _DIGITS = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)")
 _YES = {"en": re.compile(r"^\W*(yes|yeah|yep|i do\b|i have\b|i am\b|i did\b|it does\b|it is\b|they do\b)", re.I),
         "ko": re.compile(r"^\W*(네|예|응|있어요|맞아요)")}
@@ -472,10 +487,12 @@ def _write(run: VspRun, cases: Mapping[str, Case], responders: Sequence[Responde
             name = f"{cid}.{run.language}.txt" if t.name == PERSONA_PROMPTS[run.language] else \
                 f"{cid}.{run.language}.{t.name}.txt"
             atomic_write_text(out / "prompts" / name, persona_prompt(cases[cid], run.language, t))
+        atomic_write_text(out / "case_scripts" / f"{cid}.md", case_script(cases[cid], run.language))
     lines = [r.model_dump_json() for r in sorted(run.records, key=lambda r: (r.responder, r.case, r.turn))]
     atomic_write_bytes(out / TURNS_FILE, ("\n".join(lines) + "\n").encode("utf-8"))
     write_table(dialogues_frame(dialogues_of(run.records)), out / DIALOGUES_FILE)
-    summary = {**run.summary(), "responders_config": [
+    summary = {**run.summary(), "case_titles": {cid: cases[cid].title(run.language) for cid in case_ids},
+               "responders_config": [
         {"name": r.name, "kind": r.kind, **({"model": r.endpoint.model, "base_url": r.endpoint.base_url,
                                              "temperature": r.endpoint.temperature, "seed": r.endpoint.seed,
                                              "max_tokens": r.endpoint.max_tokens} if r.endpoint else
@@ -499,6 +516,6 @@ def turns_frame(records: Sequence[TurnRecord]) -> pd.DataFrame:
     return pd.DataFrame([r.model_dump() for r in records])
 
 
-__all__ = ["PERSONA_PROMPTS", "Responder", "TurnRecord", "VspRun", "case_titles", "dialogues_of", "load_human_answers",
+__all__ = ["PERSONA_PROMPTS", "Responder", "TurnRecord", "VspRun", "case_script", "case_titles", "dialogues_of", "load_human_answers",
            "load_responders", "numbers_in", "persona_prompt", "persona_template", "polarity", "read_run", "run_vsp",
            "script_check", "turn_messages", "turns_frame"]
