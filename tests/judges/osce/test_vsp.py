@@ -80,8 +80,10 @@ def test_a_run_is_multi_turn_complete_and_a_rerun_makes_no_request(tmp_path):
         ("chronic_cough", "model-a", 3), ("chronic_cough", "model-b", 3), ("hematuria", "model-a", 4),
         ("hematuria", "model-b", 4)]
     summary = json.loads((tmp_path / "run" / "run.json").read_text())
-    assert summary["requests"] == 0 and summary["responders"]["model-a"] == {"turns": 7, "answered": 7, "failed": 0,
-                                                                             "flagged": 0}
+    a = summary["responders"]["model-a"]
+    assert summary["requests"] == 0 and (a["turns"], a["answered"], a["failed"]) == (7, 7, 0)
+    # the echo states numbers ("turns before: 3") where a question probes a scripted number: screened, flagged
+    assert a["flagged"] == sum(bool(r.flags) for r in recs if r.responder == "model-a") > 0
     assert (tmp_path / "run" / "prompts" / "hematuria.en.txt").read_text().startswith("You are a standardized patient")
 
 
