@@ -220,6 +220,10 @@ def persona_template(language: str, name_or_path: str | None = None) -> PromptTe
         raise OsceInputError(str(name_or_path), [str(err)]) from None
 
 
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:2].isupper() is False else text
+
+
 def persona_values(case: Case, language: str) -> dict[str, str]:
     """The template fields of a case: the persona and the script, as the patient knows it."""
     def bullets(items: Sequence[str]) -> str:
@@ -228,7 +232,8 @@ def persona_values(case: Case, language: str) -> dict[str, str]:
     p = case.persona
     return {
         "patient_name": p.name(language), "age": str(p.age), "sex": _SEX[language][p.sex],
-        "occupation": p.occupation(language), "manner": p.manner(language),
+        "occupation": _lower_first(p.occupation(language)) if language == "en" else p.occupation(language),
+        "manner": p.manner(language),
         "chief_complaint": case.chief_complaint(language),
         "volunteered": bullets([f.text(language) for f in case.facts if f.reveal == "volunteered"]),
         "on_request": bullets([f.text(language) for f in case.facts if f.reveal == "on_request"]),

@@ -162,3 +162,12 @@ def test_questions_of_an_unknown_case_are_refused_before_anything_runs(tmp_path)
     with pytest.raises(OsceInputError, match="unknown case"):
         run_vsp(CASES, [q], [Responder(name="h", answers=str(tmp_path / "x.csv"))], tmp_path / "run")
     assert not (tmp_path / "run").exists()
+
+
+def test_the_docs_show_the_persona_prompt_of_each_shipped_case():
+    from pathlib import Path
+
+    docs = (Path(__file__).resolve().parents[3] / "docs" / "osce.md").read_text(encoding="utf-8")
+    for case in CASES.values():
+        assert persona_prompt(case, "en").rstrip() in docs, f"docs/osce.md: the {case.id} persona prompt is stale"
+    assert persona_prompt(CASES["hematuria"], "ko").rstrip() in docs
