@@ -125,6 +125,7 @@ StreamName = Literal[
     "clip_train", "eval_query",
     # judges
     "hallucination-synth", "hallucination-injection", "hallucination-run", "answerer", "osce-sim",
+    "packets",
     # command line and benchmarks
     "degrade", "bench", "ocr", "contact",
 ]
@@ -148,6 +149,8 @@ ChildStreamName = Literal[
     # judges: simulation, synthesis and resampling
     "alpha", "backoff", "bootstrap", "cat", "design", "form", "injection", "item", "llm", "metric", "missing",
     "noise", "rater", "response", "split", "splits", "unbalanced",
+    # judges: the blinded rating packets (per rater: responder codes, utterance and dialogue order)
+    "codes", "utterances", "encounters",
     # views: the report's gallery and contact sheet
     "gallery", "contact",
 ]
