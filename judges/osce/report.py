@@ -4,15 +4,23 @@ Everything is rendered into a temporary sibling folder (``ir.files.atomic_dir``)
 ``out_dir`` only when all files are written, so a failure never leaves a partial report behind. Figures use matplotlib's
 object API on the Agg canvas (no pyplot global state) and PNGs carry no timestamp/software
 metadata, so the same analysis gives the same bytes.
+
+Hangul (Korean responder, case or stratum names): the figures are drawn inside a ``matplotlib.rc_context``
+whose font list falls back from DejaVu Sans to NanumGothic, and a page showing Hangul embeds a subset of
+NanumGothic holding only its characters (``fonts``); pages without Hangul are byte for byte as before.
 """
 
 from __future__ import annotations
 
+import functools
 import io
 import json
 import os
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
+import matplotlib
 import numpy as np
 import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -22,11 +30,28 @@ from ir.files import atomic_dir
 
 from ..html import Section, png_image, render_page, table
 from .contrasts import ADJUST_NAMES
+from .fonts import HTML_FAMILY, html_font_face, plot_font_family
 from .schema import AnalysisResult
 
 PNG_META = {"Software": None}
 CSS = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;font-size:12px}"
        "td,th{border:1px solid #ccc;padding:2px 6px}img{max-width:100%}")
+HANGUL_BODY_CSS = f'body{{font-family:sans-serif,"{HTML_FAMILY}"}}'
+"""Added after CSS (with the embedded font's @font-face) only when the page shows Hangul."""
+
+_F = TypeVar("_F", bound=Callable[..., object])
+
+
+def _hangul_capable(fn: _F) -> _F:
+    """Draw ``fn``'s figure with DejaVu Sans falling back to NanumGothic (``fonts.plot_font_family``): Latin
+    text renders as before, Hangul (responder, stratum names) gets glyphs. rcParams only inside the call."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        with matplotlib.rc_context({"font.family": plot_font_family()}):
+            return fn(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
 
 
 def _png(fig: Figure) -> bytes:
@@ -36,6 +61,7 @@ def _png(fig: Figure) -> bytes:
     return buf.getvalue()
 
 
+@_hangul_capable
 def forest_plot(result: AnalysisResult) -> bytes:
     """Difference from the reference with CI per metric x responder; filled = significant."""
     rows = result.main
@@ -57,6 +83,7 @@ def forest_plot(result: AnalysisResult) -> bytes:
     return _png(fig)
 
 
+@_hangul_capable
 def stratum_heatmap(result: AnalysisResult, stratifier: str) -> bytes | None:
     """One panel per sentence-level metric: responders x strata, colour = difference, * = significant."""
     rows = [c for c in result.strata if c.stratifier == stratifier]
@@ -200,6 +227,20 @@ def _method_text(result: AnalysisResult) -> list[str]:
     return out
 
 
+def _shown_texts(title: str, intro: Sequence[str], sections: Sequence[Section]) -> Iterator[str]:
+    """Every text the HTML page shows (headings, paragraphs, items, table cells)."""
+    yield title
+    yield from intro
+    for s in sections:
+        yield s.title or ""
+        yield from s.paras
+        yield from s.items
+        for t in s.tables:
+            yield from t["head"]
+            for row in t["rows"]:
+                yield from row
+
+
 def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubric: pd.DataFrame | None = None) -> Path:
     """Write report.md, report.html, analysis.json and the PNGs to ``out_dir`` (all or nothing)."""
     out = Path(out_dir)
@@ -214,7 +255,7 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
                 figures[f"heatmap_{s}.png"] = png
         for name, data in figures.items():
             (tmp / name).write_bytes(data)
-        (tmp / "analysis.json").write_text(json.dumps(result.model_dump(mode="json"), indent=1, sort_keys=True) + "\n")
+        (tmp / "analysis.json").write_text(json.dumps(result.model_dump(mode="json"), indent=1, sort_keys=True) + "\n", encoding="utf-8")
         if rubric is not None:
             rubric.to_csv(tmp / "rubric_agreement.csv", index=False, lineterminator="\n")
 
@@ -255,7 +296,7 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
         md += ["## Fit diagnostics\n", _md(dh, db), ""]
         if rubric_tab:
             md += ["## LLM rubric judge vs human raters\n", _md(*rubric_tab), ""]
-        (tmp / "report.md").write_text("\n".join(md) + "\n")
+        (tmp / "report.md").write_text("\n".join(md) + "\n", encoding="utf-8")
 
         def img(name: str) -> list[dict[str, str]]:
             return [png_image(name, figures[name])] if name in figures else []
@@ -278,5 +319,8 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
         if rubric_tab:
             sections.append(Section("LLM rubric judge vs human raters", tables=[table(*rubric_tab)]))
         intro = [f"{result.n_scores} scores; responders: {', '.join(result.responders)}."]
-        (tmp / "report.html").write_text(render_page("OSCE/VSP scoring analysis", CSS, intro, sections))
+        title = "OSCE/VSP scoring analysis"
+        face = html_font_face(_shown_texts(title, intro, sections))  # "" without Hangul: page unchanged
+        css = (CSS + face + HANGUL_BODY_CSS) if face else CSS
+        (tmp / "report.html").write_text(render_page(title, css, intro, sections), encoding="utf-8")
     return out
