@@ -35,6 +35,10 @@ DEPLOYMENTS: tuple[DeploymentSpec, ...] = (
                    description="Hallucination-criterion labeling of answers (faithfulness vs factual correctness)."),
     DeploymentSpec("osce-analysis", "default", "flows/osce_flow.py:osce_analysis",
                    description="VSP/OSCE rating analysis with stratified mixed-effects models."),
+    DeploymentSpec("osce-study", "default", "flows/osce_study.py:osce_study",
+                   description="VSP study: the virtual patients answer the cases, then one blinded packet per rater."),
+    DeploymentSpec("osce-collect-analyze", "default", "flows/osce_study.py:osce_collect_analyze",
+                   description="Filled rating packets back, unblinded, into the mixed-model analysis and report."),
 )
 
 

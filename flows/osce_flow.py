@@ -33,7 +33,7 @@ def fit_task(ratings: pd.DataFrame, taxonomy: Taxonomy, options: AnalysisOptions
 
 @task(name="osce-report", cache_policy=NO_CACHE)
 def report_task(parts: list[AnalysisResult], ratings: pd.DataFrame, taxonomy: Taxonomy, options: AnalysisOptions,
-                out_dir: str) -> str:
+                out_dir: str, rubric: pd.DataFrame | None = None) -> str:
     from judges.osce.contrasts import adjust
 
     metrics = [m for p in parts for m in p.metrics]
@@ -51,14 +51,16 @@ def report_task(parts: list[AnalysisResult], ratings: pd.DataFrame, taxonomy: Ta
         "responders": [taxonomy.reference_responder]
         + sorted(r for r in ratings["responder"].unique() if r != taxonomy.reference_responder),
     })
-    return str(render_report(result, out_dir))
+    return str(render_report(result, out_dir, rubric=rubric))
 
 
 @flow(name="osce-analysis")
 def osce_analysis(ratings: str, out_dir: str, taxonomy: str | None = None, adjust: str = "holm",
                   strata: bool = True, backend: str = "lmm", response_effect: bool = False,
-                  ordinal: bool = False, encoding: str | None = None, columns: str | None = None) -> str:
-    """Analyse a ratings file into ``out_dir`` (report.md, report.html, analysis.json, PNGs)."""
+                  ordinal: bool = False, encoding: str | None = None, columns: str | None = None,
+                  judge_ratings: str | None = None) -> str:
+    """Analyse a ratings file into ``out_dir`` (report.md, report.html, analysis.json, PNGs); with
+    ``judge_ratings`` (the LLM rubric judge's scores) the report compares the judge with the raters."""
     tax = load_taxonomy(taxonomy)
     options = AnalysisOptions(adjust_main=adjust, stratifiers=("history_category", "linguistic_form") if strata else (),
                               backend=backend, response_effect=response_effect, ordinal=ordinal)
@@ -66,7 +68,12 @@ def osce_analysis(ratings: str, out_dir: str, taxonomy: str | None = None, adjus
     metrics = [m for m in tax.metric_names if m in set(table["metric"])]
     futures = [fit_task.submit(table, tax, options, m) for m in metrics]
     parts = [f.result() for f in futures]
-    out = report_task(parts, table, tax, options, out_dir)
+    rubric = None
+    if judge_ratings:
+        from judges.osce.rubric import judge_agreement
+
+        rubric = judge_agreement(load_task(judge_ratings, tax), table, tax)
+    out = report_task(parts, table, tax, options, out_dir, rubric)
     create_markdown_artifact(key="osce-report", markdown=(Path(out) / "report.md").read_text(),
                              description="OSCE/VSP scoring analysis")
     return out

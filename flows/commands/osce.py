@@ -1,4 +1,5 @@
-"""``osce simulate``, ``osce analyze`` and ``osce rubric``: the VSP/OSCE dialogue scoring analysis."""
+"""``osce simulate | analyze | rubric | vsp run | packets | collect``: the VSP/OSCE study from the virtual patients'
+dialogues through blinded rating packets to the mixed-effects analysis."""
 
 from __future__ import annotations
 
@@ -170,6 +171,106 @@ def cmd_rubric(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count_bar(desc: str, unit: str):
+    """A bar on stderr over (done, total) updates."""
+    import sys
+
+    from tqdm import tqdm
+
+    bar = None
+
+    def update(done: int, total: int, label: str) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+        bar.set_postfix_str(label, refresh=False)
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    return update
+
+
+def cmd_vsp_run(args: argparse.Namespace) -> int:
+    from judges.osce.case_bank import SHIPPED_CASES, load_case_bank, load_questions
+    from judges.osce.loaders import OsceInputError
+    from judges.osce.vsp import load_responders, run_vsp
+
+    t0 = time.perf_counter()
+    try:
+        cases = load_case_bank(args.cases or SHIPPED_CASES)
+        questions = load_questions(args.questions or (SHIPPED_CASES / "questions.csv"), cases, encoding=args.encoding)
+        if args.case:
+            wanted = [c for c in args.case.split(",") if c]
+            unknown = [c for c in wanted if c not in cases]
+            if unknown:
+                raise CliError(f"--case: unknown case(s) {', '.join(unknown)} (cases: {', '.join(sorted(cases))})")
+            questions = [q for q in questions if q.case in wanted]
+        if args.max_questions:
+            questions = [q for q in questions if q.turn <= args.max_questions]
+        responders = load_responders(args.responders)
+        run = run_vsp(cases, questions, responders, args.out, language=args.language, cache_path=args.cache,
+                      progress=None if args.quiet else _count_bar("vsp run", "turn"))
+    except (OsceInputError, ValueError) as err:
+        raise CliError(_one_line(err)) from None
+    s = run.summary()
+    for name, d in s["responders"].items():
+        print(f"{name}: {d['answered']}/{d['turns']} answered, {d['failed']} failed, {d['flagged']} flagged")
+    for line in s["failures"]:
+        print(f"failed: {line}")
+    print(f"{args.out}: {len(run.records)} turns ({args.language}); {run.requests} requests, {run.cache_hits} from the "
+          f"cache; tokens {run.prompt_tokens}+{run.completion_tokens}; {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+def _dialogues_source(path: str):
+    """Dialogues from a VSP run folder (its dialogues.csv, case titles from its language) or a dialogues file."""
+    import json
+
+    from judges.osce.loaders import load_dialogues
+    from judges.osce.vsp import DIALOGUES_FILE, RUN_FILE
+
+    p = Path(path)
+    if p.is_dir():
+        run = p / RUN_FILE
+        titles = json.loads(run.read_text(encoding="utf-8")).get("case_titles") if run.is_file() else None
+        return load_dialogues(p / DIALOGUES_FILE), titles
+    return load_dialogues(p), None
+
+
+def cmd_packets(args: argparse.Namespace) -> int:
+    from judges.osce.loaders import OsceInputError
+    from judges.osce.packets import write_packets
+    from judges.osce.pipeline import load_taxonomy
+
+    if args.raters < 1:
+        raise CliError("--raters must be >= 1")
+    try:
+        dialogues, titles = _dialogues_source(args.dialogues)
+        made = write_packets(dialogues, args.raters, args.seed, args.out, taxonomy=load_taxonomy(args.taxonomy),
+                             case_titles=titles, key_path=args.key)
+    except OsceInputError as err:
+        raise CliError(_one_line(err)) from None
+    print(f"{made.out_dir}: {made.n_raters} packets ({made.n_utterances} utterances, {made.n_encounters} dialogues "
+          f"each); key {made.key_path} (keep it from the raters)")
+    return 0
+
+
+def cmd_collect(args: argparse.Namespace) -> int:
+    from judges.osce.loaders import OsceInputError, write_table
+    from judges.osce.packets import collect_packets
+    from judges.osce.pipeline import load_taxonomy
+
+    try:
+        ratings = collect_packets(args.packets, args.key, taxonomy=load_taxonomy(args.taxonomy))
+        write_table(ratings, args.out)
+    except OsceInputError as err:
+        raise CliError(_one_line(err)) from None
+    print(f"{args.out}: {len(ratings)} scores from {ratings['rater'].nunique()} raters "
+          f"({ratings['responder'].nunique()} responders unblinded)")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     sub = command_group(subparsers, "osce", "VSP/OSCE dialogue scoring: simulate ratings, mixed-effects analysis",
                         "OSCE")
@@ -219,3 +320,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     r.add_argument("--cache", help="SQLite reply cache file")
     r.add_argument("--seed", type=int, default=0, help="seeds the retry jitter")
     r.set_defaults(func=cmd_rubric)
+    vsp = command_group(sub, "vsp", "virtual standardized patients: ask the cases' scripted questions", "VSP")
+    v = vsp.add_parser("run", help="ask every responder every scripted question, turn by turn (resumable)")
+    v.add_argument("--responders", required=True,
+                   help="YAML: responders: [{name, endpoint: {base_url, model, ...}} | {name, answers: file}]")
+    v.add_argument("--out", required=True, help="run folder (turns.jsonl, dialogues.csv, run.json, the cache)")
+    v.add_argument("--cases", help="case bank folder or one case YAML (default: the three shipped cases)")
+    v.add_argument("--questions", help="scripted questions table (default: the shipped questions.csv)")
+    v.add_argument("--language", default="en", choices=["en", "ko"], help="language of the questions and answers")
+    v.add_argument("--case", help="comma-separated case ids (default: every case with questions)")
+    v.add_argument("--max-questions", type=int, help="only the first N questions of each case")
+    v.add_argument("--cache", help="SQLite reply cache (default: OUT/cache.sqlite, which makes a rerun free)")
+    v.add_argument("--encoding", help="text encoding of the questions CSV (default: detected)")
+    v.add_argument("--quiet", action="store_true", help="no progress bar")
+    v.set_defaults(func=cmd_vsp_run)
+    k = sub.add_parser("packets", help="write one blinded .xlsx rating packet per rater, and the key")
+    k.add_argument("--dialogues", required=True, help="a VSP run folder or a dialogues file")
+    k.add_argument("--raters", type=int, required=True, help="number of raters (one packet each)")
+    k.add_argument("--seed", type=int, required=True, help="seeds the codes and the orders of every packet")
+    k.add_argument("--out", required=True, help="packets folder (must not exist or be empty)")
+    k.add_argument("--key", help="key file (default: next to the packets folder, never inside it)")
+    k.add_argument("--taxonomy", help="taxonomy JSON/YAML (the metrics and their scales)")
+    k.set_defaults(func=cmd_packets)
+    c = sub.add_parser("collect", help="read filled packets back, validate every cell, unblind, write the ratings")
+    c.add_argument("packets", help="folder of filled packets (.xlsx)")
+    c.add_argument("--key", required=True, help="the key written with the packets")
+    c.add_argument("--out", required=True, help="ratings file in the long format 'osce analyze' reads")
+    c.add_argument("--taxonomy", help="taxonomy JSON/YAML")
+    c.set_defaults(func=cmd_collect)

@@ -42,7 +42,7 @@ import os
 import re
 import unicodedata
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -869,3 +869,36 @@ def collect_packets(packets_dir: str | os.PathLike[str], key_path: str | os.Path
     rows.sort(key=lambda r: (r["rater"], r["level"] != "sentence", r["case"], r["encounter"], r["responder"],
                              -1 if r["turn"] is None else r["turn"], r["utterance_id"] or "", order[r["metric"]]))
     return validate_ratings(pd.DataFrame(rows, columns=list(RATING_COLUMNS)), tax, source=str(folder))
+
+
+# ----------------------------------------------------------------------------- rehearsal
+
+Scorer = Callable[[str, KeyMetric, "KeyUtterance | KeyEncounter"], int]
+"""(rater, metric, item) -> the score that rater gives that item on that metric."""
+
+
+def fill_packets(packets_dir: str | os.PathLike[str], key_path: str | os.PathLike[str], scorer: Scorer) -> int:
+    """Fill every Likert cell of every packet with ``scorer``'s score, as a rater would in Excel; the cell count.
+
+    For rehearsing a study end to end (and for tests) before real raters have the packets: the filled files go
+    through ``collect_packets`` exactly like returned ones. The scorer sees the unblinded item through the key."""
+    key = load_key(key_path)
+    metrics = {m.name: m for m in key.metrics}
+    folder = Path(packets_dir)
+    n = 0
+    for packet in key.packets:
+        path = folder / packet.file
+        wb = load_workbook(path)
+        for sheet, items in ((UTTERANCES, packet.utterances), (ENCOUNTERS, packet.encounters)):
+            ws = wb[sheet]
+            cols = {str(c.value).split(" (")[0]: c.column for c in ws[1] if c.value is not None}
+            names = [m for m in cols if m in metrics]
+            for r in range(DATA_ROW, ws.max_row + 1):
+                item = items[str(ws.cell(row=r, column=1).value)]
+                for name in names:
+                    ws.cell(row=r, column=cols[name], value=int(scorer(packet.rater, metrics[name], item)))
+                    n += 1
+        buf = io.BytesIO()
+        wb.save(buf)
+        atomic_write_bytes(path, buf.getvalue())
+    return n

@@ -1,0 +1,76 @@
+"""Prefect flows of the VSP study: ``osce-study`` (the virtual patients answer the cases, then one blinded
+packet per rater) and ``osce-collect-analyze`` (the filled packets back, unblinded, into the mixed-model analysis
+and its report, with the LLM rubric judge compared to the raters when its scores are given).
+
+Thin over ``judges.osce``: the tasks are calls into ``vsp``, ``packets`` and the ``osce-analysis`` flow; API keys
+named as Prefect Secret blocks in the responders file are resolved here and passed in, never written.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefect import flow, task
+from prefect.artifacts import create_markdown_artifact
+from prefect.cache_policies import NO_CACHE
+
+from flows.osce_flow import osce_analysis
+from judges.osce.case_bank import SHIPPED_CASES, load_case_bank, load_questions
+from judges.osce.loaders import load_dialogues, write_table
+from judges.osce.packets import collect_packets, write_packets
+from judges.osce.pipeline import load_taxonomy
+from judges.osce.vsp import DIALOGUES_FILE, Responder, load_responders, run_vsp
+
+
+def _secret_keys(responders: list[Responder]) -> dict[str, str]:
+    from prefect.blocks.system import Secret
+
+    return {r.name: str(Secret.load(r.endpoint.api_key_secret_block).get()) for r in responders
+            if r.endpoint is not None and r.endpoint.api_key_secret_block}
+
+
+@task(name="osce-vsp-run", cache_policy=NO_CACHE)
+def vsp_task(cases: str | None, questions: str | None, responders: str, out: str, language: str) -> dict:
+    bank = load_case_bank(cases or SHIPPED_CASES)
+    qs = load_questions(questions or SHIPPED_CASES / "questions.csv", bank)
+    rs = load_responders(responders)
+    run = run_vsp(bank, qs, rs, out, language=language, api_keys=_secret_keys(rs))
+    return run.summary()
+
+
+@task(name="osce-packets", cache_policy=NO_CACHE)
+def packets_task(run_dir: str, raters: int, seed: int, out: str, language: str, cases: str | None) -> dict:
+    titles = {cid: c.title(language) for cid, c in load_case_bank(cases or SHIPPED_CASES).items()}
+    made = write_packets(load_dialogues(Path(run_dir) / DIALOGUES_FILE), raters, seed, out, case_titles=titles)
+    return made.model_dump(mode="json")
+
+
+@flow(name="osce-study")
+def osce_study(responders: str, out: str, raters: int = 17, seed: int = 0, language: str = "en",
+               cases: str | None = None, questions: str | None = None) -> dict:
+    """VSP run into ``out/run``, then ``raters`` blinded packets into ``out/packets`` (the key beside them)."""
+    run_dir, packets_dir = str(Path(out) / "run"), str(Path(out) / "packets")
+    summary = vsp_task(cases, questions, responders, run_dir, language)
+    made = packets_task(run_dir, raters, seed, packets_dir, language, cases)
+    lines = [f"- {name}: {d['answered']}/{d['turns']} answered, {d['failed']} failed, {d['flagged']} flagged"
+             for name, d in summary["responders"].items()]
+    create_markdown_artifact(key="osce-study", description="VSP run and rating packets", markdown="\n".join(
+        ["# VSP study", *lines, f"- requests {summary['requests']}, from the cache {summary['cache_hits']}",
+         f"- {made['n_raters']} packets in {made['out_dir']}; key {made['key_path']}"]))
+    return {"run": run_dir, "packets": made["out_dir"], "key": made["key_path"], "requests": summary["requests"]}
+
+
+@task(name="osce-collect", cache_policy=NO_CACHE)
+def collect_task(packets: str, key: str, ratings: str, taxonomy: str | None) -> str:
+    write_table(collect_packets(packets, key, taxonomy=load_taxonomy(taxonomy)), ratings)
+    return ratings
+
+
+@flow(name="osce-collect-analyze")
+def osce_collect_analyze(packets: str, key: str, out: str, taxonomy: str | None = None,
+                         judge_ratings: str | None = None, strata: bool = True) -> str:
+    """Filled packets -> ``out/ratings.csv`` -> the analysis report in ``out/report`` (judge agreement included
+    when ``judge_ratings`` holds the rubric judge's scores of the same dialogues)."""
+    ratings = collect_task(packets, key, str(Path(out) / "ratings.csv"), taxonomy)
+    return osce_analysis(ratings=ratings, out_dir=str(Path(out) / "report"), taxonomy=taxonomy, strata=strata,
+                         judge_ratings=judge_ratings)
