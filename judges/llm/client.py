@@ -153,6 +153,20 @@ def parse_retry_after(value: str | None) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+def _error_message(resp: httpx.Response, limit: int = 160) -> str:
+    """The server's own words for a refused request (``error.message`` or the body's text), one line, short:
+    "HTTP 400" alone does not tell a user that the prompt outgrew the model's context."""
+    try:
+        body = resp.json()
+        err = body.get("error") if isinstance(body, dict) else None
+        text = str(err.get("message") or "") if isinstance(err, dict) else str(body.get("detail") or "") \
+            if isinstance(body, dict) else ""
+    except ValueError:
+        text = resp.text
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def _error_code(resp: httpx.Response) -> str:
     try:
         body = resp.json()
@@ -422,7 +436,8 @@ class ChatClient:
             return _Attempt(final_reason="auth", error="HTTP 401 (check the API key source)")
         if code == 408 or code >= 500:
             return _Attempt(transient=True, retry_after=retry_after, error=f"HTTP {code}")
-        return _Attempt(final_reason="http_error", error=f"HTTP {code}")
+        why = _error_message(resp)
+        return _Attempt(final_reason="http_error", error=f"HTTP {code}: {why}" if why else f"HTTP {code}")
 
     def _result(self, request: ChatRequest, ex: _Exchange, parse: Parser | None) -> ChatResult:
         usage = ex.usage.model_copy(update={"cost": 0.0}) if ex.cached else ex.usage

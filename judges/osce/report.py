@@ -241,6 +241,12 @@ def _shown_texts(title: str, intro: Sequence[str], sections: Sequence[Section]) 
                 yield from row
 
 
+def page_css(title: str, intro: Sequence[str], sections: Sequence[Section]) -> str:
+    """The page's CSS: with the embedded Hangul font when the page shows Hangul, else the plain CSS (unchanged)."""
+    face = html_font_face(_shown_texts(title, intro, sections))
+    return (CSS + face + HANGUL_BODY_CSS) if face else CSS
+
+
 def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubric: pd.DataFrame | None = None) -> Path:
     """Write report.md, report.html, analysis.json and the PNGs to ``out_dir`` (all or nothing)."""
     out = Path(out_dir)
@@ -320,7 +326,6 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
             sections.append(Section("LLM rubric judge vs human raters", tables=[table(*rubric_tab)]))
         intro = [f"{result.n_scores} scores; responders: {', '.join(result.responders)}."]
         title = "OSCE/VSP scoring analysis"
-        face = html_font_face(_shown_texts(title, intro, sections))  # "" without Hangul: page unchanged
-        css = (CSS + face + HANGUL_BODY_CSS) if face else CSS
+        css = page_css(title, intro, sections)
         (tmp / "report.html").write_text(render_page(title, css, intro, sections), encoding="utf-8")
     return out

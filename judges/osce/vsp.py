@@ -25,6 +25,7 @@ Outputs (``run_vsp``; each file written atomically when the run ends):
   and ``osce packets`` read;
 - ``prompts/<case>.<lang>.txt``: the persona system prompt each case was given;
 - ``case_scripts/<case>.md``: the script as a rater or rubric judge reads it (``osce rubric --case-script``);
+- ``dialogues.html``: the dialogues side by side per case, to read (``run_view``);
 - ``run.json``: the summary (responders, cases, language, counts, requests, cache hits, failures, flags).
 """
 
@@ -59,6 +60,7 @@ PERSONA_PROMPTS: dict[str, str] = {"en": "vsp_persona_en_v1", "ko": "vsp_persona
 """The persona prompt template of each language (a new version is a new file, so old runs keep their hash)."""
 RUN_FORMAT = "synthdocqa-vsp-run/1"
 TURNS_FILE, DIALOGUES_FILE, RUN_FILE, CACHE_FILE = "turns.jsonl", "dialogues.csv", "run.json", "cache.sqlite"
+DIALOGUES_HTML = "dialogues.html"
 HUMAN_MODEL = "human"
 _SEX = {"en": {"male": "man", "female": "woman"}, "ko": {"male": "남성", "female": "여성"}}
 
@@ -496,6 +498,9 @@ def _write(run: VspRun, cases: Mapping[str, Case], responders: Sequence[Responde
     lines = [r.model_dump_json() for r in sorted(run.records, key=lambda r: (r.responder, r.case, r.turn))]
     atomic_write_bytes(out / TURNS_FILE, ("\n".join(lines) + "\n").encode("utf-8"))
     write_table(dialogues_frame(dialogues_of(run.records)), out / DIALOGUES_FILE)
+    from .run_view import render_run_html  # the view imports this module
+
+    atomic_write_text(out / DIALOGUES_HTML, render_run_html(run.records, cases, run.language))
     summary = {**run.summary(), "case_titles": {cid: cases[cid].title(run.language) for cid in case_ids},
                "responders_config": [
         {"name": r.name, "kind": r.kind, **({"model": r.endpoint.model, "base_url": r.endpoint.base_url,

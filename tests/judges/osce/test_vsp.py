@@ -171,3 +171,18 @@ def test_the_docs_show_the_persona_prompt_of_each_shipped_case():
     for case in CASES.values():
         assert persona_prompt(case, "en").rstrip() in docs, f"docs/osce.md: the {case.id} persona prompt is stale"
     assert persona_prompt(CASES["hematuria"], "ko").rstrip() in docs
+
+
+def test_a_refused_turn_states_the_servers_reason_and_the_run_writes_a_readable_page(tmp_path):
+    too_long = FakeReply(status=400, content=None, body=json.dumps({"error": {
+        "message": "This model's maximum context length is 4096 tokens. However, you requested 4271 tokens"}}).encode())
+    with FakeOpenAIServer(responder=_echo) as srv:
+        srv.script(_first("hematuria", 4)[3].text.ko, too_long)
+        run = run_vsp(CASES, _first("hematuria", 4), [_llm("m", srv.url)], tmp_path / "run", language="ko")
+    failed = run.failures
+    assert [r.utterance_id for r in failed] == ["HEM-04"]
+    assert failed[0].failure == ("http_error: HTTP 400: This model's maximum context length is 4096 tokens. However, "
+                                 "you requested 4271 tokens")
+    page = (tmp_path / "run" / "dialogues.html").read_text(encoding="utf-8")
+    assert CASES["hematuria"].title.ko in page and "[failed: http_error: HTTP 400" in page
+    assert "@font-face" in page  # Hangul on the page: the embedded font subset comes with it
