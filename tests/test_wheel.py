@@ -36,7 +36,8 @@ def test_the_wheel_carries_its_data_and_the_same_code_version(tmp_path):
                 "renderers/layout/layout_clip/open_clip_config/layout-clip-tiny.json",
                 "corpus/views/templates/report.html.j2", "generation/__init__.py",
                 "generation/content/genre/statements.py", "judges/osce/cases/hematuria.yaml",
-                "judges/osce/cases/questions.csv"):
+                "judges/osce/cases/questions.csv", "judges/osce/prompts/vsp_persona_ko_v1.md",
+                "judges/osce/vsp.py", "judges/osce/packets.py", "flows/osce_study.py"):
         assert rel in names, rel
     probe = ("import json, corpus.assemble as a, renderers.layout.clip_model as c; "
              "m = c.load_clip('layout-clip-tiny', None); "
