@@ -66,11 +66,44 @@ def collect_task(packets: str, key: str, ratings: str, taxonomy: str | None) -> 
     return ratings
 
 
+@task(name="osce-rubric", cache_policy=NO_CACHE)
+def rubric_task(run_dir: str, endpoint: str, out: str, taxonomy: str | None, metrics: list[str] | None) -> str:
+    """The LLM rubric judge on the run's dialogues, against the run's case scripts (cached beside its output)."""
+    import yaml
+
+    from ir.rng import Rng
+    from judges.llm import ChatClient, EndpointConfig, ResponseCache
+    from judges.osce.case_scripts import load_case_scripts
+    from judges.osce.rubric import score_dialogues
+
+    cfg = EndpointConfig.model_validate(yaml.safe_load(Path(endpoint).read_text(encoding="utf-8")) or {})
+    key = None
+    if cfg.api_key_secret_block:
+        from prefect.blocks.system import Secret
+
+        key = cfg.resolve_api_key(str(Secret.load(cfg.api_key_secret_block).get()))
+    else:
+        key = cfg.resolve_api_key()
+    dialogues = load_dialogues(Path(run_dir) / DIALOGUES_FILE)
+    scripts = load_case_scripts(Path(run_dir) / "case_scripts")
+    with ResponseCache(Path(out).with_suffix(".sqlite")) as cache, \
+            ChatClient(cfg, api_key=key, cache=cache, rng=Rng(0)) as client:
+        run = score_dialogues(dialogues, client, load_taxonomy(taxonomy), metrics, case_scripts=scripts)
+    write_table(run.ratings, out)
+    return out
+
+
 @flow(name="osce-collect-analyze")
 def osce_collect_analyze(packets: str, key: str, out: str, taxonomy: str | None = None,
-                         judge_ratings: str | None = None, strata: bool = True) -> str:
-    """Filled packets -> ``out/ratings.csv`` -> the analysis report in ``out/report`` (judge agreement included
-    when ``judge_ratings`` holds the rubric judge's scores of the same dialogues)."""
+                         judge_ratings: str | None = None, run: str | None = None, judge_endpoint: str | None = None,
+                         judge_metrics: list[str] | None = None, strata: bool = True) -> str:
+    """Filled packets -> ``out/ratings.csv`` -> the analysis report in ``out/report``. The report compares the
+    LLM rubric judge with the raters when ``judge_ratings`` holds its scores, or when ``judge_endpoint`` (an
+    endpoint YAML) and ``run`` (the VSP run folder) are given: then the judge scores the run's dialogues first."""
     ratings = collect_task(packets, key, str(Path(out) / "ratings.csv"), taxonomy)
+    if judge_endpoint:
+        if not run:
+            raise ValueError("judge_endpoint needs run (the VSP run folder whose dialogues the judge scores)")
+        judge_ratings = rubric_task(run, judge_endpoint, str(Path(out) / "judge.csv"), taxonomy, judge_metrics)
     return osce_analysis(ratings=ratings, out_dir=str(Path(out) / "report"), taxonomy=taxonomy, strata=strata,
                          judge_ratings=judge_ratings)

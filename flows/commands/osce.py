@@ -233,26 +233,35 @@ def _dialogues_source(path: str):
     p = Path(path)
     if p.is_dir():
         run = p / RUN_FILE
-        titles = json.loads(run.read_text(encoding="utf-8")).get("case_titles") if run.is_file() else None
+        if not run.is_file():
+            raise CliError(f"--dialogues {p}: no {RUN_FILE} (not a finished VSP run folder; give its dialogues.csv)")
+        try:
+            titles = json.loads(run.read_text(encoding="utf-8")).get("case_titles")
+        except (OSError, ValueError) as err:
+            raise CliError(f"{run}: unreadable ({_one_line(err)})") from None
         return load_dialogues(p / DIALOGUES_FILE), titles
     return load_dialogues(p), None
 
 
 def cmd_packets(args: argparse.Namespace) -> int:
+    import secrets
+
     from judges.osce.loaders import OsceInputError
     from judges.osce.packets import write_packets
     from judges.osce.pipeline import load_taxonomy
 
     if args.raters < 1:
         raise CliError("--raters must be >= 1")
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**63)
     try:
         dialogues, titles = _dialogues_source(args.dialogues)
-        made = write_packets(dialogues, args.raters, args.seed, args.out, taxonomy=load_taxonomy(args.taxonomy),
-                             case_titles=titles, key_path=args.key)
+        made = write_packets(dialogues, args.raters, seed, args.out, taxonomy=load_taxonomy(args.taxonomy),
+                             case_titles=titles, key_path=args.key, allow_unbalanced=args.allow_unbalanced)
     except OsceInputError as err:
         raise CliError(_one_line(err)) from None
     print(f"{made.out_dir}: {made.n_raters} packets ({made.n_utterances} utterances, {made.n_encounters} dialogues "
-          f"each); key {made.key_path} (keep it from the raters)")
+          f"each); seed {seed}{'' if args.seed is not None else ' (drawn)'}; key {made.key_path} (keep the key "
+          f"and the seed from the raters: either unblinds)")
     return 0
 
 
@@ -337,7 +346,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     k = sub.add_parser("packets", help="write one blinded .xlsx rating packet per rater, and the key")
     k.add_argument("--dialogues", required=True, help="a VSP run folder or a dialogues file")
     k.add_argument("--raters", type=int, required=True, help="number of raters (one packet each)")
-    k.add_argument("--seed", type=int, required=True, help="seeds the codes and the orders of every packet")
+    k.add_argument("--seed", type=int, help="seeds the codes and the orders of every packet; a secret like the key "
+                                            "(default: a random 63-bit seed, recorded in the key)")
+    k.add_argument("--allow-unbalanced", action="store_true",
+                   help="pack responders that did not answer the same questions (their length would show)")
     k.add_argument("--out", required=True, help="packets folder (must not exist or be empty)")
     k.add_argument("--key", help="key file (default: next to the packets folder, never inside it)")
     k.add_argument("--taxonomy", help="taxonomy JSON/YAML (the metrics and their scales)")

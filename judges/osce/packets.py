@@ -19,7 +19,13 @@ Why it looks the way it does:
 * **The key is kept apart.** The unblinding key (code table, what every item is, a hash of the text shown)
   goes to ``<out_dir>-key.json`` beside the folder, never into it, since the folder is what is handed
   to raters. A packet carries only its packet id (a short hash of seed, rater and content), so a packet
-  from another set or seed is recognised as foreign on the way back.
+  from another set or seed is recognised as foreign on the way back. The seed is the study's secret, like
+  the key: the codes and orders are a pure function of it, so a rater who knew it (or could try every small
+  one against the order of their own packet) could rebuild the code table. ``osce packets`` draws a large
+  random seed unless one is given, and records it in the key.
+* **Balance.** Every responder must answer the same questions of a case: a model whose failed turns are
+  missing would be recognisable by its shorter dialogues. Unbalanced dialogues are refused, naming what
+  is missing (``allow_unbalanced`` packs them anyway, for a deliberate design).
 * **All or nothing.** The packets are built in memory, written into a temporary folder and renamed into
   place (``ir.files.atomic_dir``); the key is written inside that step, so a failure leaves neither a
   half set nor a key without its packets. An existing non-empty folder or an existing key is refused:
@@ -69,7 +75,8 @@ FORMAT = "synthdocqa-osce-packets/1"
 
 INSTRUCTIONS, RUBRIC, UTTERANCES, ENCOUNTERS = "Instructions", "Rubric", "Utterances", "Encounters"
 PACKET_SHEET = "_packet"
-"""The very hidden sheet: format, packet id, seed and rater number (nothing that unblinds)."""
+"""The very hidden sheet: the format and the packet id, nothing else (the seed would let a rater who has this
+code rebuild the code table; it stays in the key)."""
 DATA_ROW = 3
 """Row 1 holds the column names, row 2 the rubric text over each metric column; data start below."""
 
@@ -320,10 +327,28 @@ def _text_problems(where: str, text: str) -> list[str]:
     return out
 
 
+def _unbalanced(dialogues: Sequence[Dialogue]) -> list[str]:
+    """Per case, the questions some responders answered and others did not (by responder)."""
+    problems = []
+    for case in sorted({d.case for d in dialogues}):
+        answered = {d.responder: {t.utterance_id for t in d.turns} for d in dialogues if d.case == case}
+        every = set().union(*answered.values())
+        for resp, ids in sorted(answered.items()):
+            if ids != every:
+                missing = sorted(every - ids)
+                problems.append(f"case {case}: responder {resp} has no answer to {', '.join(missing[:8])}"
+                                + (f" (+{len(missing) - 8} more)" if len(missing) > 8 else "")
+                                + " (a failed turn? rerun 'osce vsp run': failed turns are asked again)")
+        cases_of = {d.responder for d in dialogues if d.case == case}
+        for resp in sorted({d.responder for d in dialogues} - cases_of):
+            problems.append(f"case {case}: responder {resp} has no dialogue")
+    return problems
+
+
 def _check_inputs(dialogues: Sequence[Dialogue], n_raters: int, tax: Taxonomy, titles: dict[str, str],
-                  seed: int) -> list[str]:
-    """Everything that would make the packets unusable or the returned ratings unanalysable."""
-    problems: list[str] = []
+                  seed: int, allow_unbalanced: bool = False) -> list[str]:
+    """Everything that would make the packets unusable, unblind them, or the returned ratings unanalysable."""
+    problems: list[str] = [] if allow_unbalanced or not dialogues else _unbalanced(dialogues)
     if isinstance(n_raters, bool) or not isinstance(n_raters, int) or n_raters < 1:
         problems.append(f"n_raters must be a whole number >= 1, got {n_raters!r}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -556,8 +581,7 @@ def _packet_workbook(plan: _Plan, seed: int, tax: Taxonomy, titles: dict[str, st
         rows = [[item, titles[e.case], plan.codes[e.responder], e.transcript] for item, e in plan.encounters]
         _rating_sheet(wb, ENCOUNTERS, _ENC_FIXED, encounter, rows)
     meta = wb.create_sheet(PACKET_SHEET)
-    for r, (k, v) in enumerate((("format", FORMAT), ("packet_id", plan.packet_id), ("seed", seed),
-                                ("rater", plan.rater)), start=1):
+    for r, (k, v) in enumerate((("format", FORMAT), ("packet_id", plan.packet_id)), start=1):
         meta.cell(row=r, column=1, value=k)
         meta.cell(row=r, column=2, value=v)
     meta.sheet_state = "veryHidden"
@@ -573,18 +597,19 @@ def default_key_path(out_dir: str | os.PathLike[str]) -> Path:
 
 def write_packets(dialogues: list[Dialogue], n_raters: int, seed: int, out_dir: str | os.PathLike[str], *,
                   taxonomy: Taxonomy | None = None, case_titles: dict[str, str] | None = None,
-                  key_path: str | os.PathLike[str] | None = None) -> PacketSet:
+                  key_path: str | os.PathLike[str] | None = None, allow_unbalanced: bool = False) -> PacketSet:
     """Write ``out_dir/rater-01.xlsx`` ... one blinded packet per rater, and the unblinding key beside it.
 
     Refuses (``OsceInputError``, every problem at once, nothing written) a rater count below 1, no dialogues,
-    dialogues whose ratings could not be analysed, texts that would unblind, an existing non-empty
+    dialogues whose ratings could not be analysed, texts that would unblind, responders that did not answer the
+    same questions of a case (unless ``allow_unbalanced``), an existing non-empty
     ``out_dir``, an existing key or a key inside ``out_dir``."""
     tax = taxonomy or Taxonomy()
     out = Path(out_dir)
     key = Path(key_path) if key_path is not None else default_key_path(out)
     cases = sorted({d.case for d in dialogues})
     titles = {c: (case_titles or {}).get(c, c) for c in cases}
-    problems = _check_inputs(dialogues, n_raters, tax, titles, seed)
+    problems = _check_inputs(dialogues, n_raters, tax, titles, seed, allow_unbalanced)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         problems.append(f"{out} already exists and is not an empty folder (refusing to overwrite a packet set "
                         f"that may have been handed out)")

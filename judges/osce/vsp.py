@@ -49,7 +49,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from ir.files import atomic_write_bytes, atomic_write_text
 from ir.rng import Rng
 from judges.llm import ChatClient, ChatRequest, EndpointConfig, ResponseCache
-from judges.llm.prompts import PromptTemplate, escape_untrusted, load_prompt
+from judges.llm.prompts import PromptTemplate, load_prompt
 
 from .case_bank import LANGUAGES, Case, ScriptedQuestion
 from .loaders import OsceInputError, dialogues_frame, read_table, write_table
@@ -256,18 +256,29 @@ def case_script(case: Case, language: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+_FIELD = re.compile(r"\{\{([a-z_][a-z0-9_]*)\}\}")
+
+
+def _fill(text: str, values: Mapping[str, str]) -> str:
+    """Placeholders filled as written: the case and the scripted questions are the study's own texts, not
+    untrusted input, so nothing is entity-escaped ("BP > 140" reaches the model as it stands)."""
+    missing = sorted(set(_FIELD.findall(text)) - set(values))
+    if missing:
+        raise OsceInputError("persona prompt", [f"unknown field(s) {', '.join(missing)}"])
+    return _FIELD.sub(lambda m: str(values[m.group(1)]), text)
+
+
 def persona_prompt(case: Case, language: str, template: PromptTemplate | None = None) -> str:
     """The system prompt that casts a model as this case's patient."""
     t = template or persona_template(language)
-    return next(m["content"] for m in t.render({**persona_values(case, language), "question": ""})
-                if m["role"] == "system")
+    return _fill(t.system, persona_values(case, language)).strip() + "\n"
 
 
 def turn_messages(template: PromptTemplate, system: str, history: Sequence[tuple[str, str]],
                   question: str) -> list[dict[str, str]]:
     """System prompt, then each earlier (question, answer), then this question: the multi-turn context."""
     def user(q: str) -> dict[str, str]:
-        return {"role": "user", "content": template.user.replace("{{question}}", escape_untrusted(q))}
+        return {"role": "user", "content": _fill(template.user, {"question": q}).strip()}
 
     msgs: list[dict[str, str]] = [{"role": "system", "content": system}]
     for q, a in history:
@@ -374,7 +385,8 @@ def _human_dialogue(r: Responder, case: Case, qs: Sequence[ScriptedQuestion], la
 
 
 def _model_dialogue(client: ChatClient, r: Responder, case: Case, qs: Sequence[ScriptedQuestion], language: str,
-                    prompt: PromptTemplate, tick: Callable[[], None]) -> list[TurnRecord]:
+                    prompt: PromptTemplate, tick: Callable[[], None],
+                    before: Mapping[tuple[str, str, str], TurnRecord]) -> list[TurnRecord]:
     system = persona_prompt(case, language, prompt)
     history: list[tuple[str, str]] = []
     out = []
@@ -386,8 +398,12 @@ def _model_dialogue(client: ChatClient, r: Responder, case: Case, qs: Sequence[S
         res = client.complete(req)
         latency = 0.0 if res.cached else time.perf_counter() - t0
         answer = (res.content or "").strip()
+        attempts = res.attempts
+        old = before.get((r.name, case.id, q.utterance_id))
+        if res.cached and old is not None and old.response == answer and old.prompt_sha256 == prompt.sha256:
+            latency, attempts = old.latency_s, old.attempts  # the measurement of the request that made the reply
         common = dict(latency_s=round(latency, 4), prompt_tokens=res.usage.prompt_tokens,
-                      completion_tokens=res.usage.completion_tokens, cached=res.cached, attempts=res.attempts)
+                      completion_tokens=res.usage.completion_tokens, cached=res.cached, attempts=attempts)
         if res.status == "ok" and answer:
             history.append((question, answer))
             out.append(_record(r, case, q, language, prompt, res.model or client.config.model, response=answer,
@@ -424,6 +440,20 @@ def run_vsp(cases: Mapping[str, Case], questions: Sequence[ScriptedQuestion], re
         raise OsceInputError("questions", ["no questions"])
     prompts = {r.name: persona_template(language, r.prompt) for r in responders}
     humans = {r.name: load_human_answers(r.answers, language) for r in responders if r.answers is not None}
+    keys: dict[str, object] = {}
+    for r in responders:  # every key before the first request: a missing one must not stop a run halfway
+        if r.endpoint is not None:
+            given = (api_keys or {}).get(r.name)
+            try:
+                keys[r.name] = given if given is not None else r.endpoint.resolve_api_key()
+            except ValueError as err:
+                raise OsceInputError(f"responder {r.name}", [str(err)]) from None
+    before: dict[tuple[str, str, str], TurnRecord] = {}
+    if (out / TURNS_FILE).is_file():
+        try:
+            before = {(t.responder, t.case, t.utterance_id): t for t in read_run(out)}
+        except ValueError:
+            before = {}  # an unreadable earlier record: measure again
     case_ids = sorted(by_case)
     total = len(responders) * sum(len(v) for v in by_case.values())
     done = 0
@@ -452,11 +482,11 @@ def run_vsp(cases: Mapping[str, Case], questions: Sequence[ScriptedQuestion], re
                         tick(r.name)()
                 continue
             assert r.endpoint is not None
-            key = (api_keys or {}).get(r.name)
-            with ChatClient(r.endpoint, api_key=key if key is not None else r.endpoint.resolve_api_key(),
-                            cache=cache, rng=Rng(r.endpoint.seed or 0), transport=transport) as client:
+            with ChatClient(r.endpoint, api_key=keys[r.name], cache=cache, rng=Rng(r.endpoint.seed or 0),
+                            transport=transport) as client:
                 def one(cid: str, client: ChatClient = client, r: Responder = r) -> list[TurnRecord]:
-                    return _model_dialogue(client, r, cases[cid], by_case[cid], language, prompts[r.name], tick(r.name))
+                    return _model_dialogue(client, r, cases[cid], by_case[cid], language, prompts[r.name],
+                                           tick(r.name), before)
 
                 with ThreadPoolExecutor(max_workers=r.endpoint.max_concurrency, thread_name_prefix="vsp") as pool:
                     for recs in pool.map(one, case_ids):
@@ -488,19 +518,26 @@ def dialogues_of(records: Sequence[TurnRecord]) -> list[Dialogue]:
 
 def _write(run: VspRun, cases: Mapping[str, Case], responders: Sequence[Responder],
            prompts: Mapping[str, PromptTemplate], case_ids: Sequence[str]) -> None:
+    """Every output is made in memory first (a failure writes nothing), then written; run.json last, so a folder
+    whose run.json is current holds the outputs of that run."""
+    from .run_view import render_run_html  # the view imports this module
+
     out = Path(run.out_dir)
+    texts: dict[str, str] = {}
     for cid in case_ids:
         for t in {p.sha256: p for p in prompts.values()}.values():
             name = f"{cid}.{run.language}.txt" if t.name == PERSONA_PROMPTS[run.language] else \
                 f"{cid}.{run.language}.{t.name}.txt"
-            atomic_write_text(out / "prompts" / name, persona_prompt(cases[cid], run.language, t))
-        atomic_write_text(out / "case_scripts" / f"{cid}.md", case_script(cases[cid], run.language))
+            texts[f"prompts/{name}"] = persona_prompt(cases[cid], run.language, t)
+        texts[f"case_scripts/{cid}.md"] = case_script(cases[cid], run.language)
     lines = [r.model_dump_json() for r in sorted(run.records, key=lambda r: (r.responder, r.case, r.turn))]
-    atomic_write_bytes(out / TURNS_FILE, ("\n".join(lines) + "\n").encode("utf-8"))
-    write_table(dialogues_frame(dialogues_of(run.records)), out / DIALOGUES_FILE)
-    from .run_view import render_run_html  # the view imports this module
-
-    atomic_write_text(out / DIALOGUES_HTML, render_run_html(run.records, cases, run.language))
+    texts[TURNS_FILE] = "\n".join(lines) + "\n"
+    texts[DIALOGUES_HTML] = render_run_html(run.records, cases, run.language)
+    frame = dialogues_frame(dialogues_of(run.records))
+    (out / RUN_FILE).unlink(missing_ok=True)
+    for rel, text in texts.items():
+        atomic_write_bytes(out / rel, text.encode("utf-8"))
+    write_table(frame, out / DIALOGUES_FILE)
     summary = {**run.summary(), "case_titles": {cid: cases[cid].title(run.language) for cid in case_ids},
                "responders_config": [
         {"name": r.name, "kind": r.kind, **({"model": r.endpoint.model, "base_url": r.endpoint.base_url,

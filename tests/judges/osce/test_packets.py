@@ -384,7 +384,8 @@ def test_data_validation_follows_the_metric_scale_and_packet_sheet_is_very_hidde
     wb = load_workbook(ps.files[0])
     assert wb[PACKET_SHEET].sheet_state == "veryHidden"
     meta = {r[0]: r[1] for r in wb[PACKET_SHEET].iter_rows(values_only=True)}
-    assert meta == {"format": "synthdocqa-osce-packets/1", "packet_id": ps.packet_ids[0], "seed": 5, "rater": 1}
+    # nothing that unblinds: no seed (the codes and orders are a function of it), no rater number
+    assert meta == {"format": "synthdocqa-osce-packets/1", "packet_id": ps.packet_ids[0]}
     assert all(wb[s].sheet_state == "visible" for s in wb.sheetnames if s != PACKET_SHEET)
     assert ps.packet_ids[0] in "\n".join(str(c.value) for c in wb["Instructions"]["A"] if c.value)
     for sheet, metrics, n in ((UTTERANCES, tax.metrics[:3], 18), (ENCOUNTERS, tax.metrics[3:], 6)):
@@ -495,3 +496,16 @@ def test_an_empty_out_dir_is_used(tmp_path):
     ps = write_packets(DIALOGUES, 2, 1, tmp_path / "p")
     assert sorted(p.name for p in (tmp_path / "p").iterdir()) == ["rater-01.xlsx", "rater-02.xlsx"]
     assert ps.key_path == tmp_path / "p-key.json"
+
+
+def test_unbalanced_dialogues_are_refused_naming_what_is_missing(tmp_path):
+    # one responder lost a turn (a failed request): its shorter dialogue would show which responder it is
+    short = [d.model_copy(update={"turns": d.turns[:-1]}) if d.responder == "smollm2-b" and i == 0 else d
+             for i, d in enumerate(sorted(DIALOGUES, key=lambda d: (d.responder != "smollm2-b", d.case)))]
+    lost = next(d for d in sorted(DIALOGUES, key=lambda d: d.case) if d.responder == "smollm2-b").turns[-1]
+    with pytest.raises(OsceInputError) as e:
+        write_packets(short, 2, 1, tmp_path / "p")
+    assert f"responder smollm2-b has no answer to {lost.utterance_id}" in str(e.value)
+    assert not (tmp_path / "p").exists()
+    made = write_packets(short, 2, 1, tmp_path / "p", allow_unbalanced=True)
+    assert made.n_utterances == sum(len(d.turns) for d in short)

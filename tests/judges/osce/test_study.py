@@ -164,27 +164,34 @@ def test_the_study_flows_run_on_prefect(study, tmp_path):
     env.pop("PREFECT_API_URL", None)
     (tmp_path / "human.yaml").write_text(f"responders:\n  - {{name: human, answers: {HUMAN}}}\n"
                                          f"  - {{name: copy, answers: {HUMAN}}}\n")
-    script = textwrap.dedent(f"""
-        import json
-        from flows.osce_study import osce_collect_analyze, osce_study
-        from judges.osce.packets import fill_packets
-        from tests.judges.osce.test_study import planted_any
-        s = osce_study(responders={str(tmp_path / 'human.yaml')!r}, out={str(tmp_path / 'study')!r}, raters=4,
-                       seed=1, language="ko", return_state=True)
-        made = s.result()
-        fill_packets(made["packets"], made["key"], planted_any)
-        a = osce_collect_analyze(packets=made["packets"], key=made["key"], out={str(tmp_path / 'analysis')!r},
-                                 strata=False, return_state=True)
-        print(json.dumps({{"study": s.name, "analysis": a.name, "report": a.result()}}))
-    """)
-    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=500,
-                          cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    with FakeOpenAIServer(responder=_judge) as judge:
+        (tmp_path / "judge.yaml").write_text(f"base_url: {judge.url}\nmodel: fake-judge\n")
+        script = textwrap.dedent(f"""
+            import json
+            from flows.osce_study import osce_collect_analyze, osce_study
+            from judges.osce.packets import fill_packets
+            from tests.judges.osce.test_study import planted_any
+            s = osce_study(responders={str(tmp_path / 'human.yaml')!r}, out={str(tmp_path / 'study')!r}, raters=4,
+                           seed=1, language="ko", return_state=True)
+            made = s.result()
+            fill_packets(made["packets"], made["key"], planted_any)
+            a = osce_collect_analyze(packets=made["packets"], key=made["key"], out={str(tmp_path / 'analysis')!r},
+                                     run=made["run"], judge_endpoint={str(tmp_path / 'judge.yaml')!r},
+                                     judge_metrics=["relevance", "overall"], strata=False, return_state=True)
+            print(json.dumps({{"study": s.name, "analysis": a.name, "report": a.result()}}))
+        """)
+        proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=500,
+                              cwd=ROOT)
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        # relevance per utterance and overall per dialogue of both responders (270 requests); the two give the same
+        # answers, so each distinct prompt is asked once
+        assert judge.calls == 88 + 3
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     assert out["study"] == "Completed" and out["analysis"] == "Completed"
     assert len(list((tmp_path / "study" / "packets").glob("*.xlsx"))) == 4
-    assert "## Difference from the reference" in (tmp_path / "analysis" / "report" / "report.md").read_text()
-    assert (tmp_path / "analysis" / "ratings.csv").is_file()
+    md = (tmp_path / "analysis" / "report" / "report.md").read_text()
+    assert "## Difference from the reference" in md and "## LLM rubric judge vs human raters" in md
+    assert (tmp_path / "analysis" / "ratings.csv").is_file() and (tmp_path / "analysis" / "judge.csv").is_file()
     wb = load_workbook(next((tmp_path / "study" / "packets").glob("*.xlsx")))
     titles = {"통증 없는 육안적 혈뇨"} & {str(c.value) for c in wb["Utterances"]["B"]}
     questions = [str(c.value) for c in wb["Utterances"]["D"][2:]]

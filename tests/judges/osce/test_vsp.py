@@ -46,7 +46,7 @@ def test_the_persona_prompt_casts_the_case_and_is_versioned(language):
         text = persona_prompt(case, language)
         assert case.persona.name(language) in text and case.chief_complaint(language) in text
         for f in case.facts:
-            assert f.text(language).replace("&", "&amp;") in text
+            assert f.text(language) in text  # as written: the study's own text is not entity-escaped
         for line in case.red_lines:
             assert line.text(language) in text
         # what is said only on request sits after the heading that says so, not with the volunteered facts
@@ -68,13 +68,17 @@ def test_a_run_is_multi_turn_complete_and_a_rerun_makes_no_request(tmp_path):
         sizes = [len(b["messages"]) for b in srv.requests if b["temperature"] == 0.0]
         assert sorted(sizes) == [2, 2, 4, 4, 6, 6, 8]  # system + earlier (q, a) pairs + this question
         assert {b["seed"] for b in srv.requests} == {0, 7}
+        first = {(r.responder, r.utterance_id): r for r in read_run(tmp_path / "run")}
         again = run_vsp(CASES, qs, rs, tmp_path / "run")
         assert srv.calls == 14 and again.requests == 0 and again.cache_hits == 14
     recs = read_run(tmp_path / "run")
     assert len(recs) == 14 and all(r.status == "ok" and r.prompt_sha256 == persona_template("en").sha256 for r in recs)
     by = {(r.responder, r.utterance_id): r for r in recs}
     assert by[("model-a", "HEM-04")].response.startswith("turns before: 3; you asked: " + qs[3].text.en[:20])
-    assert all(r.cached and r.latency_s == 0 for r in recs)  # the rerun's records: every reply from the cache
+    # the rerun's records: every reply from the cache, with the latency and attempts of the request that made it
+    assert all(r.cached and not first[(r.responder, r.utterance_id)].cached for r in recs)
+    assert [(r.latency_s, r.attempts) for r in recs] == [(first[(r.responder, r.utterance_id)].latency_s, 1)
+                                                         for r in recs] and all(r.latency_s > 0 for r in recs)
     dialogues = load_dialogues(tmp_path / "run" / "dialogues.csv")
     assert [(d.case, d.responder, len(d.turns)) for d in dialogues] == [
         ("chronic_cough", "model-a", 3), ("chronic_cough", "model-b", 3), ("hematuria", "model-a", 4),
@@ -186,3 +190,20 @@ def test_a_refused_turn_states_the_servers_reason_and_the_run_writes_a_readable_
     page = (tmp_path / "run" / "dialogues.html").read_text(encoding="utf-8")
     assert CASES["hematuria"].title.ko in page and "[failed: http_error: HTTP 400" in page
     assert "@font-face" in page  # Hangul on the page: the embedded font subset comes with it
+
+
+def test_the_case_text_reaches_the_model_as_written_and_a_missing_key_stops_the_run_before_any_request(
+        tmp_path, monkeypatch):
+    case = CASES["hematuria"]
+    fact = case.facts[0].model_copy(update={"en": "My BP is > 140 & I feel <odd>."})
+    odd = case.model_copy(update={"facts": [fact, *case.facts[1:]]})
+    assert "My BP is > 140 & I feel <odd>." in persona_prompt(odd, "en")
+    monkeypatch.delenv("VSP_TEST_KEY", raising=False)
+    with FakeOpenAIServer(responder=_echo) as srv:
+        rs = [_llm("free", srv.url), Responder(name="paid", endpoint=EndpointConfig(
+            base_url=srv.url, model="fake", api_key_env="VSP_TEST_KEY"))]
+        with pytest.raises(OsceInputError, match="VSP_TEST_KEY is not set"):
+            run_vsp({**CASES, "hematuria": odd}, _first("hematuria", 2), rs, tmp_path / "run")
+        assert srv.calls == 0 and not (tmp_path / "run").exists()
+        run_vsp({**CASES, "hematuria": odd}, _first("hematuria", 1), rs[:1], tmp_path / "run2")
+        assert "My BP is > 140 & I feel <odd>." in srv.requests[0]["messages"][0]["content"]
