@@ -63,6 +63,11 @@ def main() -> int:
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
+    import shutil
+
+    for derived in ("packets", "report"):  # made again from the cached run each time
+        shutil.rmtree(out / derived, ignore_errors=True)
+    (out / "packets-key.json").unlink(missing_ok=True)
     summary: dict[str, object] = {"language": a.language, "n_ctx": a.n_ctx, "raters": a.raters, "seed": a.seed}
     cases = load_case_bank()
     questions = load_questions(SHIPPED_CASES / "questions.csv", cases)

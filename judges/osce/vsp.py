@@ -296,7 +296,7 @@ _KO_NUMBERS = {"하루": 1.0, "이틀": 2.0, "사흘": 3.0, "나흘": 4.0, "닷�
                "한 ": 1.0, "두 ": 2.0, "세 ": 3.0, "네 ": 4.0, "다섯": 5.0, "여섯": 6.0, "일곱": 7.0, "여덟": 8.0,
                "아홉": 9.0, "열 ": 10.0, "석 ": 3.0, "넉 ": 4.0, "스무": 20.0, "스물": 20.0, "서른": 30.0, "마흔": 40.0,
                "쉰": 50.0}
-_DIGITS = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)")
+_DIGITS = re.compile(r"(?<![\w.\-])(\d+(?:[.,]\d+)?)")  # not the 19 of "COVID-19"
 _YES = {"en": re.compile(r"^\W*(yes|yeah|yep|i do\b|i have\b|i am\b|i did\b|it does\b|it is\b|they do\b)", re.I),
         "ko": re.compile(r"^\W*(네|예|응|있어요|맞아요)")}
 _NO = {"en": re.compile(r"^\W*(no\b|nope|not\b|never\b|i don't|i do not|i haven't|i have not|i'm not|i am not|"

@@ -137,6 +137,7 @@ def test_the_script_check_flags_red_lines_and_contradictions_and_passes_a_faithf
     assert script_check(case, onset, "It started 3 days ago.", "en") == []
     assert "states 5, the script says 3 days" in script_check(case, onset, "About five days ago.", "en")[0]
     assert script_check(case, onset, "사흘 전부터요.", "ko") == []
+    assert script_check(case, onset, "Three days. Is it COVID-19?", "en") == []  # a name's digits are no number
     assert script_check(case, onset, "일주일 전, 7일 전부터요.", "ko") != []
     pain = _q(probes="no_pain", expect="no")
     assert script_check(case, pain, "No, it doesn't hurt at all.", "en") == []
