@@ -139,8 +139,11 @@ def test_faults_in_returned_packets_exit_2_naming_file_sheet_and_cell(study, tmp
                    "--out", str(packets)) == 0
     fill_packets(packets, key, planted)
     other = tmp_path / "other"
-    assert run_cli(monkeypatch, "osce", "packets", "--dialogues", str(study / "run"), "--raters", "3", "--seed", "3",
-                   "--out", str(other)) == 0
+    capsys.readouterr()
+    assert run_cli(monkeypatch, "osce", "packets", "--dialogues", str(study / "run"), "--raters", "3",
+                   "--out", str(other)) == 0  # no --seed: a random one, printed and kept in the key only
+    drawn = load_key(tmp_path / "other-key.json").seed
+    assert f"seed {drawn} (drawn)" in capsys.readouterr().out and drawn > 2**32
     wb = load_workbook(packets / "rater-01.xlsx")
     wb["Utterances"]["F5"] = 9
     wb["Encounters"]["G4"] = None
