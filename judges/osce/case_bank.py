@@ -158,15 +158,21 @@ def _where(err: ValidationError) -> str:
     return f"{loc}: {str(first.get('msg', 'invalid')).removeprefix('Value error, ')}{more}"
 
 
-def load_case(path: str | os.PathLike[str]) -> Case:
-    """One case from its YAML file; ``OsceInputError`` names the file and the key of the first problem."""
+def read_yaml(path: str | os.PathLike[str]) -> object:
+    """A YAML file's data; ``OsceInputError`` naming the file when it cannot be read or parsed."""
     p = Path(path)
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8-sig"))
+        return yaml.safe_load(p.read_text(encoding="utf-8-sig"))
     except OSError as err:
         raise OsceInputError(str(p), [f"cannot read: {err.strerror or err}"]) from None
     except yaml.YAMLError as err:
         raise OsceInputError(str(p), [f"invalid YAML: {str(err).splitlines()[0]}"]) from None
+
+
+def load_case(path: str | os.PathLike[str]) -> Case:
+    """One case from its YAML file; ``OsceInputError`` names the file and the key of the first problem."""
+    p = Path(path)
+    data = read_yaml(p)
     if not isinstance(data, dict):
         raise OsceInputError(str(p), ["expected a mapping (id, version, title, persona, facts, red_lines ...)"])
     try:

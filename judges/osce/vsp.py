@@ -43,7 +43,6 @@ from typing import Literal
 
 import httpx
 import pandas as pd
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from ir.files import atomic_write_bytes, atomic_write_text
@@ -51,7 +50,7 @@ from ir.rng import Rng
 from judges.llm import ChatClient, ChatRequest, EndpointConfig, ResponseCache
 from judges.llm.prompts import PromptTemplate, load_prompt
 
-from .case_bank import LANGUAGES, Case, ScriptedQuestion
+from .case_bank import LANGUAGES, Case, ScriptedQuestion, read_yaml
 from .loaders import OsceInputError, dialogues_frame, read_table, write_table
 from .schema import Dialogue, Turn
 
@@ -159,12 +158,7 @@ def load_responders(path: str | os.PathLike[str]) -> list[Responder]:
     An answers path is relative to the YAML file. A problem names the file and the key (``responders.1.endpoint
     .base_url``); two responders with one name are refused."""
     p = Path(path)
-    try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8-sig"))
-    except OSError as err:
-        raise OsceInputError(str(p), [f"cannot read: {err.strerror or err}"]) from None
-    except yaml.YAMLError as err:
-        raise OsceInputError(str(p), [f"invalid YAML: {str(err).splitlines()[0]}"]) from None
+    data = read_yaml(p)
     items = data.get("responders") if isinstance(data, dict) else None
     if not isinstance(items, list) or not items:
         raise OsceInputError(str(p), ["expected 'responders:' with a list of {name, endpoint} or {name, answers}"])
