@@ -3,7 +3,7 @@ the shipped cases, two VSPs on the model plus the human expert's answers, blinde
 with planted scores (a rehearsal: no person rated anything), collected back, the LLM rubric judge on the same
 dialogues (the same local model), and the analysis with the judge-vs-rater agreement table.
 
-    .venv/bin/python benchmarks/osce_study_local.py OUT [--language en|ko] [--n-ctx 4096] [--raters 17]
+    .venv/bin/python benchmarks/osce_study_local.py OUT [--language en|ko] [--n-ctx 4096] [--port 8091] [--raters 17]
         [--seed 0] [--max-questions N] [--rubric-metrics a,b] [--skip-rubric]
 
 Writes OUT/run (the VSP run), OUT/packets and OUT/packets-key.json, OUT/ratings.csv, OUT/judge.csv, OUT/report and
@@ -55,6 +55,8 @@ def main() -> int:
     ap.add_argument("out")
     ap.add_argument("--language", default="en", choices=["en", "ko"])
     ap.add_argument("--n-ctx", type=int, default=4096)
+    ap.add_argument("--port", type=int, default=8091,
+                    help="the server's port: part of every cache key, so a rerun on the same port asks nothing")
     ap.add_argument("--raters", type=int, default=17)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-questions", type=int)
@@ -73,7 +75,7 @@ def main() -> int:
     questions = load_questions(SHIPPED_CASES / "questions.csv", cases)
     if a.max_questions:
         questions = [q for q in questions if q.turn <= a.max_questions]
-    with LocalModelServer(n_ctx=a.n_ctx, log=out / "server.log") as srv:
+    with LocalModelServer(n_ctx=a.n_ctx, port=a.port, log=out / "server.log") as srv:
         responders = [r if r.endpoint is None else r.model_copy(update={"endpoint": r.endpoint.model_copy(
             update={"base_url": srv.base_url, "model": srv.alias})})
             for r in load_responders(ROOT / "examples" / "osce" / "responders.yaml")]

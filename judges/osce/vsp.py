@@ -272,7 +272,7 @@ def turn_messages(template: PromptTemplate, system: str, history: Sequence[tuple
                   question: str) -> list[dict[str, str]]:
     """System prompt, then each earlier (question, answer), then this question: the multi-turn context."""
     def user(q: str) -> dict[str, str]:
-        return {"role": "user", "content": _fill(template.user, {"question": q}).strip()}
+        return {"role": "user", "content": _fill(template.user, {"question": q})}
 
     msgs: list[dict[str, str]] = [{"role": "system", "content": system}]
     for q, a in history:
