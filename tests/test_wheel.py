@@ -37,7 +37,9 @@ def test_the_wheel_carries_its_data_and_the_same_code_version(tmp_path):
                 "corpus/views/templates/report.html.j2", "generation/__init__.py",
                 "generation/content/genre/statements.py", "judges/osce/cases/hematuria.yaml",
                 "judges/osce/cases/questions.csv", "judges/osce/prompts/vsp_persona_ko_v1.md",
-                "judges/osce/vsp.py", "judges/osce/packets.py", "flows/osce_study.py"):
+                "judges/osce/vsp.py", "judges/osce/packets.py", "flows/osce_study.py",
+                "judges/osce/platform/templates/encounter.html.j2", "judges/osce/platform/migrations/env.py",
+                "judges/osce/platform/migrations/versions/0001_initial.py"):
         assert rel in names, rel
     probe = ("import json, corpus.assemble as a, renderers.layout.clip_model as c; "
              "m = c.load_clip('layout-clip-tiny', None); "

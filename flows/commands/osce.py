@@ -280,6 +280,40 @@ def cmd_collect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _platform_config(args: argparse.Namespace):
+    from judges.osce.case_bank import SHIPPED_CASES, load_case_bank
+    from judges.osce.loaders import OsceInputError
+    from judges.osce.platform.app import PlatformConfig
+    from judges.osce.vsp import load_responders
+
+    try:
+        cases = load_case_bank(args.cases or SHIPPED_CASES)
+        models = [r for r in load_responders(args.vsp) if r.endpoint is not None]
+        if args.responder:
+            models = [r for r in models if r.name == args.responder]
+        if not models:
+            raise CliError(f"--vsp {args.vsp}: no model responder" + (f" named {args.responder}" if args.responder
+                                                                      else ""))
+        vsp = models[0]
+        key = vsp.endpoint.resolve_api_key()
+    except (OsceInputError, ValueError) as err:
+        raise CliError(_one_line(err)) from None
+    return PlatformConfig(cases=cases, vsp=vsp, db_url=args.db, turns_per_minute=args.turns_per_minute,
+                          api_key=key.get_secret_value() if key is not None else None)
+
+
+def cmd_platform_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from judges.osce.platform.app import create_app
+
+    cfg = _platform_config(args)
+    print(f"OSCE practice platform on http://{args.host}:{args.port} ({len(cfg.cases)} cases, VSP {cfg.vsp.name}, "
+          f"database {cfg.db_url.split('@')[-1]})", flush=True)
+    uvicorn.run(create_app(cfg), host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     sub = command_group(subparsers, "osce", "VSP/OSCE dialogue scoring: simulate ratings, mixed-effects analysis",
                         "OSCE")
@@ -360,3 +394,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     c.add_argument("--out", required=True, help="ratings file in the long format 'osce analyze' reads")
     c.add_argument("--taxonomy", help="taxonomy JSON/YAML")
     c.set_defaults(func=cmd_collect)
+    plat = command_group(sub, "platform", "the practice platform: students take histories from a VSP in the browser",
+                         "PLATFORM")
+    ps = plat.add_parser("serve", help="run the web application")
+    ps.add_argument("--vsp", required=True, help="responders YAML; the first model responder (or --responder) answers")
+    ps.add_argument("--responder", help="which model responder of --vsp")
+    ps.add_argument("--cases", help="case bank folder (default: the shipped cases)")
+    ps.add_argument("--db", default="sqlite+aiosqlite:///osce_platform.db",
+                    help="SQLAlchemy URL (default: an SQLite file here; postgresql://... for a server)")
+    ps.add_argument("--host", default="127.0.0.1")
+    ps.add_argument("--port", type=int, default=8765)
+    ps.add_argument("--turns-per-minute", type=int, default=20, help="VSP turns one session may ask per minute")
+    ps.set_defaults(func=cmd_platform_serve)

@@ -1,0 +1,359 @@
+"""The practice platform's web application (Starlette and Jinja2, both already installed with Prefect; plain
+HTML forms, no JavaScript build).
+
+A student signs in with a pseudonymous code (only its keyed hash is stored), gives or refuses two separately
+versioned consents (privacy terms: required to practise; research use of the dialogues: optional), picks a
+case (the case decides the language of the page and of the VSP) and takes the history turn by turn. The VSP
+answers through the shared client with the case's persona prompt and the earlier turns as context
+(``judges.osce.vsp``). With research consent every turn is committed to the database as it happens; without it
+the encounter lives only in this process's memory for the session and is never written.
+
+Security: a server-side session behind an HttpOnly, SameSite cookie; a CSRF token in every form, checked on every
+POST; Jinja2 autoescaping on every page (user text is data, never markup); a per-session limit on VSP turns; an
+encounter is found only through its owner's session (another session gets 404); the VSP endpoint's key lives in
+the client's headers, never in a page or the database; the admin view needs the token from an environment
+variable.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import secrets
+import time
+from collections import deque
+from collections.abc import Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import parse_qs
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import Route
+
+from judges.llm import ChatClient, ChatRequest
+
+from ..case_bank import Case
+from ..vsp import Responder, persona_prompt, persona_template, turn_messages
+from .store import EncounterRow, PlatformStore, PlatformStoreError, TurnRow
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+COOKIE = "synthdocqa_osce"
+CONSENT_VERSIONS = {"privacy": "privacy-v1", "research": "research-v1"}
+"""The consent texts' versions: a new text is a new version, and a student is asked again."""
+_CODE_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+MAX_QUESTION_CHARS = 2000
+
+
+class PlatformConfig(BaseModel):
+    """What ``osce platform serve`` runs: the cases, the VSP, the database and the limits."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    cases: dict[str, Case]
+    vsp: Responder
+    db_url: str
+    admin_token_env: str = "SYNTHDOCQA_PLATFORM_ADMIN_TOKEN"
+    turns_per_minute: int = Field(default=20, ge=1, description="VSP turns one session may ask per minute")
+    api_key: str | None = Field(default=None, description="the VSP endpoint's key (resolved by the caller)")
+
+
+@dataclass
+class Session:
+    sid: str
+    csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
+    student_id: str | None = None
+    language: str = "en"
+    turn_times: deque = field(default_factory=lambda: deque(maxlen=1000))
+    memory: dict[str, EncounterRow] = field(default_factory=dict)
+    """Encounters of a student without research consent: never written, gone with the session."""
+
+
+class _State:
+    def __init__(self, config: PlatformConfig, transport: object | None) -> None:
+        self.config = config
+        self.sessions: dict[str, Session] = {}
+        self.store: PlatformStore | None = None
+        self.client = ChatClient(config.vsp.endpoint, api_key=config.api_key, transport=transport) \
+            if config.vsp.endpoint is not None else None
+        self.env = Environment(loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True))
+
+
+UI: dict[str, dict[str, str]] = {
+    "en": {"title": "OSCE history-taking practice", "ask": "Ask", "end": "End the encounter",
+           "differential": "Your differential diagnosis", "elapsed": "elapsed", "you": "You", "patient": "Patient",
+           "cases": "Cases", "start": "Start", "not_kept": "Practice only: nothing of this encounter is kept.",
+           "kept": "Kept for research under your consent (you can withdraw it).", "failed": "(no answer)",
+           "done": "Encounter ended", "back": "Back to the cases", "question": "Your question"},
+    "ko": {"title": "OSCE 병력 청취 연습", "ask": "질문하기", "end": "면담 종료", "differential": "감별 진단",
+           "elapsed": "경과", "you": "학생", "patient": "환자", "cases": "증례", "start": "시작",
+           "not_kept": "연습 전용: 이 면담의 내용은 저장되지 않습니다.",
+           "kept": "연구 동의에 따라 저장됩니다 (동의는 철회할 수 있습니다).", "failed": "(응답 없음)",
+           "done": "면담이 종료되었습니다", "back": "증례 목록으로", "question": "질문"},
+}
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+async def _form(request: Request) -> dict[str, str]:
+    """An urlencoded form (the pages post nothing else), first value per field."""
+    body = (await request.body()).decode("utf-8", errors="replace")
+    return {k: v[0] for k, v in parse_qs(body, keep_blank_values=True).items()}
+
+
+def create_app(config: PlatformConfig, *, transport: object | None = None) -> Starlette:
+    """The application; ``transport`` replaces the VSP's HTTP (tests)."""
+    state = _State(config, transport)
+
+    def page(name: str, session: Session, status: int = 200, **values: object) -> HTMLResponse:
+        html = state.env.get_template(name).render(csrf=session.csrf, ui=UI[session.language],
+                                                   lang=session.language, **values)
+        resp = HTMLResponse(html, status_code=status)
+        resp.set_cookie(COOKIE, session.sid, httponly=True, samesite="lax")
+        resp.headers["Content-Security-Policy"] = "default-src 'self'; style-src 'self' 'unsafe-inline'"
+        resp.headers["X-Content-Type-Options"] = "nosniff"
+        return resp
+
+    def session_of(request: Request) -> Session:
+        sid = request.cookies.get(COOKIE)
+        s = state.sessions.get(sid or "")
+        if s is None:
+            s = Session(sid=secrets.token_urlsafe(24))
+            state.sessions[s.sid] = s
+        return s
+
+    async def checked(request: Request) -> tuple[Session, dict[str, str]] | Response:
+        s = session_of(request)
+        form = await _form(request)
+        if not hmac.compare_digest(form.get("csrf", ""), s.csrf):
+            return Response("CSRF token missing or wrong", status_code=403)
+        return s, form
+
+    def signed_in(s: Session) -> Response | None:
+        return None if s.student_id is not None else RedirectResponse("/", status_code=303)
+
+    async def research(s: Session) -> bool:
+        assert state.store is not None and s.student_id is not None
+        c = (await state.store.consents(s.student_id)).get("research")
+        return bool(c and c.granted and c.version == CONSENT_VERSIONS["research"])
+
+    async def index(request: Request) -> Response:
+        s = session_of(request)
+        return page("signin.html.j2", s, error=None)
+
+    async def signin(request: Request) -> Response:
+        got = await checked(request)
+        if isinstance(got, Response):
+            return got
+        s, form = got
+        code = form.get("code", "").strip()
+        if not 4 <= len(code) <= 32 or set(code) - _CODE_CHARS:
+            return page("signin.html.j2", s, status=400,
+                        error="The code is 4 to 32 letters, digits, - or _ (no names or e-mail addresses).")
+        assert state.store is not None
+        s.student_id = await state.store.student_id(code)
+        return RedirectResponse("/consent", status_code=303)
+
+    async def consent_page(request: Request) -> Response:
+        s = session_of(request)
+        if (r := signed_in(s)) is not None:
+            return r
+        assert state.store is not None and s.student_id is not None
+        return page("consent.html.j2", s, versions=CONSENT_VERSIONS, current=await state.store.consents(s.student_id))
+
+    async def consent_post(request: Request) -> Response:
+        got = await checked(request)
+        if isinstance(got, Response):
+            return got
+        s, form = got
+        if (r := signed_in(s)) is not None:
+            return r
+        assert state.store is not None and s.student_id is not None
+        if form.get("privacy") != "yes":
+            return page("consent.html.j2", s, status=400, versions=CONSENT_VERSIONS,
+                        current=await state.store.consents(s.student_id),
+                        error="The privacy terms are needed to practise.")
+        await state.store.set_consent(s.student_id, "privacy", CONSENT_VERSIONS["privacy"], True)
+        await state.store.set_consent(s.student_id, "research", CONSENT_VERSIONS["research"],
+                                      form.get("research") == "yes")
+        return RedirectResponse("/cases", status_code=303)
+
+    async def withdraw(request: Request) -> Response:
+        got = await checked(request)
+        if isinstance(got, Response):
+            return got
+        s, _ = got
+        if (r := signed_in(s)) is not None:
+            return r
+        assert state.store is not None and s.student_id is not None
+        n = await state.store.withdraw(s.student_id)
+        return page("message.html.j2", s, heading="Research consent withdrawn",
+                    text=f"{n} stored encounter(s) deleted. You can go on practising; nothing more is kept.")
+
+    async def cases(request: Request) -> Response:
+        s = session_of(request)
+        if (r := signed_in(s)) is not None:
+            return r
+        kept = await research(s)
+        items = [{"id": c.id, "language": lang, "title": c.title(lang), "complaint": c.chief_complaint(lang)}
+                 for c in config.cases.values() for lang in ("en", "ko")]
+        return page("cases.html.j2", s, cases=items, kept=kept)
+
+    async def start(request: Request) -> Response:
+        got = await checked(request)
+        if isinstance(got, Response):
+            return got
+        s, form = got
+        if (r := signed_in(s)) is not None:
+            return r
+        case = config.cases.get(form.get("case", ""))
+        lang = form.get("language", "en")
+        if case is None or lang not in ("en", "ko"):
+            return Response("unknown case or language", status_code=400)
+        assert state.store is not None and s.student_id is not None
+        model = config.vsp.endpoint.model if config.vsp.endpoint else "human"
+        prompt = persona_template(lang)
+        if await research(s):
+            eid = await state.store.start_encounter(s.student_id, case.id, lang, model, prompt.sha256)
+        else:
+            eid = "m-" + secrets.token_urlsafe(16)
+            s.memory[eid] = EncounterRow(id=eid, student_id=s.student_id, case=case.id, language=lang, model=model,
+                                         prompt_sha256=prompt.sha256, started_at=_now(), ended_at=None,
+                                         differential=None, turns=())
+        return RedirectResponse(f"/encounters/{eid}", status_code=303)
+
+    async def find(s: Session, eid: str) -> EncounterRow | None:
+        if s.student_id is None:
+            return None
+        if eid in s.memory:
+            return s.memory[eid]
+        assert state.store is not None
+        return await state.store.encounter(eid, s.student_id)
+
+    async def encounter(request: Request) -> Response:
+        s = session_of(request)
+        e = await find(s, request.path_params["eid"])
+        if e is None:
+            return Response("no such encounter", status_code=404)
+        s.language = e.language
+        case = config.cases[e.case]
+        elapsed = int((_now() - e.started_at).total_seconds())
+        return page("encounter.html.j2", s, e=e, case_title=case.title(e.language),
+                    complaint=case.chief_complaint(e.language), kept=e.id not in s.memory,
+                    elapsed=f"{elapsed // 60}:{elapsed % 60:02d}")
+
+    def ask_vsp(e: EncounterRow, question: str) -> tuple[str | None, str, str | None, float]:
+        case = config.cases[e.case]
+        template = persona_template(e.language)
+        history = [(t.question, t.answer) for t in e.turns if t.status == "ok" and t.answer]
+        messages = turn_messages(template, persona_prompt(case, e.language, template), history, question)
+        assert state.client is not None
+        t0 = time.perf_counter()
+        res = state.client.complete(ChatRequest(key=f"{e.id}/{len(e.turns) + 1}", prompt_hash=template.sha256,
+                                                messages=messages))
+        latency = time.perf_counter() - t0
+        if res.status == "ok" and (res.content or "").strip():
+            return res.content.strip(), "ok", None, latency
+        return None, "failed", f"{res.invalid_reason}: {res.error}" if res.status != "ok" else "empty reply", latency
+
+    async def turn(request: Request) -> Response:
+        got = await checked(request)
+        if isinstance(got, Response):
+            return got
+        s, form = got
+        e = await find(s, request.path_params["eid"])
+        if e is None:
+            return Response("no such encounter", status_code=404)
+        if e.ended_at is not None:
+            return Response("the encounter has ended", status_code=409)
+        question = form.get("question", "").strip()
+        if not question or len(question) > MAX_QUESTION_CHARS:
+            return RedirectResponse(f"/encounters/{e.id}", status_code=303)
+        now = time.monotonic()
+        while s.turn_times and now - s.turn_times[0] > 60:
+            s.turn_times.popleft()
+        if len(s.turn_times) >= config.turns_per_minute:
+            return Response("too many questions in a minute; wait a moment", status_code=429,
+                            headers={"Retry-After": "10"})
+        s.turn_times.append(now)
+        answer, status, failure, latency = await run_in_threadpool(ask_vsp, e, question)
+        if e.id in s.memory:
+            row = TurnRow(n=len(e.turns) + 1, question=question, answer=answer, status=status, failure=failure,
+                          latency_s=latency, asked_at=_now())
+            s.memory[e.id] = replace(e, turns=(*e.turns, row))
+        else:
+            assert state.store is not None and s.student_id is not None
+            await state.store.add_turn(e.id, s.student_id, question, answer, status, failure, latency)
+        return RedirectResponse(f"/encounters/{e.id}", status_code=303)
+
+    async def end(request: Request) -> Response:
+        got = await checked(request)
+        if isinstance(got, Response):
+            return got
+        s, form = got
+        e = await find(s, request.path_params["eid"])
+        if e is None:
+            return Response("no such encounter", status_code=404)
+        differential = form.get("differential", "").strip()[:MAX_QUESTION_CHARS]
+        if e.id in s.memory:
+            s.memory.pop(e.id)  # practice only: nothing is kept once it ends
+        elif e.ended_at is None:
+            assert state.store is not None and s.student_id is not None
+            await state.store.end_encounter(e.id, s.student_id, differential)
+        return page("message.html.j2", s, heading=UI[e.language]["done"],
+                    text=differential and f"{UI[e.language]['differential']}: {differential}", back=True)
+
+    def admin_ok(request: Request) -> bool:
+        token = os.environ.get(config.admin_token_env, "")
+        given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+        return bool(token) and hmac.compare_digest(given, token)
+
+    async def admin(request: Request) -> Response:
+        if not admin_ok(request):
+            return Response("admin token missing or wrong", status_code=401,
+                            headers={"WWW-Authenticate": "Bearer"})
+        assert state.store is not None
+        s = session_of(request)
+        rows = await state.store.encounters(consented_only=False)
+        return page("admin.html.j2", s, counts=await state.store.counts_per_case(), encounters=rows)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette):  # noqa: ANN202 (Starlette's lifespan protocol)
+        try:
+            state.store = await PlatformStore.open(config.db_url)
+        except PlatformStoreError:
+            raise
+        try:
+            yield
+        finally:
+            await state.store.close()
+            if state.client is not None:
+                state.client.close()
+
+    routes = [
+        Route("/", index), Route("/signin", signin, methods=["POST"]),
+        Route("/consent", consent_page), Route("/consent", consent_post, methods=["POST"]),
+        Route("/consent/withdraw", withdraw, methods=["POST"]),
+        Route("/cases", cases), Route("/encounters", start, methods=["POST"]),
+        Route("/encounters/{eid}", encounter), Route("/encounters/{eid}/turns", turn, methods=["POST"]),
+        Route("/encounters/{eid}/end", end, methods=["POST"]),
+        Route("/admin", admin),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan)
+    app.state.platform = state
+    return app
+
+
+def ui_text(language: str) -> Mapping[str, str]:
+    return UI[language]
+
+
+__all__ = ["CONSENT_VERSIONS", "PlatformConfig", "create_app", "ui_text"]

@@ -1,0 +1,168 @@
+"""The practice platform's application through HTTP (Starlette's test client on the real app, a real SQLite
+file, the fake OpenAI server as the VSP): consent decides what is stored, turns are committed as they happen,
+sessions cannot see each other's encounters, forms need their CSRF token, user text is escaped."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+
+import pytest
+from starlette.testclient import TestClient
+
+from judges.llm import EndpointConfig
+from judges.osce.case_bank import load_case_bank
+from judges.osce.platform.app import PlatformConfig, create_app
+from judges.osce.platform.store import PlatformStore
+from judges.osce.vsp import Responder
+from tests.judges.fake_openai_server import FakeOpenAIServer
+
+CASES = load_case_bank()
+XSS = '<script>alert("x")</script>{{ 7*7 }}'
+
+
+@pytest.fixture
+def vsp():
+    with FakeOpenAIServer(responder=lambda req: f"Answer {len(req['messages']) // 2}.") as srv:
+        yield srv
+
+
+def _app(tmp_path, srv, **kw):
+    cfg = PlatformConfig(cases=CASES, db_url=f"sqlite+aiosqlite:///{tmp_path / 'p.db'}",
+                         vsp=Responder(name="vsp", endpoint=EndpointConfig(base_url=srv.url, model="fake",
+                                                                           max_retries=0)), **kw)
+    return create_app(cfg)
+
+
+def _csrf(html: str) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"', html).group(1)
+
+
+def _student(client: TestClient, code: str, research: bool) -> None:
+    token = _csrf(client.get("/").text)
+    assert client.post("/signin", data={"csrf": token, "code": code}).status_code == 200  # -> consent page
+    form = {"csrf": token, "privacy": "yes", **({"research": "yes"} if research else {})}
+    assert client.post("/consent", data=form).url.path == "/cases"
+
+
+def _start(client: TestClient, case: str = "hematuria", language: str = "en") -> str:
+    token = _csrf(client.get("/cases").text)
+    r = client.post("/encounters", data={"csrf": token, "case": case, "language": language})
+    assert r.status_code == 200 and r.url.path.startswith("/encounters/")
+    return r.url.path.rsplit("/", 1)[1]
+
+
+def _ask(client: TestClient, eid: str, question: str) -> str:
+    token = _csrf(client.get(f"/encounters/{eid}").text)
+    r = client.post(f"/encounters/{eid}/turns", data={"csrf": token, "question": question})
+    assert r.status_code == 200, r.text
+    return r.text
+
+
+def _stored(tmp_path) -> list:
+    async def read():
+        store = await PlatformStore.open(f"sqlite+aiosqlite:///{tmp_path / 'p.db'}")
+        try:
+            return await store.encounters(consented_only=False)
+        finally:
+            await store.close()
+    return asyncio.run(read())
+
+
+def test_without_research_consent_nothing_is_stored(tmp_path, vsp):
+    with TestClient(_app(tmp_path, vsp)) as c:
+        _student(c, "PRACTICE-1", research=False)
+        eid = _start(c)
+        for q in ("What brings you in today?", "When did it start?", "Does it hurt?"):
+            page = _ask(c, eid, q)
+        assert "Answer 3." in page and "nothing of this encounter is kept" in page
+        assert _stored(tmp_path) == []
+        token = _csrf(page)
+        assert c.post(f"/encounters/{eid}/end", data={"csrf": token, "differential": "stone"}).status_code == 200
+        assert c.get(f"/encounters/{eid}").status_code == 404  # gone with the end of the practice
+    data = (tmp_path / "p.db").read_bytes()
+    assert b"When did it start" not in data and b"PRACTICE-1" not in data
+
+
+def test_a_five_turn_encounter_is_stored_turn_by_turn_and_ended(tmp_path, vsp):
+    with TestClient(_app(tmp_path, vsp)) as c:
+        _student(c, "RESEARCH-1", research=True)
+        eid = _start(c, "fever_in_pregnancy", "ko")
+        for k in range(1, 6):
+            _ask(c, eid, f"질문 {k}번이에요?")
+            (e,) = _stored(tmp_path)  # read by another connection: committed before the page came back
+            assert [t.question for t in e.turns] == [f"질문 {i}번이에요?" for i in range(1, k + 1)]
+        assert [t.answer for t in e.turns] == [f"Answer {k}." for k in range(1, 6)]  # the context grows per turn
+        page = c.get(f"/encounters/{eid}").text
+        assert "연구 동의에 따라 저장됩니다" in page and 'lang="ko"' in page
+        c.post(f"/encounters/{eid}/end", data={"csrf": _csrf(page), "differential": "신우신염"})
+    (e,) = _stored(tmp_path)
+    assert e.ended_at is not None and e.differential == "신우신염" and e.language == "ko"
+    first = vsp.requests[0]["messages"]
+    assert first[0]["role"] == "system" and "표준화 환자" in first[0]["content"]  # the case's persona prompt
+    assert "Bearer" not in repr(vsp.requests) and "api_key" not in (tmp_path / "p.db").read_bytes().decode("latin-1")
+
+
+def test_another_session_cannot_read_or_write_an_encounter(tmp_path, vsp):
+    app = _app(tmp_path, vsp)
+    with TestClient(app) as a, TestClient(app) as b:
+        _student(a, "OWNER-1", research=True)
+        eid = _start(a)
+        _ask(a, eid, "private question")
+        _student(b, "OTHER-1", research=True)
+        assert b.get(f"/encounters/{eid}").status_code == 404
+        token = _csrf(b.get("/cases").text)
+        assert b.post(f"/encounters/{eid}/turns", data={"csrf": token, "question": "x"}).status_code == 404
+        assert b.post(f"/encounters/{eid}/end", data={"csrf": token, "differential": "x"}).status_code == 404
+    (e,) = _stored(tmp_path)
+    assert [t.question for t in e.turns] == ["private question"] and e.ended_at is None
+
+
+def test_a_form_without_its_csrf_token_is_refused(tmp_path, vsp):
+    with TestClient(_app(tmp_path, vsp)) as c:
+        _student(c, "CSRF-1", research=True)
+        eid = _start(c)
+        assert c.post(f"/encounters/{eid}/turns", data={"question": "forged"}).status_code == 403
+        assert c.post(f"/encounters/{eid}/turns", data={"csrf": "wrong", "question": "forged"}).status_code == 403
+        assert c.post("/consent/withdraw", data={}).status_code == 403
+    (e,) = _stored(tmp_path)
+    assert e.turns == () and vsp.calls == 0
+
+
+def test_user_text_is_escaped_in_the_students_and_the_admins_page(tmp_path, vsp, monkeypatch):
+    monkeypatch.setenv("SYNTHDOCQA_PLATFORM_ADMIN_TOKEN", "admin-secret")
+    with TestClient(_app(tmp_path, vsp)) as c:
+        _student(c, "XSS-1", research=True)
+        eid = _start(c)
+        page = _ask(c, eid, XSS)
+        assert XSS not in page and "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;{{ 7*7 }}" in page
+        assert "49" not in page  # not evaluated as a template either
+        assert "default-src 'self'" in c.get(f"/encounters/{eid}").headers["content-security-policy"]
+        assert c.get("/admin").status_code == 401
+        assert c.get("/admin", headers={"Authorization": "Bearer wrong"}).status_code == 401
+        admin = c.get("/admin", headers={"Authorization": "Bearer admin-secret"})
+        assert admin.status_code == 200 and XSS not in admin.text and "&lt;script&gt;" in admin.text
+        assert "<td>hematuria</td><td>1</td>" in admin.text
+
+
+def test_turns_are_rate_limited_per_session_and_withdrawal_deletes(tmp_path, vsp):
+    with TestClient(_app(tmp_path, vsp, turns_per_minute=2)) as c:
+        _student(c, "LIMIT-1", research=True)
+        eid = _start(c)
+        _ask(c, eid, "one")
+        _ask(c, eid, "two")
+        token = _csrf(c.get(f"/encounters/{eid}").text)
+        r = c.post(f"/encounters/{eid}/turns", data={"csrf": token, "question": "three"})
+        assert r.status_code == 429 and vsp.calls == 2
+        assert len(_stored(tmp_path)[0].turns) == 2
+        page = c.post("/consent/withdraw", data={"csrf": token})
+        assert page.status_code == 200 and "1 stored encounter(s) deleted" in page.text
+        assert _stored(tmp_path) == [] and c.get(f"/encounters/{eid}").status_code == 404
+
+
+def test_sign_in_refuses_what_looks_like_a_name_or_an_address(tmp_path, vsp):
+    with TestClient(_app(tmp_path, vsp)) as c:
+        token = _csrf(c.get("/").text)
+        r = c.post("/signin", data={"csrf": token, "code": "kim.minsu@example.com"})
+        assert r.status_code == 400 and "no names or e-mail addresses" in r.text
+        assert c.get("/cases").url.path == "/"  # not signed in
