@@ -314,6 +314,32 @@ def cmd_platform_serve(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_platform_export(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from judges.osce.platform.export import export_consented
+    from judges.osce.platform.store import PlatformStore, PlatformStoreError
+
+    out = Path(args.out)
+    if out.exists() and not out.is_dir():
+        raise CliError(f"--out {out}: exists and is not a folder")
+
+    async def run() -> dict[str, int]:
+        store = await PlatformStore.open(args.db)
+        try:
+            return await export_consented(store, out)
+        finally:
+            await store.close()
+
+    try:
+        n = asyncio.run(run())
+    except PlatformStoreError as err:
+        raise CliError(_one_line(err)) from None
+    print(f"{out}: {n['encounters']} consented encounters of {n['students']} students, {n['turns']} turns "
+          f"(pseudonymised for this export; a Hugging Face dataset folder in {out / 'hf'})")
+    return 0
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     sub = command_group(subparsers, "osce", "VSP/OSCE dialogue scoring: simulate ratings, mixed-effects analysis",
                         "OSCE")
@@ -406,3 +432,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ps.add_argument("--port", type=int, default=8765)
     ps.add_argument("--turns-per-minute", type=int, default=20, help="VSP turns one session may ask per minute")
     ps.set_defaults(func=cmd_platform_serve)
+    pe = plat.add_parser("export", help="write the consented, ended encounters for research (pseudonymised afresh)")
+    pe.add_argument("--db", required=True, help="the platform's database URL")
+    pe.add_argument("--out", required=True, help="export folder (replaced whole)")
+    pe.set_defaults(func=cmd_platform_export)

@@ -166,3 +166,34 @@ def test_sign_in_refuses_what_looks_like_a_name_or_an_address(tmp_path, vsp):
         r = c.post("/signin", data={"csrf": token, "code": "kim.minsu@example.com"})
         assert r.status_code == 400 and "no names or e-mail addresses" in r.text
         assert c.get("/cases").url.path == "/"  # not signed in
+
+
+def test_the_export_holds_exactly_the_consented_ended_encounters_pseudonymised_afresh(tmp_path, vsp, monkeypatch):
+    import flows.cli
+    from judges.osce.loaders import load_dialogues
+
+    app = _app(tmp_path, vsp)
+    with TestClient(app) as a, TestClient(app) as b, TestClient(app) as c:
+        for client, code, research in ((a, "EXP-A", True), (b, "EXP-B", False), (c, "EXP-C", True)):
+            _student(client, code, research)
+            eid = _start(client, "chronic_cough", "en")
+            for q in ("How long have you had the cough?", "Is it dry?"):
+                page = _ask(client, eid, f"{code}: {q}")
+            if code != "EXP-C":  # C's encounter is still open: not exported
+                client.post(f"/encounters/{eid}/end", data={"csrf": _csrf(page), "differential": "reflux"})
+    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("flows.commands.osce",))
+    db = f"sqlite+aiosqlite:///{tmp_path / 'p.db'}"
+    outs = []
+    for k in (1, 2):
+        out = tmp_path / f"export{k}"
+        assert flows.cli.main(["osce", "platform", "export", "--db", db, "--out", str(out)]) == 0
+        outs.append(out)
+    (d,) = load_dialogues(outs[0] / "dialogues.csv")  # the dialogues table the rubric and packets read
+    assert [t.question for t in d.turns] == ["EXP-A: How long have you had the cough?", "EXP-A: Is it dry?"]
+    assert d.encounter == "E0001" and d.responder == "fake"
+    text = "".join(p.read_text(encoding="utf-8") for out in outs for p in out.rglob("*") if p.is_file())
+    assert "EXP-B" not in text and "EXP-C" not in text  # no practice-only and no unfinished encounter
+    stored = _stored(tmp_path)
+    assert not [e for e in stored for x in (e.id, e.student_id) if x in text]  # no stored id leaves the platform
+    card = (outs[0] / "hf" / "README.md").read_text(encoding="utf-8")
+    assert "1 ended encounters of 1 students" in card and "pseudonymised for this export" in card.lower()
