@@ -43,6 +43,18 @@ def _missing(tool: str) -> str | None:
         from tests.exports.chromium import chromium_binary
 
         return None if chromium_binary() else "Debian chromium not installed"
+    if tool == "browser":
+        from tests.exports.chromium import chromium_binary
+
+        if not chromium_binary():
+            return "Debian chromium not installed"
+        if not shutil.which("chromedriver"):
+            return "chromedriver not installed (Debian chromium-driver)"
+        try:
+            import selenium  # noqa: F401
+        except ImportError:
+            return "selenium not installed (the [test] extra)"
+        return None
     if tool == "R":
         from judges.osce.r_backend import r_missing
 
@@ -54,7 +66,7 @@ def _missing(tool: str) -> str | None:
     raise ValueError(f"unknown external component {tool!r}")
 
 
-EXTERNAL = ("tesseract", "chromium", "R", "model")
+EXTERNAL = ("tesseract", "chromium", "browser", "R", "model")
 
 
 def pytest_configure(config):

@@ -40,6 +40,7 @@ from starlette.routing import Route
 from judges.llm import ChatClient, ChatRequest
 
 from ..case_bank import Case
+from ..fonts import HTML_FAMILY, cjk_chars, subset_font
 from ..vsp import Responder, persona_prompt, persona_template, turn_messages
 from .store import EncounterRow, PlatformStore, PlatformStoreError, TurnRow
 
@@ -71,6 +72,7 @@ class Session:
     student_id: str | None = None
     language: str = "en"
     turn_times: deque = field(default_factory=lambda: deque(maxlen=1000))
+    admin: bool = False
     memory: dict[str, EncounterRow] = field(default_factory=dict)
     """Encounters of a student without research consent: never written, gone with the session."""
 
@@ -99,6 +101,14 @@ UI: dict[str, dict[str, str]] = {
 }
 
 
+def _euc_kr(ch: str) -> bool:
+    try:
+        ch.encode("euc-kr")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -115,7 +125,7 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
 
     def page(name: str, session: Session, status: int = 200, **values: object) -> HTMLResponse:
         html = state.env.get_template(name).render(csrf=session.csrf, ui=UI[session.language],
-                                                   lang=session.language, **values)
+                                                   lang=session.language, hangul_family=HTML_FAMILY, **values)
         resp = HTMLResponse(html, status_code=status)
         resp.set_cookie(COOKIE, session.sid, httponly=True, samesite="lax")
         resp.headers["Content-Security-Policy"] = "default-src 'self'; style-src 'self' 'unsafe-inline'"
@@ -144,6 +154,17 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
         assert state.store is not None and s.student_id is not None
         c = (await state.store.consents(s.student_id)).get("research")
         return bool(c and c.granted and c.version == CONSENT_VERSIONS["research"])
+
+    font: list[bytes] = []
+
+    async def hangul_font(request: Request) -> Response:
+        """NanumGothic reduced to the 2,350 Hangul syllables of KS X 1001 and the case texts' others: pages read in
+        Korean on a machine without a CJK font (a browser with one uses its own first)."""
+        if not font:
+            texts = [c.model_dump_json() for c in config.cases.values()] + [" ".join(UI["ko"].values())]
+            common = "".join(ch for ch in map(chr, range(0xAC00, 0xD7A4)) if _euc_kr(ch))
+            font.append(await run_in_threadpool(subset_font, "".join(sorted(set(cjk_chars(texts)) | set(common)))))
+        return Response(font[0], media_type="font/woff", headers={"Cache-Control": "public, max-age=86400"})
 
     async def index(request: Request) -> Response:
         s = session_of(request)
@@ -311,17 +332,29 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
         return page("message.html.j2", s, heading=UI[e.language]["done"],
                     text=differential and f"{UI[e.language]['differential']}: {differential}", back=True)
 
-    def admin_ok(request: Request) -> bool:
+    def token_ok(given: str) -> bool:
         token = os.environ.get(config.admin_token_env, "")
+        return bool(token) and hmac.compare_digest(given.encode(), token.encode())
+
+    def admin_ok(request: Request) -> bool:
         given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-        return bool(token) and hmac.compare_digest(given, token)
+        return session_of(request).admin or (bool(given) and token_ok(given))
+
+    async def admin_login(request: Request) -> Response:
+        got = await checked(request)
+        if isinstance(got, Response):
+            return got
+        s, form = got
+        if not token_ok(form.get("token", "")):
+            return page("admin_login.html.j2", s, status=401, error="wrong token")
+        s.admin = True
+        return RedirectResponse("/admin", status_code=303)
 
     async def admin(request: Request) -> Response:
-        if not admin_ok(request):
-            return Response("admin token missing or wrong", status_code=401,
-                            headers={"WWW-Authenticate": "Bearer"})
-        assert state.store is not None
         s = session_of(request)
+        if not admin_ok(request):
+            return page("admin_login.html.j2", s, status=401, error=None)
+        assert state.store is not None
         rows = await state.store.encounters(consented_only=False)
         return page("admin.html.j2", s, counts=await state.store.counts_per_case(), encounters=rows)
 
@@ -339,13 +372,13 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
                 state.client.close()
 
     routes = [
-        Route("/", index), Route("/signin", signin, methods=["POST"]),
+        Route("/font/hangul.woff", hangul_font), Route("/", index), Route("/signin", signin, methods=["POST"]),
         Route("/consent", consent_page), Route("/consent", consent_post, methods=["POST"]),
         Route("/consent/withdraw", withdraw, methods=["POST"]),
         Route("/cases", cases), Route("/encounters", start, methods=["POST"]),
         Route("/encounters/{eid}", encounter), Route("/encounters/{eid}/turns", turn, methods=["POST"]),
         Route("/encounters/{eid}/end", end, methods=["POST"]),
-        Route("/admin", admin),
+        Route("/admin", admin), Route("/admin/login", admin_login, methods=["POST"]),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     app.state.platform = state

@@ -197,3 +197,18 @@ def test_the_export_holds_exactly_the_consented_ended_encounters_pseudonymised_a
     assert not [e for e in stored for x in (e.id, e.student_id) if x in text]  # no stored id leaves the platform
     card = (outs[0] / "hf" / "README.md").read_text(encoding="utf-8")
     assert "1 ended encounters of 1 students" in card and "pseudonymised for this export" in card.lower()
+
+
+def test_the_pages_bring_a_hangul_font_with_every_syllable_they_show(tmp_path, vsp):
+    import io
+
+    from fontTools.ttLib import TTFont
+
+    with TestClient(_app(tmp_path, vsp)) as c:
+        assert 'src:url(/font/hangul.woff)' in c.get("/").text
+        r = c.get("/font/hangul.woff")
+        assert r.status_code == 200 and r.headers["content-type"] == "font/woff"
+        cmap = TTFont(io.BytesIO(r.content)).getBestCmap()
+    shown = "".join(ch for case in CASES.values() for ch in case.model_dump_json() if "가" <= ch <= "힣")
+    assert not {ch for ch in shown if ord(ch) not in cmap}  # every syllable of the cases, rare ones included
+    assert len([k for k in cmap if 0xAC00 <= k <= 0xD7A3]) >= 2350  # and the common syllables a student types
