@@ -55,6 +55,10 @@ def _missing(tool: str) -> str | None:
         except ImportError:
             return "selenium not installed (the [test] extra)"
         return None
+    if tool == "postgres":
+        from tests.postgres import initdb_path
+
+        return None if initdb_path() else "PostgreSQL server binaries not installed (Debian postgresql)"
     if tool == "R":
         from judges.osce.r_backend import r_missing
 
@@ -66,7 +70,7 @@ def _missing(tool: str) -> str | None:
     raise ValueError(f"unknown external component {tool!r}")
 
 
-EXTERNAL = ("tesseract", "chromium", "browser", "R", "model")
+EXTERNAL = ("tesseract", "chromium", "browser", "postgres", "R", "model")
 
 
 def pytest_configure(config):
