@@ -298,8 +298,11 @@ def _platform_config(args: argparse.Namespace):
         key = vsp.endpoint.resolve_api_key()
     except (OsceInputError, ValueError) as err:
         raise CliError(_one_line(err)) from None
+    if args.retention_days is not None and args.retention_days <= 0:
+        raise CliError("--retention-days must be > 0")
     return PlatformConfig(cases=cases, vsp=vsp, db_url=args.db, turns_per_minute=args.turns_per_minute,
-                          api_key=key.get_secret_value() if key is not None else None)
+                          api_key=key.get_secret_value() if key is not None else None,
+                          retention_days=args.retention_days)
 
 
 def cmd_platform_serve(args: argparse.Namespace) -> int:
@@ -431,6 +434,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ps.add_argument("--host", default="127.0.0.1")
     ps.add_argument("--port", type=int, default=8765)
     ps.add_argument("--turns-per-minute", type=int, default=20, help="VSP turns one session may ask per minute")
+    ps.add_argument("--retention-days", type=float, help="delete stored encounters older than this (at start, then "
+                                                          "hourly; logged in the audit table)")
     ps.set_defaults(func=cmd_platform_serve)
     pe = plat.add_parser("export", help="write the consented, ended encounters for research (pseudonymised afresh)")
     pe.add_argument("--db", required=True, help="the platform's database URL")

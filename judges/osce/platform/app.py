@@ -42,7 +42,7 @@ from judges.llm import ChatClient, ChatRequest
 from ..case_bank import Case
 from ..fonts import HTML_FAMILY, cjk_chars, subset_font
 from ..vsp import Responder, persona_prompt, persona_template, turn_messages
-from .store import EncounterRow, PlatformStore, PlatformStoreError, TurnRow
+from .store import EncounterRow, PlatformStore, TurnRow
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 COOKIE = "synthdocqa_osce"
@@ -63,6 +63,8 @@ class PlatformConfig(BaseModel):
     admin_token_env: str = "SYNTHDOCQA_PLATFORM_ADMIN_TOKEN"
     turns_per_minute: int = Field(default=20, ge=1, description="VSP turns one session may ask per minute")
     api_key: str | None = Field(default=None, description="the VSP endpoint's key (resolved by the caller)")
+    retention_days: float | None = Field(default=None, gt=0, description="stored encounters older than this are "
+                                                                         "deleted (at start, then hourly)")
 
 
 @dataclass
@@ -360,13 +362,23 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
 
     @asynccontextmanager
     async def lifespan(app: Starlette):  # noqa: ANN202 (Starlette's lifespan protocol)
-        try:
-            state.store = await PlatformStore.open(config.db_url)
-        except PlatformStoreError:
-            raise
+        import asyncio
+
+        state.store = await PlatformStore.open(config.db_url)
+        purger = None
+        if config.retention_days is not None:
+            async def purge_hourly() -> None:
+                while True:
+                    await state.store.purge(config.retention_days)
+                    await asyncio.sleep(3600)
+
+            await state.store.purge(config.retention_days)  # before the first page: nothing older is ever shown
+            purger = asyncio.create_task(purge_hourly())
         try:
             yield
         finally:
+            if purger is not None:
+                purger.cancel()
             await state.store.close()
             if state.client is not None:
                 state.client.close()

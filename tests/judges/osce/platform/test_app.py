@@ -212,3 +212,19 @@ def test_the_pages_bring_a_hangul_font_with_every_syllable_they_show(tmp_path, v
     shown = "".join(ch for case in CASES.values() for ch in case.model_dump_json() if "가" <= ch <= "힣")
     assert not {ch for ch in shown if ord(ch) not in cmap}  # every syllable of the cases, rare ones included
     assert len([k for k in cmap if 0xAC00 <= k <= 0xD7A3]) >= 2350  # and the common syllables a student types
+
+
+def test_a_retention_period_purges_older_encounters_when_the_app_starts(tmp_path, vsp):
+    with TestClient(_app(tmp_path, vsp)) as c:
+        _student(c, "KEEP-1", research=True)
+        _ask(c, _start(c), "an old question")
+    assert len(_stored(tmp_path)) == 1
+    with TestClient(_app(tmp_path, vsp, retention_days=30)):
+        assert len(_stored(tmp_path)) == 1  # younger than 30 days: kept
+    with TestClient(_app(tmp_path, vsp, retention_days=1e-9)):
+        assert _stored(tmp_path) == []  # older than the period: gone before the first page
+
+    async def audit():
+        async with await PlatformStore.open(f"sqlite+aiosqlite:///{tmp_path / 'p.db'}") as store:
+            return await store.audit()
+    assert [a["action"] for a in asyncio.run(audit())][-1] == "purge"

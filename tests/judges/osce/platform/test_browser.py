@@ -67,14 +67,20 @@ def _browser(width: int = 1000, height: int = 900):
 
 def _submit(b, xpath: str) -> None:
     """Click a form's button and wait until the next page has loaded (the old page's elements are gone)."""
+    from selenium.common.exceptions import WebDriverException
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support import expected_conditions as ec
     from selenium.webdriver.support.ui import WebDriverWait
 
-    old = b.find_element(By.TAG_NAME, "html")
+    b.execute_script("window.__leaving = true")  # a new page has a new window object, without the mark
+
+    def loaded(d) -> bool:  # noqa: ANN001
+        try:
+            return d.execute_script("return window.__leaving === undefined && document.readyState === 'complete'")
+        except WebDriverException:  # asked while the old document goes away
+            return False
+
     b.find_element(By.XPATH, xpath).click()
-    WebDriverWait(b, 30).until(ec.staleness_of(old))
-    WebDriverWait(b, 30).until(lambda d: d.execute_script("return document.readyState") == "complete")
+    WebDriverWait(b, 30).until(loaded)
 
 
 def _export(db: str, out: Path) -> str:
