@@ -152,6 +152,21 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
     def signed_in(s: Session) -> Response | None:
         return None if s.student_id is not None else RedirectResponse("/", status_code=303)
 
+    def form_post(*, signed: bool = False):  # noqa: ANN202 (a decorator)
+        """A POST handler called with (request, session, form) once the form's CSRF token is checked (403
+        otherwise) and, with ``signed``, the student is signed in (else back to the sign-in page)."""
+        def wrap(fn):  # noqa: ANN001, ANN202
+            async def handler(request: Request) -> Response:
+                got = await checked(request)
+                if isinstance(got, Response):
+                    return got
+                s, form = got
+                if signed and (r := signed_in(s)) is not None:
+                    return r
+                return await fn(request, s, form)
+            return handler
+        return wrap
+
     async def research(s: Session) -> bool:
         assert state.store is not None and s.student_id is not None
         c = (await state.store.consents(s.student_id)).get("research")
@@ -172,11 +187,8 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
         s = session_of(request)
         return page("signin.html.j2", s, error=None)
 
-    async def signin(request: Request) -> Response:
-        got = await checked(request)
-        if isinstance(got, Response):
-            return got
-        s, form = got
+    @form_post()
+    async def signin(request: Request, s: Session, form: dict[str, str]) -> Response:
         code = form.get("code", "").strip()
         if not 4 <= len(code) <= 32 or set(code) - _CODE_CHARS:
             return page("signin.html.j2", s, status=400,
@@ -192,13 +204,8 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
         assert state.store is not None and s.student_id is not None
         return page("consent.html.j2", s, versions=CONSENT_VERSIONS, current=await state.store.consents(s.student_id))
 
-    async def consent_post(request: Request) -> Response:
-        got = await checked(request)
-        if isinstance(got, Response):
-            return got
-        s, form = got
-        if (r := signed_in(s)) is not None:
-            return r
+    @form_post(signed=True)
+    async def consent_post(request: Request, s: Session, form: dict[str, str]) -> Response:
         assert state.store is not None and s.student_id is not None
         if form.get("privacy") != "yes":
             return page("consent.html.j2", s, status=400, versions=CONSENT_VERSIONS,
@@ -209,13 +216,8 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
                                       form.get("research") == "yes")
         return RedirectResponse("/cases", status_code=303)
 
-    async def withdraw(request: Request) -> Response:
-        got = await checked(request)
-        if isinstance(got, Response):
-            return got
-        s, _ = got
-        if (r := signed_in(s)) is not None:
-            return r
+    @form_post(signed=True)
+    async def withdraw(request: Request, s: Session, form: dict[str, str]) -> Response:
         assert state.store is not None and s.student_id is not None
         n = await state.store.withdraw(s.student_id)
         return page("message.html.j2", s, heading="Research consent withdrawn",
@@ -230,13 +232,8 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
                  for c in config.cases.values() for lang in ("en", "ko")]
         return page("cases.html.j2", s, cases=items, kept=kept)
 
-    async def start(request: Request) -> Response:
-        got = await checked(request)
-        if isinstance(got, Response):
-            return got
-        s, form = got
-        if (r := signed_in(s)) is not None:
-            return r
+    @form_post(signed=True)
+    async def start(request: Request, s: Session, form: dict[str, str]) -> Response:
         case = config.cases.get(form.get("case", ""))
         lang = form.get("language", "en")
         if case is None or lang not in ("en", "ko"):
@@ -287,11 +284,8 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
             return res.content.strip(), "ok", None, latency
         return None, "failed", f"{res.invalid_reason}: {res.error}" if res.status != "ok" else "empty reply", latency
 
-    async def turn(request: Request) -> Response:
-        got = await checked(request)
-        if isinstance(got, Response):
-            return got
-        s, form = got
+    @form_post()
+    async def turn(request: Request, s: Session, form: dict[str, str]) -> Response:
         e = await find(s, request.path_params["eid"])
         if e is None:
             return Response("no such encounter", status_code=404)
@@ -317,11 +311,8 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
             await state.store.add_turn(e.id, s.student_id, question, answer, status, failure, latency)
         return RedirectResponse(f"/encounters/{e.id}", status_code=303)
 
-    async def end(request: Request) -> Response:
-        got = await checked(request)
-        if isinstance(got, Response):
-            return got
-        s, form = got
+    @form_post()
+    async def end(request: Request, s: Session, form: dict[str, str]) -> Response:
         e = await find(s, request.path_params["eid"])
         if e is None:
             return Response("no such encounter", status_code=404)
@@ -342,11 +333,8 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
         given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
         return session_of(request).admin or (bool(given) and token_ok(given))
 
-    async def admin_login(request: Request) -> Response:
-        got = await checked(request)
-        if isinstance(got, Response):
-            return got
-        s, form = got
+    @form_post()
+    async def admin_login(request: Request, s: Session, form: dict[str, str]) -> Response:
         if not token_ok(form.get("token", "")):
             return page("admin_login.html.j2", s, status=401, error="wrong token")
         s.admin = True
