@@ -300,9 +300,21 @@ def _platform_config(args: argparse.Namespace):
         raise CliError(_one_line(err)) from None
     if args.retention_days is not None and args.retention_days <= 0:
         raise CliError("--retention-days must be > 0")
+    judge = judge_key = None
+    if args.judge:
+        import yaml
+
+        from judges.llm import EndpointConfig
+
+        try:
+            judge = EndpointConfig.model_validate(yaml.safe_load(Path(args.judge).read_text(encoding="utf-8")) or {})
+            jk = judge.resolve_api_key()
+        except (OSError, ValueError, yaml.YAMLError) as err:
+            raise CliError(f"--judge {args.judge}: {_one_line(str(err).splitlines()[0])}") from None
+        judge_key = jk.get_secret_value() if jk is not None else None
     return PlatformConfig(cases=cases, vsp=vsp, db_url=args.db, turns_per_minute=args.turns_per_minute,
                           api_key=key.get_secret_value() if key is not None else None,
-                          retention_days=args.retention_days)
+                          retention_days=args.retention_days, judge=judge, judge_api_key=judge_key)
 
 
 def cmd_platform_serve(args: argparse.Namespace) -> int:
@@ -434,6 +446,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     ps.add_argument("--host", default="127.0.0.1")
     ps.add_argument("--port", type=int, default=8765)
     ps.add_argument("--turns-per-minute", type=int, default=20, help="VSP turns one session may ask per minute")
+    ps.add_argument("--judge", help="endpoint YAML of the LLM rubric judge for the machine feedback page (default: "
+                                    "no feedback page)")
     ps.add_argument("--retention-days", type=float, help="delete stored encounters older than this (at start, then "
                                                           "hourly; logged in the audit table)")
     ps.set_defaults(func=cmd_platform_serve)

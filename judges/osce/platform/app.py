@@ -37,7 +37,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from judges.llm import ChatClient, ChatRequest
+from judges.llm import ChatClient, ChatRequest, EndpointConfig
 
 from ..case_bank import Case
 from ..fonts import HTML_FAMILY, cjk_chars, subset_font
@@ -63,6 +63,9 @@ class PlatformConfig(BaseModel):
     admin_token_env: str = "SYNTHDOCQA_PLATFORM_ADMIN_TOKEN"
     turns_per_minute: int = Field(default=20, ge=1, description="VSP turns one session may ask per minute")
     api_key: str | None = Field(default=None, description="the VSP endpoint's key (resolved by the caller)")
+    judge: EndpointConfig | None = Field(default=None, description="the LLM rubric judge of the optional "
+                                                                   "machine feedback page (none: no feedback)")
+    judge_api_key: str | None = None
     retention_days: float | None = Field(default=None, gt=0, description="stored encounters older than this are "
                                                                          "deleted (at start, then hourly)")
 
@@ -77,11 +80,14 @@ class Session:
     admin: bool = False
     memory: dict[str, EncounterRow] = field(default_factory=dict)
     """Encounters of a student without research consent: never written, gone with the session."""
+    feedback: dict[str, list[dict[str, object]]] = field(default_factory=dict)
+    """The machine feedback shown for an encounter (asked once per session)."""
 
 
 class _State:
     def __init__(self, config: PlatformConfig, transport: object | None) -> None:
         self.config = config
+        self.transport = transport
         self.sessions: dict[str, Session] = {}
         self.store: PlatformStore | None = None
         self.client = ChatClient(config.vsp.endpoint, api_key=config.api_key, transport=transport) \
@@ -317,13 +323,48 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
         if e is None:
             return Response("no such encounter", status_code=404)
         differential = form.get("differential", "").strip()[:MAX_QUESTION_CHARS]
-        if e.id in s.memory:
-            s.memory.pop(e.id)  # practice only: nothing is kept once it ends
+        if e.id in s.memory:  # practice only: ended in memory (for its feedback), gone with the session
+            s.memory[e.id] = replace(e, ended_at=_now(), differential=differential)
         elif e.ended_at is None:
             assert state.store is not None and s.student_id is not None
             await state.store.end_encounter(e.id, s.student_id, differential)
         return page("message.html.j2", s, heading=UI[e.language]["done"],
-                    text=differential and f"{UI[e.language]['differential']}: {differential}", back=True)
+                    text=differential and f"{UI[e.language]['differential']}: {differential}", back=True,
+                    feedback=f"/encounters/{e.id}/feedback" if config.judge is not None else None)
+
+    def score(e: EncounterRow) -> list[dict[str, object]]:
+        """The LLM rubric judge on the whole dialogue: the encounter-level metrics, against the case script."""
+        from ..rubric import score_dialogues
+        from ..schema import Dialogue, Taxonomy, Turn
+        from ..vsp import case_script
+
+        turns = tuple(Turn(turn=t.n, utterance_id=f"T{t.n:02d}", question=t.question, response=t.answer or "")
+                      for t in e.turns if t.status == "ok" and t.answer)
+        if not turns:
+            return []
+        tax = Taxonomy()
+        metrics = [m.name for m in tax.metrics if m.level == "encounter"]
+        assert config.judge is not None
+        with ChatClient(config.judge, api_key=config.judge_api_key, transport=state.transport) as judge:
+            run = score_dialogues([Dialogue(case=e.case, encounter=e.id, responder="vsp", turns=turns)], judge, tax,
+                                  metrics, case_scripts={e.case: case_script(config.cases[e.case], e.language)})
+        by = {r["metric"]: r for r in run.ratings.to_dict("records")}
+        return [{"metric": m, "scale": f"{tax.metric(m).scale_min}-{tax.metric(m).scale_max}",
+                 "score": by[m]["score"] if m in by else None, "reason": by[m]["reason"] if m in by else ""}
+                for m in metrics]
+
+    async def feedback(request: Request) -> Response:
+        s = session_of(request)
+        e = await find(s, request.path_params["eid"])
+        if e is None or config.judge is None:
+            return Response("no such encounter" if e is None else "no feedback on this platform", status_code=404)
+        if e.ended_at is None:
+            return Response("feedback comes after the end of the encounter", status_code=409)
+        if e.id not in s.feedback:
+            s.feedback[e.id] = await run_in_threadpool(score, e)
+        s.language = e.language
+        return page("feedback.html.j2", s, e=e, case_title=config.cases[e.case].title(e.language),
+                    rows=s.feedback[e.id])
 
     def token_ok(given: str) -> bool:
         token = os.environ.get(config.admin_token_env, "")
@@ -377,7 +418,7 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
         Route("/consent/withdraw", withdraw, methods=["POST"]),
         Route("/cases", cases), Route("/encounters", start, methods=["POST"]),
         Route("/encounters/{eid}", encounter), Route("/encounters/{eid}/turns", turn, methods=["POST"]),
-        Route("/encounters/{eid}/end", end, methods=["POST"]),
+        Route("/encounters/{eid}/end", end, methods=["POST"]), Route("/encounters/{eid}/feedback", feedback),
         Route("/admin", admin), Route("/admin/login", admin_login, methods=["POST"]),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)

@@ -79,7 +79,9 @@ def test_without_research_consent_nothing_is_stored(tmp_path, vsp):
         assert _stored(tmp_path) == []
         token = _csrf(page)
         assert c.post(f"/encounters/{eid}/end", data={"csrf": token, "differential": "stone"}).status_code == 200
-        assert c.get(f"/encounters/{eid}").status_code == 404  # gone with the end of the practice
+        ended = c.get(f"/encounters/{eid}")  # ended, in this session's memory only (for its feedback)
+        assert ended.status_code == 200 and 'name="question"' not in ended.text
+        assert _stored(tmp_path) == []
     data = (tmp_path / "p.db").read_bytes()
     assert b"When did it start" not in data and b"PRACTICE-1" not in data
 
@@ -228,3 +230,27 @@ def test_a_retention_period_purges_older_encounters_when_the_app_starts(tmp_path
         async with await PlatformStore.open(f"sqlite+aiosqlite:///{tmp_path / 'p.db'}") as store:
             return await store.audit()
     assert [a["action"] for a in asyncio.run(audit())][-1] == "purge"
+
+
+def test_machine_feedback_after_the_end_scores_the_dialogue_and_says_what_it_is(tmp_path, vsp):
+    import json as _json
+
+    with FakeOpenAIServer(responder=lambda req: _json.dumps({"reason": "asked about onset <b>", "score": 4})) as judge:
+        app = _app(tmp_path, vsp, judge=EndpointConfig(base_url=judge.url, model="judge", max_retries=0))
+        with TestClient(app) as c:
+            _student(c, "FEEDBACK-1", research=False)
+            eid = _start(c)
+            page = _ask(c, eid, "When did it start?")
+            assert c.get(f"/encounters/{eid}/feedback").status_code == 409  # not before the end
+            done = c.post(f"/encounters/{eid}/end", data={"csrf": _csrf(page), "differential": "stone"})
+            assert f"/encounters/{eid}/feedback" in done.text
+            fb = c.get(f"/encounters/{eid}/feedback")
+            assert fb.status_code == 200 and "Machine feedback" in fb.text and "not an examiner" in fb.text
+            assert fb.text.count("<td>4</td>") == 6 and "asked about onset &lt;b&gt;" in fb.text  # six encounter metrics
+            calls = judge.calls
+            c.get(f"/encounters/{eid}/feedback")
+            assert judge.calls == calls == 6  # asked once per session
+            c.cookies.clear()
+            assert c.get(f"/encounters/{eid}/feedback").status_code == 404  # another session
+        assert "When did it start" in judge.requests[0]["messages"][-1]["content"]
+    assert _stored(tmp_path) == []  # practice only: the feedback kept nothing either
