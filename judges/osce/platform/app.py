@@ -50,6 +50,9 @@ CONSENT_VERSIONS = {"privacy": "privacy-v1", "research": "research-v1"}
 """The consent texts' versions: a new text is a new version, and a student is asked again."""
 _CODE_CHARS = set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
 MAX_QUESTION_CHARS = 2000
+SESSION_IDLE_S = 12 * 3600
+"""A session unused this long is dropped (with a practice-only encounter in it) once many sessions exist."""
+SESSION_PRUNE_AT = 1000
 
 
 class PlatformConfig(BaseModel):
@@ -73,6 +76,7 @@ class PlatformConfig(BaseModel):
 @dataclass
 class Session:
     sid: str
+    last_seen: float = field(default_factory=time.monotonic)
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     student_id: str | None = None
     language: str = "en"
@@ -143,9 +147,14 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
     def session_of(request: Request) -> Session:
         sid = request.cookies.get(COOKIE)
         s = state.sessions.get(sid or "")
+        now = time.monotonic()
         if s is None:
+            if len(state.sessions) >= SESSION_PRUNE_AT:  # every cookie-less request makes one: drop the idle
+                for k in [k for k, v in state.sessions.items() if now - v.last_seen > SESSION_IDLE_S]:
+                    del state.sessions[k]
             s = Session(sid=secrets.token_urlsafe(24))
             state.sessions[s.sid] = s
+        s.last_seen = now
         return s
 
     async def checked(request: Request) -> tuple[Session, dict[str, str]] | Response:

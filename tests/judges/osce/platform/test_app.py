@@ -254,3 +254,23 @@ def test_machine_feedback_after_the_end_scores_the_dialogue_and_says_what_it_is(
             assert c.get(f"/encounters/{eid}/feedback").status_code == 404  # another session
         assert "When did it start" in judge.requests[0]["messages"][-1]["content"]
     assert _stored(tmp_path) == []  # practice only: the feedback kept nothing either
+
+
+def test_idle_sessions_are_dropped_once_many_exist(tmp_path, vsp, monkeypatch):
+    import judges.osce.platform.app as app_mod
+
+    monkeypatch.setattr(app_mod, "SESSION_PRUNE_AT", 5)
+    app = _app(tmp_path, vsp)
+    with TestClient(app) as c:
+        _student(c, "IDLE-1", research=False)
+        sessions = app.state.platform.sessions
+        mine = next(iter(sessions.values()))
+        for _ in range(10):  # cookie-less visitors: one session each
+            c.cookies.clear()
+            c.get("/")
+        assert len(sessions) == 11  # none idle yet: nothing dropped
+        for v in sessions.values():
+            v.last_seen -= app_mod.SESSION_IDLE_S + 1
+        c.cookies.clear()
+        c.get("/")
+        assert len(sessions) == 1 and mine.sid not in sessions
