@@ -1,7 +1,7 @@
 """The project's own lint of a finished corpus: what a reviewer would reject in its documents.
 
 ``verify`` proves the chain is exact (every box, derivation and answer); the lint asks whether the
-content is believable. Eight kinds of problem, found from the corpus files alone (IR, render map, QA,
+content is believable. Nine kinds of problem, found from the corpus files alone (IR, render map, QA,
 assertions and the PDF's text layer):
 
 - ``overlap``, ``clipped``, ``mid_token_wrap``, ``half_empty``: the renderer's own layout checks
@@ -21,7 +21,10 @@ assertions and the PDF's text layer):
   families of the paragraphs, table-of-contents pages, repeated tables and captions, empty sections,
   exhibits no paragraph refers to, prose share outside the recipe's range);
 - ``genre``: the document against its recipe's grammar (``corpus.views.genre_lint``: required sections and
-  their genre blocks present and in place, no block kind the genre does not hold).
+  their genre blocks present and in place, no block kind the genre does not hold);
+- ``wording``: questions a person would not write (``corpus.views.question_lint``: a period or a preposition
+  used as the thing measured, "an" before a label letter, broken plurals, a form title or an "X by" label
+  used as a noun, a list question answered with bare numbers).
 
 Half-empty pages fail the lint only above a share of the pages (``HALF_EMPTY_MAX_SHARE``, the issue's
 5 %); every other problem fails it.
@@ -50,8 +53,10 @@ from ..store import CorpusReader, open_corpus
 from .addresses import address_groups, address_problems
 from .doc_lint import document_problems
 from .genre_lint import genre_problems
+from .question_lint import wording_problems
 
-LintKind = Literal["overlap", "clipped", "mid_token_wrap", "half_empty", "semantic", "identity", "document", "genre"]
+LintKind = Literal["overlap", "clipped", "mid_token_wrap", "half_empty", "semantic", "identity", "document", "genre",
+                   "wording"]
 LINT_KINDS: tuple[LintKind, ...] = get_args(LintKind)
 
 HALF_EMPTY_MAX_SHARE = 0.05
@@ -330,6 +335,8 @@ def lint_document(reader: CorpusReader, doc_id: str) -> tuple[list[LintProblem],
     problems += identity_problems(doc_id, doc, pages)
     problems += document_problems(doc_id, doc, rmap, pdf)
     problems += genre_problems(doc_id, doc)
+    problems += [LintProblem(doc_id=doc_id, kind="wording", check=check, detail=detail)
+                 for check, detail in wording_problems(reader.qa(doc_id))]
     return problems, len(pages)
 
 

@@ -20,6 +20,11 @@ def plural(word: str) -> str:
     if " of " in word:
         head, tail = word.split(" of ", 1)
         return f"{plural(head)} of {tail}"
+    if word.endswith(" no."):  # "action no." -> "action numbers"
+        return word[:-len("no.")] + "numbers"
+    if " " in word and word.endswith("ed") and not word.endswith("eed") and len(word.rsplit(" ", 1)[1]) > 5:  # "decision requested" -> "decisions requested"
+        head, tail = word.rsplit(" ", 1)
+        return f"{plural(head)} {tail}"
     if word.endswith("y") and word[-2:-1] not in "aeiou":
         return word[:-1] + "ies"
     if word.endswith(("s", "x", "ch", "sh")):

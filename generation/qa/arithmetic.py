@@ -20,7 +20,7 @@ from .claims import Claim, Draft
 from .compare import draw_condition, noun_of, pick_pair
 from .context import Point, QAContext, lc
 from .fact_arithmetic import facts_allow, quantity_of, unit_of_difference
-from .naming import describe, measure_of
+from .naming import column_measure, describe, measure_of
 from .phrasing import pick
 
 AGGREGATES = ("sum", "mean", "max", "min", "count")
@@ -73,9 +73,11 @@ def column(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> tuple[list[
             return None
         j = rng.choice(cols)
         cells = ctx.cells(b, j)
+        if len(cells) < 2:
+            return None
         measure = measure_of(cells[0][1], cells[0][0], b.columns[j])
         if any(measure_of(f, lab, b.columns[j]) != measure for lab, f in cells):
-            measure = lc(re.sub(r"\s*\([^)]*\)\s*$", "", b.columns[j]))
+            measure = column_measure(cells[0][1], b.columns[j])
         return cells, measure, True
     groups = ctx.point_groups(b)
     if not groups:

@@ -28,6 +28,7 @@ from .naming import (
     content_ref,
     describe,
     field_name,
+    form_name,
     measure_of,
     strip_location,
 )
@@ -108,6 +109,10 @@ ROW_NOUNS = {"description": "line item", "date": "entry", "reference": "entry", 
 def row_noun(header: str) -> str:
     h = UNIT.sub("", header).strip().lower()
     return ROW_NOUNS.get(h, h or "row")
+
+
+UNRANKED_BLOCKS = frozenset({"income_statement", "balance_sheet", "cash_flow", "reserve_movement"})
+"""Genre blocks whose rows are different quantities (a statement's lines), never items of one kind."""
 
 
 class QAContext:
@@ -229,14 +234,19 @@ class QAContext:
         return [j for j in range(1, len(t.columns)) if sum(1 for row in body if self.numeric_fact(row[j])) >= 2]
 
     def cells(self, t: TableBlock, j: int) -> list[tuple[str, Fact]]:
-        """``(row label, fact)`` of the drawn numeric body cells of column ``j``."""
+        """``(row label, fact)`` of the drawn numeric body cells of column ``j``, subtotals of other cells of
+        the column left out (a budget's "Total direct costs" is not one of its lines); none for a statement,
+        whose lines are no items of one kind."""
+        if t.genre_block in UNRANKED_BLOCKS:
+            return []
         body = t.rows[:-1] if t.total_row else t.rows
         out = []
         for row in body:
             f = self.numeric_fact(row[j])
             if f is not None:
                 out.append((row[0].text.strip(), f))
-        return out
+        ids = {f.id for _, f in out}
+        return [(lab, f) for lab, f in out if f.derivation is None or not ids & set(f.derivation.operands)]
 
     def period_pairs(self, t: TableBlock) -> list[tuple[int, int]]:
         """Consecutive numeric columns whose headers name periods."""
@@ -261,6 +271,8 @@ class QAContext:
                     if row[0].fact_ids:  # rows keyed by a drawn value (registers by date) have no item name
                         continue
                     item = row[0].text.strip()
+                    if item.isdigit():  # a row named only by its number ("1", "2") is no item to ask about
+                        continue
                     for j in range(1, len(b.columns)):
                         f = self.numeric_fact(row[j])
                         if f is not None and item:
@@ -293,12 +305,19 @@ class QAContext:
         return [b for bid, (_, b) in self.blocks.items() if bid in common]
 
     def point_groups(self, b: Block, least: int = 2) -> list[list[Point]]:
-        """The points of each column or series of a block with one measure, one unit and distinct items."""
+        """The points of each column or series of a block with one measure, one unit and distinct items: the
+        items a question may rank, compare, add up or filter. A subtotal or total of other points of its
+        column is not one of them (a budget's "Total" is not its highest line), and the lines of a financial
+        statement are no items of one kind (revenue is not ranked against cost of sales)."""
+        if getattr(b, "genre_block", "") in UNRANKED_BLOCKS:
+            return []
         groups: dict[tuple, list[Point]] = {}
         for p in self.points(b):
             groups.setdefault(p.key, []).append(p)
         out = []
         for pts in groups.values():
+            ids = {p.fact.id for p in pts}
+            pts = [p for p in pts if p.fact.derivation is None or not ids & set(p.fact.derivation.operands)]
             if len(pts) < least or len({p.item for p in pts}) != len(pts) or len({p.measure for p in pts}) != 1:
                 continue
             if len({unit_of(p.fact.value) for p in pts}) != 1:
@@ -343,7 +362,7 @@ class QAContext:
             elif isinstance(b, FormBlock):
                 fields = {field_name(fl.label): f for fl in b.fields if (f := self.drawn_fact(fl.value)) is not None}
                 if fields:
-                    recs.append(Record(b, "form", b.title, None, fields))
+                    recs.append(Record(b, "form", form_name(b), None, fields))
             if recs:
                 out[b.id] = recs
         return out

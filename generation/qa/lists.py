@@ -23,8 +23,8 @@ ITEMS = ("Which {nouns} are listed in {where}?", "What {nouns} does {where} name
 def list_items(ctx: QAContext, b: ListBlock, rng: Rng) -> Draft | None:
     """The items of a list, each named by its head fact."""
     recs = [r for r in ctx.records(b) if r.head is not None]
-    if len(recs) < 2:
-        return None
+    if len(recs) < 2 or any(numeric(r.head.value) is not None for r in recs):
+        return None  # items named by a number are figures quoted in the list, not what it lists
     noun = recs[0].noun if len({r.noun for r in recs}) == 1 else "item"
     where = ctx.ref(b)
     q = pick(rng, ITEMS, noun=noun, nouns=plural(noun), where=where)

@@ -47,15 +47,62 @@ def measure_of(f: Fact, item: str, header: str = "") -> str:
     if lab.startswith(f"Share of {item} in "):
         return "share of " + lab[len(f"Share of {item} in "):]
     name = UNIT.sub("", header).strip()
+    if BARE_PERIOD.match(name):  # a column headed "2024" or "Year 1" holds an amount in that period
+        return f"{_quantity_noun(f, item)} {_in_period(name)}"
     if f.period and f.period not in name:
         name = f"{name} in {f.period}" if name else f.period
     return lc_first(name)
 
 
+BARE_PERIOD = re.compile(r"^(?:(?:FY)?\d{4}(?:/\d{2,4})?|[Yy]ear \d+|[QH]\d \d{4}|\d{1,2} [A-Z][a-z]{2,8} \d{4}|"
+                         r"[A-Z][a-z]{2,8} \d{4})$")
+"""A column header that names only a period: "2024", "FY2025", "Year 1", "Q4 2024", "31 Dec 2024"."""
+
+
+def _in_period(name: str) -> str:
+    return f"{'at' if name[:1].isdigit() and ' ' in name else 'in'} {lc_first(name)}"
+
+
+def column_measure(f: Fact, header: str) -> str:
+    """What a column measures, from its header: "Amount" -> "amount", "Year 2 (USD)" -> "amount in year 2"."""
+    name = UNIT.sub("", header).strip()
+    if BARE_PERIOD.match(name):
+        return f"{'amount' if f.value.kind == 'money' else 'value'} {_in_period(name)}"
+    return lc_first(name)
+
+
+def _quantity_noun(f: Fact, item: str) -> str:
+    """What a number in a period column is: the noun its label puts after the row's name ("Scope 1
+    emissions in 2023" -> "emissions"), else "amount" for money and "value" for anything else."""
+    lab = strip_location(f.label)
+    if lab.lower().startswith(item.lower()):
+        rest = lab[len(item):].strip()
+        m = re.match(r"^([a-z][a-z ]*?) (?:in|for|at|over|during)\b", rest)
+        if m and len(m.group(1).split()) <= 3:
+            return m.group(1)
+    return "amount" if f.value.kind == "money" else "value"
+
+
+AGENT_NOUNS = {"prepared": "preparer", "approved": "approver", "reviewed": "reviewer", "checked": "checker",
+               "authorised": "authoriser", "authorized": "authorizer", "submitted": "submitter",
+               "requested": "requester", "inspected": "inspector", "signed": "signatory", "filed": "filer",
+               "owned": "owner", "raised": "person who raised it", "recorded": "recorder", "issued": "issuer"}
+"""A field labelled "Prepared by" names its person: "the preparer", not "the prepared by"."""
+
+
 def field_name(header: str) -> str:
     """A column header or field label as a noun phrase in a sentence ("Due date" -> "due date",
-    "Amount (EUR)" -> "amount", "due_date" -> "due date")."""
-    return lc_first(UNIT.sub("", header).replace("_", " ").strip())
+    "Amount (EUR)" -> "amount", "due_date" -> "due date", "Prepared by" -> "preparer", "Customer: title" ->
+    "customer's title")."""
+    name = lc_first(UNIT.sub("", header).replace("_", " ").strip())
+    m = re.match(r"^(?:(.+?) )?(\w+ed) by$", name, re.IGNORECASE)
+    if m and m.group(2).lower() in AGENT_NOUNS:
+        who = AGENT_NOUNS[m.group(2).lower()]
+        name = f"{m.group(1)} {who}" if m.group(1) else who
+    if ": " in name:  # "Customer: title" -> "customer's title"
+        whose, what = name.split(": ", 1)
+        name = f"{lc_first(whose)}'s {field_name(what)}"
+    return name
 
 
 def lc_first(text: str) -> str:
@@ -84,7 +131,8 @@ def block_ref(block: Block, page: int) -> str:
             return f"the chart '{block.title.strip().rstrip('.')}'"
         return f"the {block.chart} chart on page {page}"
     if isinstance(block, FormBlock):
-        return f"the {block.title}" if block.title else f"the form on page {page}"
+        named = form_name(block)
+        return f"the {named}" if named else f"the form on page {page}"
     if isinstance(block, ListBlock):
         return f"the list '{block.title}'" if block.title else f"the list on page {page}"
     if isinstance(block, AnnotationBlock):
@@ -104,7 +152,7 @@ def content_ref(block: Block, short: bool = False) -> str:
     title = block_title(block) if isinstance(block, TableBlock | FigureBlock) else getattr(block, "title", "")
     title = (title or "").strip().rstrip(".")
     if short or len(title.split()) > CONTENT_REF_MAX_WORDS:
-        title = re.split(r",|\(| for the | at (?=\d)", title)[0].strip()
+        title = re.split(r",(?=[^,]*\d)|\(| for the | at (?=\d)", title)[0].strip()
     if not title or len(title.split()) > CONTENT_REF_MAX_WORDS:
         return ""
     if isinstance(block, TableBlock):
@@ -112,10 +160,21 @@ def content_ref(block: Block, short: bool = False) -> str:
     if isinstance(block, FigureBlock):
         return f"the chart '{title}'"
     if isinstance(block, FormBlock):
-        return f"the {title}"
+        return f"the {form_name(block)}"
     if isinstance(block, ListBlock):
         return f"the list '{title}'"
     return ""
+
+
+FORM_NAMES = {"signature_block": "signature block", "next_meeting": "signature block of the minutes",
+              "claimant": "claimant details", "applicant_details": "applicant details"}
+"""Genre forms whose printed title is no noun a question can use ("Signed for and on behalf of the parties",
+"Claimant"): what a reader calls them."""
+
+
+def form_name(block: FormBlock) -> str:
+    """A form as a question names it: what a reader calls a genre form, else its title."""
+    return FORM_NAMES.get(block.genre_block or "", block.title or "")
 
 
 def block_title(block: Block) -> str:

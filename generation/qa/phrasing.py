@@ -8,12 +8,13 @@ from collections.abc import Sequence
 
 from ir.rng import Rng
 
-AN = re.compile(r"\b([Aa]) (?=[aeioAEIO])")
+AN = re.compile(r"(?:^|(?<=[.?!:] ))(A) (?=[aeioAEIO]\w)|\b(a) (?=[aeioAEIO]\w)")
+"""The article "a" before a vowel, never a label letter ("party A is ...", "Plan A")."""
 
 
 def sentence(text: str) -> str:
     """First letter up, single spaces, "an" before a vowel ("an action")."""
-    text = AN.sub(lambda m: m.group(1) + "n ", " ".join(text.split()))
+    text = AN.sub(lambda m: (m.group(1) or m.group(2)) + "n ", " ".join(text.split()))
     return text[:1].upper() + text[1:]
 
 

@@ -348,7 +348,7 @@ def build_resolutions(ctx: DocContext, rng: Rng) -> list[Block]:
         rows.append([lit(no), fs(ff), fs(fa), fs(fb), fs(ft), fs(fo)])
     caption = _caption(ctx, ["Voting on the resolutions", "Record of votes", "Votes cast on the resolutions"], False)
     blocks.append(TableBlock(id=bid, caption=caption,
-                             columns=["Resolution", "For", "Against", "Abstain", "Members voting", "Outcome"],
+                             columns=["Resolution", "Votes for", "Votes against", "Abstentions", "Members voting", "Outcome"],
                              rows=rows, numeric_columns=[1, 2, 3, 4]))
     return blocks
 
