@@ -43,7 +43,7 @@ AGGREGATE = {
             "Which value is the lowest {m} shown in {where}?"),
     "count": ("How many {nouns} in {where} report {m}?", "In {where}, how many {nouns} have a value for {m}?",
               "Count the {nouns} with {m} in {where}: how many are there?",
-              "For how many {nouns} does {where} give {m}?", "How many values of {m} does {where} list?"),
+              "For how many {nouns} does {where} give {m}?", "In {where}, for how many {nouns} is the {m} stated?"),
 }
 OP_WORDS = {"sum": "total", "mean": "average", "max": "highest", "min": "lowest", "count": "number of"}
 

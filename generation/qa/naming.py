@@ -32,12 +32,28 @@ def describe(f: Fact) -> str:
     m = NTH.match(lab)
     if m and 1 <= int(m.group(2)) <= len(ORDINALS):
         lab = f"{ORDINALS[int(m.group(2)) - 1]} {m.group(1).lower()}{lab[m.end():]}"
-    return lab
+    return counted(f, lab)
+
+
+def counted(f: Fact, phrase: str) -> str:
+    """A count named by its plural noun reads as "the number of ...": "the number of votes for resolution
+    2024/24", not "the votes for resolution 2024/24" (which a sentence then gives a singular verb)."""
+    words = phrase.split()
+    if f.quantity != "count" or not words or phrase.lower().startswith(("number of", "total number")):
+        return phrase
+    first = words[0].lower()
+    if first.endswith("s") and not first.endswith(("ss", "us", "is")):
+        return f"number of {lc_first(phrase)}"
+    return phrase
 
 
 def measure_of(f: Fact, item: str, header: str = "") -> str:
     """What a number measures, without the item it is about: the label with "of <item>" taken out
     ("Bids received of Lot 2 in Q3 2026" -> "bids received in Q3 2026"), else the header without its unit."""
+    return counted(f, _measure(f, item, header))
+
+
+def _measure(f: Fact, item: str, header: str) -> str:
     lab = strip_location(f.label)
     for joint in (f" of {item}", f" for {item}", f" of the {item}"):
         k = lab.find(joint)
@@ -68,7 +84,7 @@ def column_measure(f: Fact, header: str) -> str:
     name = UNIT.sub("", header).strip()
     if BARE_PERIOD.match(name):
         return f"{'amount' if f.value.kind == 'money' else 'value'} {_in_period(name)}"
-    return lc_first(name)
+    return counted(f, lc_first(name))
 
 
 def _quantity_noun(f: Fact, item: str) -> str:
