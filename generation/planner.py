@@ -352,8 +352,15 @@ def _title(recipe: Recipe, ctx: DocContext, rng: Rng) -> tuple[str, dict[str, st
 
 # ---------------------------------------------------------------- blocks
 
+OWN_ACTION_BLOCKS = frozenset({"action_plan", "action_log"})
+"""Genre blocks that are the document's table of actions: a genre holding one draws no general action
+table (a tracker in a risk assessment's context would take the actions its mitigation plan lists)."""
+
+
 def _table(ctx: DocContext, rng: Rng, max_rows: int, n_pages: int, first_on_page: bool):
     kinds = dict(ctx.recipe.tables or DEFAULT_TABLES)
+    if "actions" in kinds and len(kinds) > 1 and any(OWN_ACTION_BLOCKS & set(s.blocks) for s in ctx.recipe.grammar):
+        del kinds["actions"]
     if n_pages >= LONG_TABLE_MIN_PAGES and first_on_page and rng.bernoulli(LONG_TABLE_P) and \
             ctx.recipe.genre_class != "narrative":  # a long register belongs in a schedule, not in a report's text
         return tables.register_table(ctx, rng, rng.integers(30, 61)), True

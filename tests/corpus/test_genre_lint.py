@@ -77,3 +77,23 @@ def test_a_form_in_an_annual_report_is_foreign():
     pages[k] = pages[k].model_copy(update={"blocks": [*pages[k].blocks, form]})
     bad = doc.model_copy(update={"pages": pages, "facts": facts, "entities": doc.entities})
     assert "foreign_block" in _checks(bad)
+
+
+def _action_plans(seeds, recipes=("risk_assessment", "incident_report", "compliance_report", "audit_memo")):
+    for recipe in recipes:
+        for seed in seeds:
+            spec = demo_spec(seed=seed, n_docs=1).model_copy(update={"recipes": [recipe], "domains": None})
+            doc = plan_document(spec, 0)
+            yield from (b for p in doc.pages for b in p.blocks if b.genre_block == "action_plan")
+
+
+def test_an_action_plan_lists_actions_even_where_general_tables_could_take_them(monkeypatch):
+    """A genre with its own plan of actions draws no general action table, which would use up the actions and
+    leave the plan a table of figures (a risk assessment's 'Mitigation Actions' holding 'Exposure by matter')."""
+    from generation import planner
+
+    seeds = (5151, 7, 11)
+    plans = list(_action_plans(seeds))
+    assert plans and all(b.columns[0] == "Action" for b in plans)
+    monkeypatch.setattr(planner, "OWN_ACTION_BLOCKS", frozenset())  # planted: general action tables allowed again
+    assert any(b.columns[0] != "Action" for b in _action_plans(seeds))
