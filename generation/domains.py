@@ -972,7 +972,7 @@ RECIPES: tuple[Recipe, ...] = (
            tables={"actions": 0.6, "comparison": 0.4}),
     Recipe("contract_summary", "Contract summary", "contract summary", "Key commercial terms of a contract",
            "Contract Summary: {counterparty}",
-           (S("Parties", "contract_parties"), S("Key Terms", "contract_clauses"), S("Pricing Schedule"),
+           (S("Parties", "contract_parties"), S("Key Terms", "contract_clauses"), S("Pricing Schedule", "pricing_schedule"),
             S("Service Levels", "service_levels"), O("Obligations", prose=True), S("Signatures", "signature_block")),
            ("legal", "property", "ops", "tech", "public", "finance", "commerce", "energy"),
            pages=(2, 8, 25), elements={"figure": 0.3, "text": 1.5, "form": NO_FORMS}, charts=("bar", "pie"),

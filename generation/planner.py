@@ -212,6 +212,20 @@ def kept_sections(recipe: Recipe, rng: Rng) -> tuple[Section, ...]:
     return tuple(sec for sec in recipe.grammar if sec.required or rng.bernoulli(OPTIONAL_SECTION_P))
 
 
+SPEAKS_ALONE = frozenset({"auditor_opinion"})
+"""Genre blocks that are their section's whole text: an auditor's report holds no commentary of management."""
+SPEAKS_FIRST = frozenset({"attendance", "memo_header", "contract_parties", "cover_letter", "invoice_header",
+                          "order_header", "claimant"})
+"""Genre blocks that open their section (who attended, the memo's header, the parties, the letter): the
+section's general text follows them, never stands above them."""
+
+
+def _voice(section: Section) -> str:
+    """"alone", "first" or "" (general text opens the section) for a section's first genre block."""
+    first = section.blocks[0] if section.blocks else ""
+    return "alone" if first in SPEAKS_ALONE else "first" if first in SPEAKS_FIRST else ""
+
+
 def _closing_only(section: Section) -> bool:
     """Whether a section is its closing blocks alone (signatures, a sign-off): it opens with no general text."""
     return bool(section.blocks) and all(b in CLOSING_BLOCKS for b in section.blocks)
@@ -551,13 +565,18 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         placed_genre = _place(blocks, pending, force=sec != prev_section)  # the last section's, continued
         if sec != prev_section:
             blocks.append(prose.heading(ctx, sections[sec], 1 if p > 1 else 2))
+            opener = None
             if (narrative or kept[sec].prose or ps.bernoulli(0.7)) and not (transactional and kept[sec].blocks) \
-                    and not _closing_only(kept[sec]):
-                blocks.append(prose.opener(ctx, ps, ps.integers(2, 4) if narrative else ps.integers(1, 3)))
+                    and not _closing_only(kept[sec]) and _voice(kept[sec]) != "alone":
+                opener = prose.opener(ctx, ps, ps.integers(2, 4) if narrative else ps.integers(1, 3))
+            if opener is not None and _voice(kept[sec]) != "first":
+                blocks.append(opener)
             if n_appendix and p == first_body:  # the introduction says where the schedules are
                 blocks.append(prose.appendix_pointer(ctx, ps, APPENDIX_LETTER))
             built = genre_blocks(ctx, prng, kept[sec])
             pending += [b for b in built if b.genre_block not in CLOSING_BLOCKS]
+            if opener is not None and _voice(kept[sec]) == "first":  # the record first, the text after it
+                pending.append(opener)
             closing += [b for b in built if b.genre_block in CLOSING_BLOCKS]
         elif kept[sec].blocks:  # a section of genre blocks has no subsections on general topics
             pass
@@ -637,10 +656,15 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             mrng = prng.fork("section", n)
             own = genre_blocks(ctx, mrng, kept[more])
             said = [prose.heading(ctx, sections[more], 1 if p > 1 else 2)]
-            if not (transactional and own):
-                said.append(prose.opener(ctx, mrng, mrng.integers(2, 4) if narrative else mrng.integers(1, 3)))
+            opener = None
+            if not (transactional and own) and not _closing_only(kept[more]) and _voice(kept[more]) != "alone":
+                opener = prose.opener(ctx, mrng, mrng.integers(2, 4) if narrative else mrng.integers(1, 3))
+            if opener is not None and _voice(kept[more]) != "first":
+                said.append(opener)
             if own:  # the section's genre blocks are its content
                 said += own
+            if opener is not None and _voice(kept[more]) == "first":
+                said.append(opener)
             elif mix.get("text", 0.0) > 0:  # a paragraph with facts of its own, where the spec has text questions
                 footnotes[0] += 1
                 said.append(prose.text_element(ctx, mrng, str(footnotes[0]), max(room - 120, 84.0)))
@@ -663,6 +687,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         if closes:  # the section's signature or next meeting ends its last page
             blocks += closes
             closing = []
+        if pending and len(blocks) > 1 and blocks[-1].type == "heading":  # a heading keeps with its section's
+            pending.insert(0, blocks.pop())  # blocks: it opens the next page above them, never ends this one
         if all(b.type in ("heading", "annotation") for b in blocks):  # never a page of headings and overlays
             blocks.append(prose.opener(ctx, ps, ps.integers(2, 4)))
         pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))

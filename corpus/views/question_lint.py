@@ -12,7 +12,8 @@ names a class of defect a reader met in real corpora, not a style preference:
   "decision requesteds");
 - ``colon_field``: a form field label with its colon used as a noun phrase ("the customer: title");
 - ``title_as_noun``: a block's title that is not a noun used as one ("the Signed for and on behalf of the
-  parties", "the Claimant whose claimant is ..."), or an "X by" label used as a noun ("is the prepared by");
+  parties", "the Claimant whose claimant is ..."), or an "X by" label or a bare participle used as a noun
+  ("is the prepared by", "what is the detected?");
 - ``empty_measure``: a measure left out of its phrase ("the change in for Scope 3");
 - ``number_items``: a question for the items of a list or the entries of a table answered with bare
   numbers ("Which items are listed ...? 48, $144,000.00, 2"), or for rows named only by a number
@@ -43,12 +44,13 @@ CHECKS: dict[str, re.Pattern[str]] = {
     "broken_plural": re.compile(r"\bno\.s\b|\b\w+[^e\W]eds\b|\b\w+\.s\b"),
     "colon_field": re.compile(r"\b(?:the|whose|what is the) [a-z]+: (?:title|date|name|signed by|address|position)\b"),
     "title_as_noun": re.compile(r"\b[Tt]he (?:Signed|Execution of)\b|\b[Tt]he (\w+) (?:whose|where) (?:the )?\1\b|"
-                                r"\b(?:the|whose|their) [a-z]+ed by(?=[?,.]| is\b| of\b| has\b)", re.IGNORECASE),
+                                r"\b(?:the|whose|their) [a-z]+ed by(?=[?,.]| is\b| of\b| has\b)|"
+                                r"\bthe [a-z]{2,}[^e\W]ed(?=[?,])", re.IGNORECASE),
     "empty_measure": re.compile(r"\b(?:change|difference|rise|fall|increase|decrease) in for\b"),
     "number_items": re.compile(r"\bbetween \d{1,2} and \d{1,2} (?:according|in|on)\b"),
 }
 
-ITEMS_QUESTION = re.compile(r"\b(?:items|item)\b")
+ITEMS_QUESTION = re.compile(r"\bitems?\b(?! (?:numbers?|no\.))")
 NUMBERISH = re.compile(r"^[\s$€£¥(+-]*[\d.,]+\s*(?:%|[A-Za-z]{0,4})?\)?$")
 
 

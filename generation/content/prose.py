@@ -24,7 +24,9 @@ from .quantities import draw_value
 from .tables import action_owner_and_due
 from .wording import lower_common, plural
 
-TERMS_RECIPES = {"invoice", "purchase_order", "contract_summary", "expense_claim", "vendor_assessment"}
+TERMS_RECIPES = {"purchase_order"}
+"""Genres whose general text may state payment terms against an invoice (an invoice states its own in its
+payment-terms block; a contract in its clauses)."""
 
 OPENERS = (
     "This section sets out how {org} managed {topic} during {year}, and where the {dept} team expects "
@@ -357,7 +359,9 @@ def commentary(ctx: DocContext, rng: Rng, block) -> TextBlock | None:
                      low_text=with_unit(low[1]), metric_lc=metric)
         last = block.rows[-1]
         if block.total_row and last[j].fact_ids:
-            template = TOTAL_COMMENT if last[0].text == "Total" else MEAN_COMMENT
+            total = index[last[j].fact_ids[0]]  # a sum says "in total", an average row "on average"
+            summed = last[0].text == "Total" or (total.derivation is not None and total.derivation.op == "sum")
+            template = TOTAL_COMMENT if summed else MEAN_COMMENT
             if template is MEAN_COMMENT:  # "On average, average transit time ..." says it twice
                 metric = metric.removeprefix("average ").removeprefix("mean ")
             text += " " + template.format(metric_lc=metric, total_text=with_unit(index[last[j].fact_ids[0]]),
@@ -461,11 +465,19 @@ def terms_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
                                                      f"{cp.name} are handled by the accounts receivable team.")])
 
 
+def unlisted_actions(ctx: DocContext) -> list[str]:
+    """The domain's actions no list or action log of the document has named yet."""
+    taken = ctx.used("listed_actions") | ctx.used("actions")
+    return [a for a in ctx.domain.actions if a not in taken]
+
+
 def action_list(ctx: DocContext, rng: Rng, max_items: int = 5) -> ListBlock:
     bid = ctx.book.block_id()
     b = ctx.book
     n = rng.integers(3, min(5, len(ctx.domain.actions)) + 1)
-    acts = rng.sample(ctx.domain.actions, max(2, min(n, max_items)))
+    fresh = unlisted_actions(ctx)  # a document lists an action once (a second list of the same actions is a repeat)
+    acts = rng.sample(fresh if len(fresh) >= 2 else list(ctx.domain.actions), max(2, min(n, max_items, len(fresh) or n)))
+    ctx.used("listed_actions").update(acts)
     items = []
     title = rng.choice(("Agreed actions", "Next steps", "Actions arising"))
     repeat = ctx.number(f"list:{title}")
@@ -546,9 +558,11 @@ ONCE_A_DOCUMENT = frozenset({"contact", "reference", "terms"})
 def text_element(ctx: DocContext, rng: Rng, marker: str, room: float = 560.0):
     """One QA-bearing text block that fits in ``room`` points (an action list gets as many items as fit)."""
     kinds = ["contact", "deadline", "reference", "actions", "footnote", "terms", "parties"]
-    weights = [0.25, 0.2, 0.2, 0.2, 0.15, 0.35 if ctx.recipe.slug in TERMS_RECIPES else 0.05, 0.12]
+    weights = [0.25, 0.2, 0.2, 0.2, 0.0 if ctx.recipe.genre_class == "transactional" else 0.15,  # a claim or an
+               0.35 if ctx.recipe.slug in TERMS_RECIPES else 0.0, 0.12]  # invoice has no "figures are unaudited" note
     said: set[str] = ctx.remember("once_said", set)  # a document states its contact, reference and terms once
-    weights = [0.0 if k in said else w for k, w in zip(kinds, weights, strict=True)]
+    weights = [0.0 if k in said or k == "actions" and len(unlisted_actions(ctx)) < 2 else w
+               for k, w in zip(kinds, weights, strict=True)]
     kind = rng.choice(kinds, p=weights)
     if kind in ONCE_A_DOCUMENT:
         said.add(kind)

@@ -102,7 +102,11 @@ def _quantity_noun(f: Fact, item: str) -> str:
 AGENT_NOUNS = {"prepared": "preparer", "approved": "approver", "reviewed": "reviewer", "checked": "checker",
                "authorised": "authoriser", "authorized": "authorizer", "submitted": "submitter",
                "requested": "requester", "inspected": "inspector", "signed": "signatory", "filed": "filer",
-               "owned": "owner", "raised": "person who raised it", "recorded": "recorder", "issued": "issuer"}
+               "owned": "owner", "raised": "person who raised it", "recorded": "recorder", "issued": "issuer",
+               "reported": "reporter", "completed": "person who completed it"}
+PARTICIPLE_FIELDS = {"detected": "time detected", "resolved": "time resolved", "issued": "issue date",
+                     "passed": "result", "expires": "expiry date", "filed on": "filing date", "signed": "date signed"}
+"""A field headed by a bare participle names the event's time or outcome ("Detected" -> "time detected")."""
 """A field labelled "Prepared by" names its person: "the preparer", not "the prepared by"."""
 
 
@@ -115,6 +119,7 @@ def field_name(header: str) -> str:
     if m and m.group(2).lower() in AGENT_NOUNS:
         who = AGENT_NOUNS[m.group(2).lower()]
         name = f"{m.group(1)} {who}" if m.group(1) else who
+    name = PARTICIPLE_FIELDS.get(name.lower(), name)
     if ": " in name:  # "Customer: title" -> "customer's title"
         whose, what = name.split(": ", 1)
         name = f"{lc_first(whose)}'s {field_name(what)}"

@@ -267,7 +267,17 @@ class _Pager:
             return True
         return False
 
-    def place(self, block: Block) -> None:
+    def _room_after(self, following: Block | None, width: float, avail: float) -> bool:
+        """Whether the start of ``following`` fits in ``avail`` points of a ``width`` slot: a heading stays
+        with the first lines or rows of what it heads (three lines where nothing follows on its IR page)."""
+        if following is None or following.type in ("annotation", "footnote", "text_block", "list", "heading"):
+            return avail >= 3 * self.page.theme.line_h
+        piece, _ = make_flow(following, self.page.theme).take(width, avail, False)
+        return piece is not None and piece.height <= avail + 0.5
+
+    def place(self, block: Block, following: Block | None = None) -> None:
+        """Lay ``block`` out in the next slots with room; ``following``: the next block of its IR page, which a
+        heading keeps with."""
         flow: Flow | None = make_flow(block, self.page.theme)
         if flow.element == "annotation" and self._place_in_sidebar(flow):
             return
@@ -286,8 +296,8 @@ class _Pager:
                 avail = self.bottom[i] - self.cursor[i]
                 fresh = self.fresh_ok[i] and self.cursor[i] <= self.tops[i] + 1e-6
                 piece, rest = flow.take(s.width, avail, fresh)
-                if piece is not None and flow.keep_with_next and not fresh and piece.height + 3 * \
-                        self.page.theme.line_h > avail:
+                if piece is not None and flow.keep_with_next and not fresh and not self._room_after(
+                        following, s.width, avail - piece.height - self.page.theme.size * 0.9):
                     piece = None
                 if piece is not None and piece.height > avail + 0.5 and (
                         self.placed_any or self._taller_later(i, el, avail)):
@@ -347,9 +357,9 @@ def paginate(doc: DocumentIR, layouts: list[Layout]) -> list[OutPage]:
     for plan, layout in zip(doc.pages, layouts, strict=True):
         notes = [b for b in plan.blocks if b.type == "footnote"]
         pager.begin(layout, theme_for(layout), plan.page_no, notes, _opens_section(plan.blocks), run_on)
-        for b in plan.blocks:
-            if b.type != "footnote":
-                pager.place(b)
+        body = [b for b in plan.blocks if b.type != "footnote"]
+        for b, following in zip(body, [*body[1:], None], strict=True):
+            pager.place(b, following)
     kept: list[OutPage] = []
     for page in out:
         if page.placed:

@@ -97,3 +97,24 @@ def test_an_action_plan_lists_actions_even_where_general_tables_could_take_them(
     assert plans and all(b.columns[0] == "Action" for b in plans)
     monkeypatch.setattr(planner, "OWN_ACTION_BLOCKS", frozenset())  # planted: general action tables allowed again
     assert any(b.columns[0] != "Action" for b in _action_plans(seeds))
+
+
+def _terms_paragraphs(recipes, seeds):
+    for recipe in recipes:
+        for seed in seeds:
+            spec = demo_spec(seed=seed, n_docs=1).model_copy(update={"recipes": [recipe], "domains": None})
+            doc = plan_document(spec, 0)
+            yield from (f for f in doc.facts if f.label == "Invoice date stated in the payment terms")
+
+
+def test_payment_terms_only_in_trade_genres(monkeypatch):
+    """An invoice's payment terms ('remit to the account of ...') are no paragraph of an expense claim, memo or
+    minutes: only trade genres draw them."""
+    from generation.content import prose
+
+    others = ("expense_claim", "audit_memo", "board_minutes", "contract_summary", "invoice", "inspection_report")
+    seeds = tuple(range(40, 52))
+    assert list(_terms_paragraphs(others, seeds)) == []
+    assert list(_terms_paragraphs(("purchase_order",), seeds))
+    monkeypatch.setattr(prose, "TERMS_RECIPES", prose.TERMS_RECIPES | set(others))  # planted: drawn anywhere
+    assert list(_terms_paragraphs(others, seeds))

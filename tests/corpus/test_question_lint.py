@@ -31,7 +31,8 @@ PLANTED = {
     "colon_field": ["On the signature block whose signatory is Ana Holm, what is the customer: title?"],
     "title_as_noun": ["In the Signed for and on behalf of the parties, what is the date signed?",
                       "On the Claimant whose claimant is Ana Holm, what is the claim period to?",
-                      "For the Sign-off where Ana Holm is the prepared by, what is the date prepared?"],
+                      "For the Sign-off where Ana Holm is the prepared by, what is the date prepared?",
+                      "For the Incident summary where Ana Holm is the reporter, what is the detected?"],
     "empty_measure": ["In the table 'Greenhouse gas emissions', what is the change in for Scope 3 between 2023 and 2024?"],
     "number_items": ["What is the difference in quantity between 1 and 2 according to the table 'Delivery schedule'?"],
 }
@@ -71,6 +72,7 @@ def test_the_naming_rules_say_what_a_reader_says():
     assert plural("wind speed") == "wind speeds"
     assert field_name("Prepared by") == "preparer" and field_name("Checked by") == "checker"
     assert field_name("Customer: title") == "customer's title"
+    assert field_name("Reported by") == "reporter" and field_name("Detected") == "time detected"
     assert sentence("whose party A is EIN 5 and a action") == "Whose party A is EIN 5 and an action"
     assert sentence("a EIN") == "An EIN"
 

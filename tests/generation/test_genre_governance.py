@@ -27,7 +27,7 @@ KIND_RECIPE = {
     "attendance": "board_minutes", "resolutions": "board_minutes", "action_log": "board_minutes",
     "next_meeting": "board_minutes",
     "contract_parties": "contract_summary", "contract_clauses": "contract_summary",
-    "service_levels": "contract_summary", "signature_block": "contract_summary",
+    "service_levels": "contract_summary", "pricing_schedule": "contract_summary", "signature_block": "contract_summary",
     "definitions": "policy_document", "roles": "policy_document", "procedure_steps": "policy_document",
     "version_history": "policy_document", "review_date": "policy_document",
     "memo_header": "audit_memo", "audit_observations": "audit_memo",
@@ -239,6 +239,12 @@ def test_contract_terms_reconcile():
             assert effective <= d.value.value <= ctx.anchor
         signed_by = [f.value.entity_id for f in facts_of(ctx, signatures[0], "signatory")]
         assert signed_by == [f.value.entity_id for f in facts_of(ctx, parties[0], "signatory")]
+        schedule = built["pricing_schedule"]
+        charges, total = facts_of(ctx, schedule[0], "annual_charge"), one(ctx, schedule, "schedule_total")
+        assert len(charges) >= 3 and total.value.amount == annual.value.amount  # the schedule is the annual fee
+        assert sum(f.value.amount for f in charges) == total.value.amount
+        assert total.derivation.op == "sum" and total.derivation.operands == [f.id for f in charges]
+        assert derivation_problems(planted(ctx.book.facts, charges[1].id, amount=charges[1].value.amount + 100))
         # a planted error: a monthly instalment that does not make the annual fee
         wrong = planted(ctx.book.facts, monthly.id, amount=monthly.value.amount + 1)
         problems = derivation_problems(wrong)

@@ -761,6 +761,57 @@ def build_service_levels(ctx: DocContext, rng: Rng) -> list[Block]:
     return blocks
 
 
+PRICE_COMPONENTS = (("Core services", "Fixed fee, monthly in arrears"),
+                    ("Account management", "Fixed fee, monthly in arrears"),
+                    ("Periodic reporting and reviews", "Fixed fee, quarterly in arrears"),
+                    ("Support and maintenance", "Fixed fee, monthly in advance"),
+                    ("Licences and subscriptions", "Annual, in advance"),
+                    ("Training and onboarding", "Fixed fee, first year spread monthly"))
+"""What a service contract's annual fee is made of, with how each part is charged."""
+
+
+def build_pricing_schedule(ctx: DocContext, rng: Rng) -> list[Block]:
+    """The pricing schedule: the annual fee broken into its charged components (each a whole share of it),
+    their total (the sum of the components, which is the annual fee of the principal terms), then the rate
+    for work outside the schedule."""
+    c = contract(ctx, rng)
+    book = ctx.book
+    bid = book.block_id()
+    k = rng.integers(3, 5)
+    parts = [PRICE_COMPONENTS[i] for i in sorted(rng.sample(range(len(PRICE_COMPONENTS)), k))]
+    step = Decimal(100) if c.annual >= 10_000 else Decimal(10)
+    units = int(c.annual // step)
+    weights = [Decimal(rng.integers(10, 50)) for _ in parts]
+    shares = [int(units * w / sum(weights)) for w in weights]
+    shares[0] += units - sum(shares)  # whole steps that add up to the fee (the first part takes the rest)
+    amounts = [step * n for n in shares]
+    amounts[0] += c.annual - sum(amounts)  # and what is below a step
+    rows, facts = [], []
+    for (name, basis), amount in zip(parts, amounts, strict=True):
+        what = lower_common(name)
+        fa = book.money(f"Annual charge of {what} under contract {c.ref}", amount, group=bid,
+                        attribute="annual_charge")
+        fb = book.text(f"Charging basis of {what} under contract {c.ref}", basis, group=bid, attribute="basis")
+        facts.append(fa)
+        rows.append([lit(name), fs(fb), fs(fa)])
+    total = book.money(f"Total of the pricing schedule of contract {c.ref}", c.annual, group=bid,
+                       attribute="schedule_total", derivation=Derivation(op="sum", operands=[f.id for f in facts]))
+    rows.append([lit("Total annual fee"), lit(""), fs(total)])
+    caption = _caption(ctx, ["Pricing schedule", "Schedule of charges", "Charges under the contract"],
+                       _exhibits_numbered(ctx))
+    cur = ctx.fmt.currency
+    table = TableBlock(id=bid, caption=caption, columns=["Component", "Charging basis", f"Annual charge ({cur})"],
+                       rows=rows, total_row=True, numeric_columns=[2])
+    nid = book.block_id()
+    rate = Decimal(rng.choice((95, 120, 150, 180, 220, 260)))
+    fr = book.money(f"Hourly rate for work outside the pricing schedule of contract {c.ref}", rate, decimals=0,
+                    group=nid, attribute="hourly_rate")
+    note = TextBlock(id=nid, spans=[lit("The components add up to the annual fee stated in the principal terms. Work "
+                                        "outside the schedule is charged at "), fs(fr),
+                                    lit(" an hour, against a written change request approved by both parties.")])
+    return [table, note]
+
+
 def build_signature_block(ctx: DocContext, rng: Rng) -> list[Block]:
     """The execution block: each party's signatory, title and date signed (on or after the effective date,
     on or before the summary's date), over the signature lines."""
@@ -1309,6 +1360,7 @@ BLOCKS: dict[str, Builder] = {
     "contract_parties": build_contract_parties,
     "contract_clauses": build_contract_clauses,
     "service_levels": build_service_levels,
+    "pricing_schedule": build_pricing_schedule,
     "signature_block": build_signature_block,
     "definitions": build_definitions,
     "roles": build_roles,
