@@ -54,6 +54,7 @@ def main(argv: list[str]) -> None:
         "located_share": round(sum(q["located"] for q in quality) / max(1, n), 4),
         "ambiguous_unlocated": sum(q["ambiguous_unlocated"] for q in quality),
         "false_accepted_forms": sum(q["false_accepted_forms"] for q in quality),
+        "wording_defects": sum(q["wording_defects"] for q in quality),
         "longest_question_words": max(q["longest"]["words"] for q in quality),
         "by_recipe": {r.slug: {k: q[k] for k in ("questions", "located_share", "ambiguous_unlocated")}
                       for r, q in zip(RECIPES, quality, strict=True)},

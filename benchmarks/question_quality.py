@@ -8,6 +8,8 @@
   facts and the evidence), independently of the generator's own check;
 - question length in words, median and 90th percentile per QA type, and the longest;
 - accepted answers that parse to another value than the answer (``ir.answers.form_denotes``);
+- wording defects (``corpus.views.question_lint``: a period or a preposition used as the thing measured,
+  broken plurals, a form title used as a noun, ...), by check;
 - QA types by genre block: which genre blocks (``Block.genre_block``) the questions' facts come from.
 
     .venv/bin/python benchmarks/question_quality.py CORPUS [--json OUT]
@@ -22,6 +24,7 @@ import sys
 from collections import Counter, defaultdict
 
 from corpus.store import open_corpus
+from corpus.views.question_lint import question_defects
 from ir.answers import form_denotes
 
 LOCATOR = re.compile(r"\b(?:Table|Figure|Chart|Exhibit) \d+[A-Za-z]?\b|\bpages? \d+\b")
@@ -48,6 +51,7 @@ def measure(corpus: str) -> dict:
     by_block: dict[str, Counter] = defaultdict(Counter)
     examples: list[str] = []
     longest = (0, "")
+    wording: Counter = Counter()
     for d in reader.doc_ids:
         doc = reader.ir(d)
         facts = doc.fact_index()
@@ -82,12 +86,14 @@ def measure(corpus: str) -> dict:
                         examples.append(f"{q.id}: {q.question} ({rivals[0][0].label!r} {rivals[0][0].text} vs "
                                         f"{rivals[0][1].text})")
             false_forms += sum(1 for f in q.accepted_answers if not form_denotes(q.answer, f))
+            wording.update(c for c, _ in question_defects(q.question, q.answer_text, q.answer.kind))
             kinds = {genre_of.get(fid, "") for fid in q.fact_ids} - {""}
             for k in kinds or {"(general content)"}:
                 by_block[k][q.qa_type] += 1
     return {
         "questions": n, "located": located, "located_share": round(located / max(1, n), 4),
         "ambiguous_unlocated": ambiguous, "ambiguous_examples": examples, "false_accepted_forms": false_forms,
+        "wording_defects": sum(wording.values()), "wording_defects_by_check": dict(sorted(wording.items())),
         "words": {t: {"n": len(v), "median": statistics.median(v), "p90": p90(v), "max": max(v)}
                   for t, v in sorted(words.items())},
         "longest": {"words": longest[0], "question": longest[1]},

@@ -652,6 +652,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         if more_sections and closes:  # the first section ends on this page, before the next one starts
             blocks += closes
             closes = closing = []
+        closed = False  # the page's last section is a closing one (signatures, next meeting) already placed
         for n, more in enumerate(more_sections):  # the page's later sections: heading, opening, a paragraph
             mrng = prng.fork("section", n)
             own = genre_blocks(ctx, mrng, kept[more])
@@ -661,10 +662,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 opener = prose.opener(ctx, mrng, mrng.integers(2, 4) if narrative else mrng.integers(1, 3))
             if opener is not None and _voice(kept[more]) != "first":
                 said.append(opener)
-            if own:  # the section's genre blocks are its content
-                said += own
-            if opener is not None and _voice(kept[more]) == "first":
-                said.append(opener)
+            if own:  # the section's genre blocks are its content (a record that speaks first, then the text)
+                said += own + ([opener] if opener is not None and _voice(kept[more]) == "first" else [])
             elif mix.get("text", 0.0) > 0:  # a paragraph with facts of its own, where the spec has text questions
                 footnotes[0] += 1
                 said.append(prose.text_element(ctx, mrng, str(footnotes[0]), max(room - 120, 84.0)))
@@ -672,11 +671,13 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 said.append(prose.reflection(ctx, mrng, mrng.integers(2, 4)))
             if (narrative and own and not _closing_only(kept[more])) or kept[more].prose:  # discussed, or written
                 said.append(prose.reflection(ctx, mrng, mrng.integers(3, 6)))
+            if own and _closing_only(kept[more]):  # a signature or next meeting ends the page: no text after it
+                closed = True
             blocks.extend(said)
             room -= sum(block_height(b) for b in said)
         written = narrative or kept[prev_section].prose  # a page of a narrative genre or of a section of text
         slack = TEXT_SLACK if narrative else 0.0  # a section of text in a report keeps to the page
-        for _ in range(NARRATIVE_FILLS if written and not held_prose and not closes else 0):  # the page ends in text, not in white space
+        for _ in range(NARRATIVE_FILLS if written and not held_prose and not closes and not closed else 0):  # the page ends in text, not in white space
             if room + slack < NARRATIVE_FILL:
                 break
             fill = prose.reflection(ctx, ps, ps.integers(3, 6))
