@@ -562,7 +562,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         if p == 1:
             blocks.append(prose.heading(ctx, title, 1))
         sec, *more_sections = section_at[p - first_body]
-        placed_genre = _place(blocks, pending, force=sec != prev_section)  # the last section's, continued
+        continued = _place(blocks, pending, force=sec != prev_section)  # the last section's, continued
+        placed_genre = continued if sec == prev_section else 0  # a new section's exhibits are its own to draw
         if sec != prev_section:
             blocks.append(prose.heading(ctx, sections[sec], 1 if p > 1 else 2))
             opener = None

@@ -118,3 +118,13 @@ def test_payment_terms_only_in_trade_genres(monkeypatch):
     assert list(_terms_paragraphs(("purchase_order",), seeds))
     monkeypatch.setattr(prose, "TERMS_RECIPES", prose.TERMS_RECIPES | set(others))  # planted: drawn anywhere
     assert list(_terms_paragraphs(others, seeds))
+
+
+def test_a_section_started_below_the_last_sections_spill_draws_its_own_content():
+    """A section whose heading comes after the previous section's statements on a page draws exhibits of its
+    own there (reference seed 5353, document 86: '4 Key Metrics' ended a page with nothing under it, because
+    the cash-flow statement placed above it was counted as the new section's)."""
+    from corpus.views.doc_lint import empty_sections
+    from ir.spec import reference_spec
+
+    assert empty_sections(plan_document(reference_spec(seed=5353), 86)) == []
