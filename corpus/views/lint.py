@@ -331,12 +331,13 @@ def lint_document(reader: CorpusReader, doc_id: str) -> tuple[list[LintProblem],
     pdf = reader.pdf(doc_id)
     pages = read_pages(pdf)
     problems = layout_problems(doc_id, pdf, doc, rmap)
-    problems += semantic_problems(doc_id, doc, reader.qa(doc_id), reader.assertions(doc_id), pages)
+    qa = reader.qa(doc_id)
+    problems += semantic_problems(doc_id, doc, qa, reader.assertions(doc_id), pages)
     problems += identity_problems(doc_id, doc, pages)
     problems += document_problems(doc_id, doc, rmap, pdf)
     problems += genre_problems(doc_id, doc)
     problems += [LintProblem(doc_id=doc_id, kind="wording", check=check, detail=detail)
-                 for check, detail in wording_problems(reader.qa(doc_id))]
+                 for check, detail in wording_problems(qa)]
     return problems, len(pages)
 
 
