@@ -432,6 +432,12 @@ def _prose_share(pages: list[PagePlan], blocks: list) -> float:
     return prose / content if content else 1.0
 
 
+def _has_body(blocks: list) -> bool:
+    """Whether a page holds something to read: more than headings, notes and overlays (a page whose one
+    drawn text became a footnote holds nothing the footnote could annotate)."""
+    return any(b.type not in ("heading", "annotation", "footnote") for b in blocks)
+
+
 def _min_height(element: str) -> float:
     return {"table": table_height(4), "figure": FIGURE_HEIGHT, "form": form_height(4, 2),
             "annotation": ANNOTATION_HEIGHT["signature"], "text": 84.0}[element]
@@ -608,13 +614,23 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             k = max(1, k - 1 - len(more_sections))
         demand = carried[:MAX_CARRY] + [weighted(ps, mix, ELEMENT_DRAW_ORDER) for _ in range(k)]
         carried = []
-        if placed_genre or pending or _closing_only(kept[sec]) or kept[sec].prose:  # the genre blocks are this page's
+        own_exhibits = bool(placed_genre or pending or _closing_only(kept[sec]) or kept[sec].prose)
+        if own_exhibits:  # the genre blocks are this page's
             # exhibits (a sign-off section holds its sign-off, not a table of figures); comment may follow them
             carried = [e for e in demand if e in EXHIBITS][:MAX_CARRY]
             demand = [e for e in demand if e not in EXHIBITS]
+        spare = max(("table", "figure"), key=lambda e: mix.get(e, 0.0))  # for a page drawn out with only notes
+        if own_exhibits or mix.get(spare, 0.0) <= 0:
+            spare = None
         first = True
         last_page = p == n_pages - n_appendix  # the last page of the text (an appendix has no discussion)
-        for i, element in enumerate(demand):
+        i = -1
+        while i + 1 < len(demand) or spare and not _has_body(blocks) and room >= _min_height(spare):
+            if i + 1 == len(demand):  # drawn out with nothing but notes on the page: one exhibit more
+                demand.append(spare)
+                spare = None
+            i += 1
+            element = demand[i]
             if narrative and element in EXHIBITS and _prose_share(pages, blocks) < NARRATIVE_PROSE_TARGET:
                 continue  # the document is running short of text: the page is written, not shown
             # on the last page an exhibit leaves room for the sentence that refers to it

@@ -358,8 +358,8 @@ def paginate(doc: DocumentIR, layouts: list[Layout]) -> list[OutPage]:
         notes = [b for b in plan.blocks if b.type == "footnote"]
         pager.begin(layout, theme_for(layout), plan.page_no, notes, _opens_section(plan.blocks), run_on)
         body = [b for b in plan.blocks if b.type != "footnote"]
-        for b, following in zip(body, [*body[1:], None], strict=True):
-            pager.place(b, following)
+        for i, b in enumerate(body):  # a page of notes alone has no body
+            pager.place(b, body[i + 1] if i + 1 < len(body) else None)
     kept: list[OutPage] = []
     for page in out:
         if page.placed:
