@@ -366,7 +366,7 @@ def _share(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock | None:
             continue
         is_other = hidden and i == len(cells) - 1
         who = f"the other {plural(d.item_kind)}" if is_other else label
-        f = ctx.book.percent(f"Share of {who} in the Table {no} total of {metric_lc} ({period})", s,
+        f = ctx.book.percent(f"Share of {who} in the total of {metric_lc} in {period} (Table {no})", s,
                              attribute=f"{metric.slug}_share", period=period, group=bid,
                              derivation=None if is_other else Derivation(op="share", operands=[c.id, total.id]))
         rows.append([lit(label), fs(c), fs(f)])

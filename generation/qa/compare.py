@@ -193,6 +193,13 @@ CROSS_PERIODS = ("Was the {m} of {item} higher in {pa} ({wa}) or in {pb} ({wb})?
                  "{Wa} gives the {m} of {item} for {pa}, {wb} for {pb}: which period is higher?",
                  "Of {pa} ({wa}) and {pb} ({wb}), when was the {m} of {item} higher?")
 
+CROSS_PERIODS_BARE = ("Was the {m} of {item} higher in {pa} or in {pb}?",
+                      "In which period was the {m} of {item} larger: {pa} or {pb}?",
+                      "Which period shows the greater {m} for {item}, {pa} or {pb}?",
+                      "Of {pa} and {pb}, when was the {m} of {item} higher?",
+                      "Did {item} have a higher {m} in {pa} or in {pb}?")
+"""The same without the tables where each period's measure is measured in one block of the document."""
+
 
 def cross_comparison(ctx: QAContext, pairs: list[tuple[Point, Point]], rng: Rng) -> Draft | None:
     """Which of two values of one measure, drawn in two different tables or charts, is higher: two items in
@@ -204,7 +211,9 @@ def cross_comparison(ctx: QAContext, pairs: list[tuple[Point, Point]], rng: Rng)
         q = pick(rng, CROSS_ITEMS, m=a.measure, a=a.item, b=c.item, wa=wa, wb=wb)
         ans = StringAnswer(value=hi.item)
     elif a.item == c.item and a.period and c.period and a.period != c.period:
-        q = pick(rng, CROSS_PERIODS, m=a.stem, item=a.item, pa=a.period, pb=c.period, wa=wa, wb=wb)
+        bare = not ctx.located and ctx.sole_measure(a) and ctx.sole_measure(c)
+        q = pick(rng, CROSS_PERIODS_BARE if bare else CROSS_PERIODS, m=a.stem, item=a.item, pa=a.period,
+                 pb=c.period, wa=wa, wb=wb)
         ans = StringAnswer(value=hi.period)
     else:
         return None

@@ -125,6 +125,7 @@ class QAContext:
         self.entities = {e.id: e for e in doc.entities}
         self.blocks = {b.id: (p, b) for p, b in doc.blocks()}
         self.all_text = " ".join(s.text for _, b in doc.blocks() for s in block_spans(b)).lower()
+        self._apart: dict[tuple, tuple[list, list]] = {}  # prefer_apart's split of each candidate list
         self.located = True
         """Whether questions drawn now name where their block is ("Table 11", "page 4") or identify it by its
         content ("the table 'Remediation plan'"); ``derive_qa`` sets it per question (the locator policy)."""
@@ -254,6 +255,20 @@ class QAContext:
         return [(a, b) for a, b in zip(cols, cols[1:], strict=False)]
 
     # ------------------------------------------------------------ points of tables and charts
+    @cached_property
+    def _measure_blocks(self) -> dict[str, set[str]]:
+        """The blocks whose points measure each measure ("water supplied in Q3 2023")."""
+        out: dict[str, set[str]] = {}
+        for bid, pts in self._points.items():
+            for p in pts:
+                out.setdefault(p.measure.lower(), set()).add(bid)
+        return out
+
+    def sole_measure(self, p: Point) -> bool:
+        """Whether ``p``'s measure is measured in its block alone in the whole document: "the zone with the
+        highest water supplied in Q3 2023" then needs no table named to be unambiguous."""
+        return self._measure_blocks.get(p.measure.lower(), set()) == {p.block.id}
+
     def points(self, b: Block) -> list[Point]:
         """The drawn numeric points of a table's body (rows named by a literal label) or of a chart."""
         return self._points.get(b.id, [])
@@ -370,7 +385,12 @@ class QAContext:
     def prefer_apart(self, items: list, blocks: Callable[[Any], tuple[Block, Block]], rng: Rng) -> Any:
         """One of ``items`` (each joining two blocks), mostly one whose two blocks start on different pages:
         a question that needs two pages is what a join is for."""
-        apart = [x for x in items if len({self.page_of(b) for b in blocks(x)}) == 2]
+        key = (id(items), blocks.__code__)  # one call site splits one list one way
+        held = self._apart.get(key)
+        if held is None or held[0] is not items:  # the list is kept with its split, so its id is not reused
+            held = (items, [x for x in items if len({self.page_of(b) for b in blocks(x)}) == 2])
+            self._apart[key] = held
+        apart = held[1]
         return rng.choice(apart if apart and rng.bernoulli(0.85) else items)
 
     # ------------------------------------------------------------ claims

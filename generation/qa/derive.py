@@ -15,6 +15,7 @@ from ir.rng import Rng
 
 from .context import QAContext
 from .evidence import build_evidence
+from .phrasing import QUESTION_MAX_WORDS
 from .registry import VARIANTS
 
 MULTI_HOP_FLOOR = 0.16
@@ -28,13 +29,16 @@ comparisons) and only drafts whose evidence spans pages are kept."""
 FLOOR_GIVE_UP = 40
 """Forced draws that may fail in a row before a floor is given up for the document (it cannot meet it)."""
 LOCATED_P = 0.2
-"""How often a question is drawn naming where its table, chart or page is ("in Table 11"); the others
-identify what they ask about by its content, and are asked only where that is unambiguous in the document."""
+"""How often a question that joins two elements is drawn naming where its tables, charts or pages are ("in
+Table 11"); the others identify what they ask about by its content, and are asked only where that is
+unambiguous in the document."""
+LOCATED_P_ONE = 0.1
+"""The same for a question about one element: named by its content, it stays short, while a join that names
+two tables by their captions often runs past ``QUESTION_MAX_WORDS``; the locator budget (``LOCATED_MAX``)
+goes to the joins first."""
 LOCATED_MAX = 0.3
 """Most a document's questions that name a table, figure or page (the locator policy): past it, a draft
 with a locator is not kept."""
-QUESTION_MAX_WORDS = 30
-"""A question a person would ask is short: longer drafts are not kept."""
 LOCATOR = re.compile(r"\b(?:Table|Figure|Chart|Exhibit) \d+[A-Za-z]?\b|\bpages? \d+\b")
 """A question that says where its answer is (a numbered table or figure, a page)."""
 
@@ -88,7 +92,8 @@ def derive_qa(doc: DocumentIR, render_map: RenderMap, evidence: dict[str, list[E
         else:
             variant = r.choice(variants, p=weights)
         src = r.choice(sources[variant.name])
-        ctx.located = r.fork("locate").bernoulli(LOCATED_P) and n_located < LOCATED_MAX * target - 1
+        p_located = LOCATED_P if variant in spanning else LOCATED_P_ONE
+        ctx.located = r.fork("locate").bernoulli(p_located) and n_located < LOCATED_MAX * target - 1
         draft = variant.generate(ctx, src, r.fork("gen"))
         if draft is not None and not ctx.located and len(draft.question.split()) > QUESTION_MAX_WORDS and \
                 n_located < LOCATED_MAX * target - 1:  # too long naming its tables by content: by number, then

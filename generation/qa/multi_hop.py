@@ -216,6 +216,15 @@ SUPER_BRIDGE = ("In {wb}, what is the {mb} of the {noun} with the {most} {ma} in
                 "According to {wb}, what is the {mb} of the {noun} that {wa} shows with the {most} {ma}?")
 
 
+SUPER_BRIDGE_BARE = ("What is the {mb} of the {noun} with the {most} {ma}?",
+                     "Find the {noun} with the {most} {ma}. What is its {mb}?",
+                     "What {mb} does the {noun} with the {most} {ma} have?",
+                     "Take the {noun} that ranks {rank} by {ma}: what is its {mb}?",
+                     "For whichever {noun} has the {most} {ma}, what is the {mb}?")
+"""The same questions without the tables where each measure is measured in one block of the document (the
+reader searches the document for it, as a person does)."""
+
+
 def superlative_bridge(ctx: QAContext, links: list[tuple[list[Point], Point]], rng: Rng) -> Draft | None:
     """``links``: the document's point links; the answer is the linked value of the leading item."""
     g, _ = rng.choice(links)
@@ -231,8 +240,10 @@ def superlative_bridge(ctx: QAContext, links: list[tuple[list[Point], Point]], r
     if sum(1 for p in ctx.points(t.block) if p.item == t.item and p.measure == t.measure) != 1:
         return None
     noun = noun_of(g[0].block) if noun_of(g[0].block) != "category" else noun_of(t.block)
-    q = pick(rng, SUPER_BRIDGE, wb=ctx.ref(t.block), mb=t.measure, noun=noun, most="highest" if op == "max"
-             else "lowest", ma=top.measure, wa=ctx.ref(g[0].block), rank="first" if op == "max" else "last")
+    bare = not ctx.located and ctx.sole_measure(t) and ctx.sole_measure(top)
+    q = pick(rng, SUPER_BRIDGE_BARE if bare else SUPER_BRIDGE, wb=ctx.ref(t.block), mb=t.measure, noun=noun,
+             most="highest" if op == "max" else "lowest", ma=top.measure, wa=ctx.ref(g[0].block),
+             rank="first" if op == "max" else "last")
     return unless_own_start(ctx, Draft(
         "multi_hop", ELEMENT_OF_BLOCK[t.block.type], q, answer_for_value(t.fact.value), t.fact.text,
         [claim, ctx.claim_fact(t.fact, f"The {t.measure} of {t.item} in {ctx.ref(t.block)} is {t.fact.text}.")]))
@@ -272,6 +283,12 @@ CROSS = ("How much higher is the {da} in {wa} than the {db} in {wb}?",
          "Taking the {da} from {wa} and the {db} from {wb}, what is the difference?")
 
 
+CROSS_BARE = ("How much higher is the {da} than the {db}?", "By how much does the {da} exceed the {db}?",
+              "What is the gap between the {da} and the {db}?", "How much larger is the {da} than the {db}?",
+              "Taking the {da} and the {db}, what is the difference?")
+"""The same without the tables where each measure is measured in one block of the document."""
+
+
 def cross_difference(ctx: QAContext, pairs: list[tuple[Point, Point]], rng: Rng) -> Draft | None:
     """``pairs``: the document's cross-element pairs; the answer is the larger value minus the smaller."""
     a, c = ctx.prefer_apart(pairs, lambda x: (x[0].block, x[1].block), rng)
@@ -280,7 +297,8 @@ def cross_difference(ctx: QAContext, pairs: list[tuple[Point, Point]], rng: Rng)
     res, der = derivation(ctx, "difference", [a.fact, c.fact])
     ans = number_answer(res, a.fact, "difference")
     da, db, wa, wb = lc(describe(a.fact)), lc(describe(c.fact)), ctx.ref(a.block), ctx.ref(c.block)
-    q = pick(rng, CROSS, da=da, db=db, wa=wa, wb=wb)
+    bare = not ctx.located and ctx.sole_measure(a) and ctx.sole_measure(c)
+    q = pick(rng, CROSS_BARE if bare else CROSS, da=da, db=db, wa=wa, wb=wb)
     return unless_own_start(ctx, Draft("multi_hop", ELEMENT_OF_BLOCK[a.block.type], q, ans, None, [
         Claim(f"The {da} in {wa} ({a.fact.text}) exceeds the {db} in {wb} ({c.fact.text}) by "
               f"{surface_forms(ans)[0]}.", ans, [a.fact.id, c.fact.id], der)]))

@@ -18,10 +18,18 @@ def sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+QUESTION_MAX_WORDS = 30
+"""A question a person would ask is short: longer drafts are not kept (``generation.qa.derive``)."""
+
+
 def pick(rng: Rng, options: Sequence[str], key: str = "q", **slots: str) -> str:
     """One of ``options`` filled with ``slots`` (``{Where}`` is ``{where}`` with a capital); ``key`` names
-    the choice when a draft makes several."""
+    the choice when a draft makes several. Where the drawn phrasing runs past ``QUESTION_MAX_WORDS``, the
+    shortest one is taken instead (a writer says a long question the concise way; the draw is the same)."""
     template = rng.fork("phrase", key).choice(list(options))
     full = dict(slots)
     full.update({k[:1].upper() + k[1:]: sentence(v) for k, v in slots.items() if k[:1].islower()})
-    return sentence(template.format(**full))
+    text = sentence(template.format(**full))
+    if len(text.split()) > QUESTION_MAX_WORDS:
+        text = min((sentence(t.format(**full)) for t in options), key=lambda t: len(t.split()))
+    return text

@@ -40,7 +40,7 @@ def test_fixture_qa_bytes_are_pinned():
     for x in qa + asr:
         h.update(x.to_json().encode())
     assert (len(qa), len(asr)) == (36, 48)
-    assert h.hexdigest() == "95424a257c9eb12109cc7b4a17ce0c20fde709cb1790d0cdf175d94768be6f72"
+    assert h.hexdigest() == "8313c0749e965f6b7a2e7a2f64b823989365ec47936aeb50e965b8377aef1228"
 
 
 def test_scan_boxes_travel_by_span_index():

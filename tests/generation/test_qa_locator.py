@@ -66,6 +66,7 @@ def test_the_ambiguity_check_catches_a_planted_rival(monkeypatch):
 def test_without_the_policy_questions_point_at_their_answer(monkeypatch):
     spec = reference_spec(seed=29).model_copy(update={"n_docs": 2})  # long reports: numbered tables and figures
     monkeypatch.setattr(derive_mod, "LOCATED_P", 1.0)
+    monkeypatch.setattr(derive_mod, "LOCATED_P_ONE", 1.0)
     monkeypatch.setattr(derive_mod, "LOCATED_MAX", 1.0)
     total, loc, _, _ = _figures(spec, 2)
     assert loc / total > 0.5  # the old behaviour: most questions name their table
