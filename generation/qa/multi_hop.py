@@ -218,7 +218,7 @@ SUPER_BRIDGE = ("In {wb}, what is the {mb} of the {noun} with the {most} {ma} in
 
 SUPER_BRIDGE_BARE = ("What is the {mb} of the {noun} with the {most} {ma}?",
                      "Find the {noun} with the {most} {ma}. What is its {mb}?",
-                     "What {mb} does the {noun} with the {most} {ma} have?",
+                     "The {noun} with the {most} {ma}: what is its {mb}?",
                      "Take the {noun} that ranks {rank} by {ma}: what is its {mb}?",
                      "For whichever {noun} has the {most} {ma}, what is the {mb}?")
 """The same questions without the tables where each measure is measured in one block of the document (the

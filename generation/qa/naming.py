@@ -105,8 +105,11 @@ AGENT_NOUNS = {"prepared": "preparer", "approved": "approver", "reviewed": "revi
                "owned": "owner", "raised": "person who raised it", "recorded": "recorder", "issued": "issuer",
                "reported": "reporter", "completed": "person who completed it"}
 PARTICIPLE_FIELDS = {"detected": "time detected", "resolved": "time resolved", "issued": "issue date",
-                     "passed": "result", "expires": "expiry date", "filed on": "filing date", "signed": "date signed"}
-"""A field headed by a bare participle names the event's time or outcome ("Detected" -> "time detected")."""
+                     "passed": "result", "expires": "expiry date", "filed on": "filing date", "signed": "date signed",
+                     "paid": "amount paid", "incurred": "amount incurred", "invoiced": "amount invoiced",
+                     "budgeted": "amount budgeted", "claimed": "amount claimed", "received": "amount received"}
+"""A field headed by a bare participle names the event's time or outcome ("Detected" -> "time detected"), or
+the amount it counts ("Paid" -> "amount paid": "the paid from the incurred" is no phrase)."""
 """A field labelled "Prepared by" names its person: "the preparer", not "the prepared by"."""
 
 

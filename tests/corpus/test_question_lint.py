@@ -73,6 +73,10 @@ def test_the_naming_rules_say_what_a_reader_says():
     assert field_name("Prepared by") == "preparer" and field_name("Checked by") == "checker"
     assert field_name("Customer: title") == "customer's title"
     assert field_name("Reported by") == "reporter" and field_name("Detected") == "time detected"
+    assert field_name("Paid") == "amount paid" and field_name("Incurred (GBP)") == "amount incurred"
+    # found on the claims summary of demo seed 8484: the lint names it, the naming rule removes it
+    assert [c for c, _ in question_defects("Taking the paid from the incurred, what is the outstanding reserve?")] \
+        == ["title_as_noun"]
     assert sentence("whose party A is EIN 5 and a action") == "Whose party A is EIN 5 and an action"
     assert sentence("a EIN") == "An EIN"
 
