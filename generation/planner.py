@@ -278,10 +278,17 @@ def sections_on_pages(sections: tuple[str, ...], n_pages: int) -> list[list[int]
     return [list(range(p * len(sections) // n_pages, (p + 1) * len(sections) // n_pages)) for p in range(n_pages)]
 
 
+ONE_PAGE_SECTIONS = ("auditor",)
+"""Sections whose genre block is their whole text (an auditor's report): one page, never more pages of
+general exhibits under their heading."""
+
+
 def section_pages(sections: tuple[str, ...], n_pages: int) -> list[int]:
     """The section each of ``n_pages`` body pages belongs to: pages shared by weight (short sections a
-    third of the others), every section at least one page while there are pages, in the genre's order."""
-    weights = [1 / 3 if any(k in s.lower() for k in SHORT_SECTIONS) else 1.0 for s in sections]
+    third of the others, one-page sections none beyond their own), every section at least one page while
+    there are pages, in the genre's order."""
+    weights = [1e-6 if any(k in s.lower() for k in ONE_PAGE_SECTIONS) else
+               1 / 3 if any(k in s.lower() for k in SHORT_SECTIONS) else 1.0 for s in sections]
     total = sum(weights)
     bounds, acc = [], 0.0
     for w in weights:
@@ -615,6 +622,9 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         demand = carried[:MAX_CARRY] + [weighted(ps, mix, ELEMENT_DRAW_ORDER) for _ in range(k)]
         carried = []
         own_exhibits = bool(placed_genre or pending or _closing_only(kept[sec]) or kept[sec].prose)
+        alone = _voice(kept[prev_section]) == "alone" and not more_sections  # an auditor's report: nothing else
+        if alone:
+            carried, demand = [], [e for e in demand if e == "annotation"]
         if own_exhibits:  # the genre blocks are this page's
             # exhibits (a sign-off section holds its sign-off, not a table of figures); comment may follow them
             carried = [e for e in demand if e in EXHIBITS][:MAX_CARRY]
@@ -694,7 +704,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             room -= sum(block_height(b) for b in said)
         written = narrative or kept[prev_section].prose  # a page of a narrative genre or of a section of text
         slack = TEXT_SLACK if narrative else 0.0  # a section of text in a report keeps to the page
-        for _ in range(NARRATIVE_FILLS if written and not held_prose and not closes and not closed else 0):  # the page ends in text, not in white space
+        for _ in range(NARRATIVE_FILLS if written and not held_prose and not closes and not closed and not alone
+                       else 0):  # the page ends in text, not in white space
             if room + slack < NARRATIVE_FILL:
                 break
             fill = prose.reflection(ctx, ps, ps.integers(3, 6))

@@ -839,6 +839,30 @@ def _auditor(ctx: DocContext, rng: Rng) -> tuple[Entity, Entity]:
     return ctx.remember(("statements", "auditor"), make)
 
 
+KEY_AUDIT_MATTERS = (
+    "revenue recognition, given the judgement in the timing of revenue on contracts that span the year end",
+    "the carrying value of goodwill and other intangible assets, which rests on management's forecasts",
+    "the valuation of provisions, where the outcome depends on events after the balance sheet date",
+    "the completeness of supplier rebates and the period in which they are recognised",
+)
+"""The matters an auditor's report discusses (ISA 701 / PCAOB AS 3101): drawn per report."""
+GOING_CONCERN = ("Conclusions relating to going concern: in auditing the financial statements, we have concluded "
+                 "that the directors' use of the going concern basis of accounting in their preparation is "
+                 "appropriate, and we have not identified a material uncertainty that may cast significant doubt on "
+                 "the group's ability to continue as a going concern.")
+RESPONSIBILITIES = {
+    "other": "Responsibilities: the directors are responsible for the preparation of financial statements that "
+             "give a true and fair view and for such internal control as they determine is necessary. Our "
+             "objectives are to obtain reasonable assurance about whether the financial statements as a whole are "
+             "free from material misstatement, whether due to fraud or error, and to issue a report that includes "
+             "our opinion.",
+    "us": "Responsibilities: management is responsible for the preparation and fair presentation of the "
+          "consolidated financial statements and for the design of internal control relevant to them. Our "
+          "responsibility is to express an opinion on these statements based on our audit, conducted to obtain "
+          "reasonable assurance about whether they are free of material misstatement.",
+}
+
+
 def build_auditor_opinion(ctx: DocContext, rng: Rng) -> list[Block]:
     """The independent auditor's report: the opinion on the statements at the year end, the basis (the
     standards and, outside the US, the materiality set at a rate of profit before tax), and the signature of
@@ -888,6 +912,14 @@ def build_auditor_opinion(ctx: DocContext, rng: Rng) -> list[Block]:
         basis += [lit(" We set overall group materiality at "), fs(mat), lit(", "), fs(rate),
                   lit(" of profit before tax.")]
     basis_block = TextBlock(id=basis_bid, spans=basis)
+    matters = [m for m in KEY_AUDIT_MATTERS if rng.bernoulli(0.5)] or [KEY_AUDIT_MATTERS[0]]
+    kam = ("Critical audit matters" if us else "Key audit matters") + ": " + "; ".join(matters) + \
+        ". We tested the design and operation of the controls over each, and our procedures did not identify " \
+        "any matter that required adjustment."
+    body = [TextBlock(id=book.block_id(), spans=[lit(kam)])]
+    if not us:
+        body.append(TextBlock(id=book.block_id(), spans=[lit(GOING_CONCERN)]))
+    body.append(TextBlock(id=book.block_id(), spans=[lit(RESPONSIBILITIES["us" if us else "other"])]))
 
     sig_bid = book.block_id()
     signer = book.person("Partner who signed the independent auditor's report", partner, attribute="signing_partner",
@@ -904,7 +936,7 @@ def build_auditor_opinion(ctx: DocContext, rng: Rng) -> list[Block]:
     sign = TextBlock(id=sig_bid, spans=[fs(signer), lit(" (Senior Statutory Auditor)" if uk else ", Partner"),
                                         lit(", for and on behalf of "), fs(firm_f), lit(tail), fs(city), lit(", "),
                                         fs(date)])
-    return [opinion, basis_block, sign]
+    return [opinion, basis_block, *body, sign]
 
 
 # ---------------------------------------------------------------- the chief executive's sign-off
