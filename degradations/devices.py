@@ -86,65 +86,73 @@ FLATBED: dict[str, dict[str, dict[str, Any]]] = {
 """What a flatbed adds to the base tier table: sensor lines, moire on halftoned print, colour fringes."""
 
 
-def _copy_contrast(gain: list[float], binarize: float, threshold: list[int]) -> dict[str, Any]:
-    return {"p": 1.0, "params": {"gamma": [0.9, 1.1], "gain": gain, "bias": [-6.0, 6.0], "binarize": {"p": binarize},
-                                 "threshold": threshold, "grey": True}}
+
+def _copy(tier: str, gain: list[float], binarize: float, threshold: list[int], bleed: list[float],
+          speckle: list[float], border: list[float], shift: float, rollers: tuple[float, list[float]],
+          lines: tuple[float, list[int], list[float]], double: float, shadow: tuple[float, list[float]],
+          scale: list[float]) -> dict[str, Any]:
+    """One tier of a photocopy: the copier's optics are sharp (a fixed short blur whatever the tier); what
+    wears is the toner (strokes filled in by ``bleed`` radius, speckle), the contrast (``gain``, a share of
+    pages thresholded dark at ``threshold``) and the platen (the open lid's black border where the sheet sits
+    off the glass edge, ``border`` times the paper level, ``shift`` of the page; the lid's shadow). Each
+    generation of copying loses resolution (``scale``: the sensor's, below the flatbed's at each tier)."""
+    skew = TIER_TABLE[tier]["skew"]["params"]
+    return {
+        "contrast": {"p": 1.0, "params": {"gamma": [0.9, 1.1], "gain": gain, "bias": [-6.0, 6.0],
+                                          "binarize": {"p": binarize}, "threshold": threshold, "grey": True}},
+        "blur": {"p": 1.0, "params": {"sigma_px": [0.55, 0.65], "motion_px": [0.0, 0.0]}},
+        "ink_bleed": {"p": 1.0, "params": {"radius_px": bleed, "strength": [0.35, 0.55]}},
+        "stains": {"p": 1.0, "params": {"n_stains": {"int": [0, 0]}, "size": [0.05, 0.05], "opacity": [0.0, 0.0],
+                                        "ring": False, "colour": "dirt", "speckle": speckle, "speckle_px": [1.0, 2.0]}},
+        "skew": {"p": 1.0, "params": {**skew, "shift_x": [-shift, shift], "shift_y": [-shift, shift], "border": border}},
+        "roller_marks": {"p": rollers[0], "params": {"period": [0.15, 0.3], "strength": rollers[1], "band_px": [8.0, 24.0]}},
+        "scanner_lines": {"p": lines[0], "params": _lines(lines[1], lines[2])},
+        "double_feed": {"p": double, "params": {"dx": [-0.015, 0.015], "dy": [0.005, 0.03], "alpha": [0.1, 0.25]}},
+        "lighting": {"p": shadow[0], "params": {"gradient": [0.0, 0.04], "angle_deg": [0.0, 360.0], "vignette": [0.0, 0.02],
+                                                "shadow": shadow[1], "shadow_width": [0.01, 0.03],
+                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
+        "resample": {"p": 1.0, "params": {"scale": scale, "mode": {"choice": ["area"]}}},
+        "halftone": _OFF, "jpeg": _OFF, "paper": _OFF, "bleed_through": _OFF,
+    }
 
 
 PHOTOCOPY: dict[str, dict[str, dict[str, Any]]] = {
-    "good": {"contrast": _copy_contrast([1.15, 1.3], 0.0, [128, 128]),
-             "roller_marks": {"p": 0.2, "params": {"period": [0.2, 0.35], "strength": [0.04, 0.08], "band_px": [8.0, 16.0]}},
-             "scanner_lines": {"p": 0.15, "params": _lines([1, 1], [0.15, 0.3])},
-             "lighting": _OFF, "halftone": _OFF, "jpeg": _OFF},
-    "fair": {"contrast": _copy_contrast([1.25, 1.45], 0.1, [120, 150]),
-             "roller_marks": {"p": 0.4, "params": {"period": [0.2, 0.35], "strength": [0.06, 0.12], "band_px": [8.0, 20.0]}},
-             "scanner_lines": {"p": 0.3, "params": _lines([1, 2], [0.2, 0.4])},
-             "double_feed": {"p": 0.05, "params": {"dx": [-0.01, 0.01], "dy": [0.005, 0.02], "alpha": [0.1, 0.2]}},
-             "lighting": _OFF, "jpeg": _OFF},
-    "degraded": {"contrast": _copy_contrast([1.3, 1.5], 0.0, [128, 128]),
-                 "roller_marks": {"p": 0.6, "params": {"period": [0.15, 0.3], "strength": [0.08, 0.16],
-                                                       "band_px": [10.0, 24.0]}},
-                 "scanner_lines": {"p": 0.5, "params": _lines([1, 3], [0.25, 0.5])},
-                 "double_feed": {"p": 0.1, "params": {"dx": [-0.015, 0.015], "dy": [0.005, 0.03], "alpha": [0.15, 0.3]}},
-                 "lighting": {"p": 0.3, "params": {"gradient": [0.0, 0.05], "angle_deg": [0.0, 360.0], "vignette": [0.0, 0.02],
-                                                   "shadow": [0.2, 0.45], "shadow_width": [0.02, 0.05],
-                                                   "shadow_side": {"choice": ["left", "right"]}}},
-                 "jpeg": _OFF},
-    "poor": {"contrast": _copy_contrast([1.5, 1.8], 0.4, [100, 170]),
-             "roller_marks": {"p": 0.8, "params": {"period": [0.12, 0.25], "strength": [0.1, 0.2], "band_px": [12.0, 30.0]}},
-             "scanner_lines": {"p": 0.7, "params": _lines([2, 5], [0.3, 0.6])},
-             "double_feed": {"p": 0.2, "params": {"dx": [-0.02, 0.02], "dy": [0.01, 0.04], "alpha": [0.2, 0.35]}},
-             "lighting": {"p": 0.5, "params": {"gradient": [0.0, 0.08], "angle_deg": [0.0, 360.0], "vignette": [0.0, 0.04],
-                                               "shadow": [0.3, 0.6], "shadow_width": [0.03, 0.07],
-                                               "shadow_side": {"choice": ["left", "right"]}}},
-             "jpeg": _OFF},
+    "good": _copy("good", [1.15, 1.3], 0.0, [128, 128], [0.5, 0.7], [0.00001, 0.00003], [0.9, 1.0], 0.004,
+                  (0.2, [0.04, 0.08]), (0.15, [1, 1], [0.15, 0.3]), 0.0, (0.0, [0.0, 0.0]), [0.86, 0.92]),
+    "fair": _copy("fair", [1.25, 1.45], 0.0, [128, 128], [0.6, 0.8], [0.00003, 0.00008], [0.4, 0.9], 0.008,
+                  (0.4, [0.06, 0.12]), (0.3, [1, 2], [0.2, 0.4]), 0.03, (0.2, [0.2, 0.4]), [0.78, 0.83]),
+    "degraded": _copy("degraded", [1.35, 1.55], 0.25, [140, 165], [0.7, 0.9], [0.00008, 0.0002], [0.05, 0.3], 0.015,
+                      (0.6, [0.08, 0.16]), (0.5, [1, 3], [0.25, 0.5]), 0.06, (0.4, [0.3, 0.5]), [0.7, 0.74]),
+    "poor": _copy("poor", [1.5, 1.8], 0.6, [145, 175], [0.8, 1.0], [0.0002, 0.0005], [0.02, 0.15], 0.02,
+                  (0.8, [0.1, 0.2]), (0.7, [2, 5], [0.3, 0.6]), 0.1, (0.6, [0.4, 0.6]), [0.62, 0.66]),
 }
-"""A copy of a copy: grey and contrasty (gain up, some pages thresholded), no paper-coloured light."""
+"""A copy of a copy: grey, sharp and contrasty (gain up, some pages thresholded dark, strokes filled in), toner
+speckle, the lid's black border and shadow, no paper-coloured light."""
 
 
 def _fax(threshold: list[int], fine: float, diffuse: float, lines: dict[str, Any], skew: float, sp: list[float],
          resample: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
-        "dither": {"p": 1.0, "params": {"threshold": threshold, "fine": {"p": fine}, "diffuse": {"p": diffuse}}},
+        "dither": {"p": 1.0, "params": {"threshold": threshold, "fine": {"p": fine}, "diffuse": {"p": diffuse},
+                                        "line_px": 2.0}},
         "scanner_lines": {"p": 0.5, "params": lines},
         "skew": {"p": 1.0, "params": {"angle_deg": [-skew, skew], "shift_x": [-0.006, 0.006],
                                       "shift_y": [-0.006, 0.006], "border": [1.0, 1.0]}},
         "noise": {"p": 1.0, "params": {"sigma": [0.0, 2.0], "salt_pepper": sp}},
         "resample": resample or _OFF,
+        "ink_bleed": {"p": 1.0, "params": {"radius_px": [0.5, 0.8], "strength": [0.3, 0.5]}},
         "paper": _OFF, "stains": _OFF, "lighting": _OFF, "halftone": _OFF, "warp": _OFF, "jpeg": _OFF,
         "bleed_through": _OFF,
     }
 
 
 FAX: dict[str, dict[str, dict[str, Any]]] = {
-    "good": _fax([124, 132], 1.0, 0.0, _lines([0, 1], [0.4, 0.7]), 0.6, [0.0, 0.00005],
-                 {"p": 1.0, "params": {"scale": [0.9, 0.95], "mode": {"choice": ["nearest"]}}}),
-    "fair": _fax([120, 136], 0.0, 0.0, _lines([1, 2], [0.5, 0.8]), 1.2, [0.00005, 0.0002],
-                 {"p": 1.0, "params": {"scale": [0.85, 0.9], "mode": {"choice": ["nearest"]}}}),
-    "degraded": _fax([116, 140], 0.0, 0.0, _lines([1, 3], [0.6, 0.9]), 2.0, [0.0004, 0.001],
-                     {"p": 1.0, "params": {"scale": [0.7, 0.76], "mode": {"choice": ["nearest"]}}}),
-    "poor": _fax([110, 146], 0.0, 1.0, _lines([2, 4], [0.7, 1.0]), 3.0, [0.0006, 0.0015],
-                 {"p": 1.0, "params": {"scale": [0.6, 0.7], "mode": {"choice": ["nearest"]}}}),
+    "good": _fax([180, 195], 1.0, 0.0, _lines([0, 1], [0.4, 0.7]), 0.6, [0.0, 0.00002]),
+    "fair": _fax([175, 190], 0.5, 0.0, _lines([1, 2], [0.5, 0.8]), 1.2, [0.00002, 0.00005]),
+    "degraded": _fax([172, 188], 0.3, 0.0, _lines([1, 3], [0.6, 0.9]), 2.0, [0.00005, 0.0001],
+                     {"p": 1.0, "params": {"scale": [0.94, 0.97], "mode": {"choice": ["nearest"]}}}),
+    "poor": _fax([168, 184], 0.0, 0.1, _lines([2, 4], [0.7, 1.0]), 3.0, [0.0001, 0.0002],
+                 {"p": 1.0, "params": {"scale": [0.9, 0.94], "mode": {"choice": ["nearest"]}}}),
 }
 """Text mode (a threshold) at fine (200x200) then standard (200x100) resolution from a scan of falling
 resolution, photo mode (error diffusion) for the poor ones; no paper colour, no JPEG."""
@@ -156,9 +164,9 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
              "lighting": {"p": 1.0, "params": {"gradient": [0.04, 0.1], "angle_deg": [0.0, 360.0], "vignette": [0.04, 0.1],
                                                "shadow": [0.0, 0.15], "shadow_width": [0.05, 0.15],
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-             "jpeg": {"p": 1.0, "params": {"quality": {"int": [78, 88]}}},
+             "jpeg": {"p": 1.0, "params": {"quality": {"int": [80, 88]}}},
              "blur": {"p": 1.0, "params": {"sigma_px": [0.65, 0.8], "motion_px": [0.3, 0.8]}},
-             "resample": {"p": 1.0, "params": {"scale": [0.68, 0.74], "mode": {"choice": ["area"]}}},
+             "resample": {"p": 1.0, "params": {"scale": [0.86, 0.9], "mode": {"choice": ["area"]}}},
              "moire": {"p": 0.15, "params": {"period_px": [4.0, 7.0], "angle_deg": [-15.0, 15.0], "strength": [0.03, 0.06]}}},
     "fair": {"page_frame": _frame(0.3, 0.0, 1.03),
              "warp": {"p": 1.0, "params": {"perspective": [0.01, 0.02], "curl": [0.0, 0.3], "curl_width": [0.1, 0.25],
@@ -167,30 +175,34 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
              "lighting": {"p": 1.0, "params": {"gradient": [0.08, 0.16], "angle_deg": [0.0, 360.0], "vignette": [0.08, 0.16],
                                                "shadow": [0.1, 0.3], "shadow_width": [0.08, 0.2],
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-             "jpeg": {"p": 1.0, "params": {"quality": {"int": [60, 72]}}},
-             "blur": {"p": 1.0, "params": {"sigma_px": [0.95, 1.05], "motion_px": [0.6, 1.2]}},
-             "resample": {"p": 1.0, "params": {"scale": [0.6, 0.66], "mode": {"choice": ["area"]}}},
+             "jpeg": {"p": 1.0, "params": {"quality": {"int": [72, 80]}}},
+             "blur": {"p": 1.0, "params": {"sigma_px": [0.75, 0.85], "motion_px": [0.5, 1.0]}},
+             "resample": {"p": 1.0, "params": {"scale": [0.82, 0.86], "mode": {"choice": ["area"]}}},
              "moire": {"p": 0.25, "params": {"period_px": [4.0, 7.0], "angle_deg": [-15.0, 15.0], "strength": [0.04, 0.08]}},
              "colour_shift": {"p": 0.2, "params": {"shift_px": [0.6, 1.2]}}},
     "degraded": {"page_frame": _frame(0.5, 0.0, 1.05),
              "warp": {"p": 1.0, "params": {"perspective": [0.015, 0.03], "curl": [0.2, 0.6], "curl_width": [0.15, 0.3],
                                                "curl_side": {"choice": ["left", "right"]}, "lift": [-0.015, 0.015],
                                                "shrink": [0.01, 0.04], "bow": [-0.01, 0.01]}},
-                 "lighting": {"p": 1.0, "params": {"gradient": [0.12, 0.22], "angle_deg": [0.0, 360.0],
-                                                   "vignette": [0.12, 0.22], "shadow": [0.2, 0.4], "shadow_width": [0.1, 0.25],
+                 "lighting": {"p": 1.0, "params": {"gradient": [0.08, 0.16], "angle_deg": [0.0, 360.0],
+                                                   "vignette": [0.08, 0.16], "shadow": [0.15, 0.3], "shadow_width": [0.1, 0.25],
                                                    "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-                 "jpeg": {"p": 1.0, "params": {"quality": {"int": [45, 55]}}},
-                 "resample": {"p": 1.0, "params": {"scale": [0.53, 0.59], "mode": {"choice": ["area"]}}},
+                 "jpeg": {"p": 1.0, "params": {"quality": {"int": [68, 75]}}},
+                 "resample": {"p": 1.0, "params": {"scale": [0.78, 0.82], "mode": {"choice": ["area"]}}},
                  "moire": {"p": 0.35, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.05, 0.1]}},
                  "colour_shift": {"p": 0.35, "params": {"shift_px": [0.8, 1.8]}}},
     "poor": {"page_frame": _frame(0.7, 0.0, 1.08),
              "warp": {"p": 1.0, "params": {"perspective": [0.02, 0.04], "curl": [0.4, 1.0], "curl_width": [0.15, 0.3],
                                            "curl_side": {"choice": ["left", "right"]}, "lift": [-0.02, 0.02],
                                            "shrink": [0.02, 0.06], "bow": [-0.012, 0.012]}},
-             "lighting": {"p": 1.0, "params": {"gradient": [0.16, 0.28], "angle_deg": [0.0, 360.0], "vignette": [0.16, 0.28],
-                                               "shadow": [0.3, 0.5], "shadow_width": [0.1, 0.3],
+             "lighting": {"p": 1.0, "params": {"gradient": [0.12, 0.2], "angle_deg": [0.0, 360.0], "vignette": [0.12, 0.2],
+                                               "shadow": [0.2, 0.35], "shadow_width": [0.1, 0.3],
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-             "jpeg": {"p": 1.0, "params": {"quality": {"int": [28, 40]}}},
+             "jpeg": {"p": 1.0, "params": {"quality": {"int": [62, 68]}}},
+             "resample": {"p": 1.0, "params": {"scale": [0.76, 0.8], "mode": {"choice": ["area"]}}},
+             "contrast": {"p": 1.0, "params": {"gamma": [0.85, 1.2], "gain": [0.9, 1.15], "bias": [-10.0, 10.0],
+                                               "binarize": False, "threshold": [128, 128]}},
+             "noise": {"p": 1.0, "params": {"sigma": [6.5, 8.5], "salt_pepper": [0.0, 0.0]}},
              "moire": {"p": 0.45, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.06, 0.12]}},
              "colour_shift": {"p": 0.5, "params": {"shift_px": [1.0, 2.5]}}},
 }

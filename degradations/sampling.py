@@ -38,10 +38,12 @@ def sample_profile(tier: Tier, n_pages: int, rng: Rng, device: Device = DEFAULT_
                    pages: Sequence[tuple[Tier, Device]] | None = None) -> PerturbationProfile:
     """Sample every stage of every page of a document from its device's table at its tier.
 
-    Page ``p`` (1-based) samples stage ``s`` from ``rng.fork("page", p).fork("stage", s)`` - each page its
-    own draws; the stream its application later uses is ``Rng(seed, seed_path).fork("stage", s)`` with
-    ``seed_path = rng.path + ("page", p, "apply")``, so ``ir.json`` alone replays the scan. ``pages`` gives
-    a page its own (tier, device) (recorded on the page); by default every page takes the document's.
+    Page ``p`` (1-based) captured by device ``d`` samples stage ``s`` from
+    ``rng.fork("page", p, d).fork("stage", s)`` - each page and each device its own draws (the flatbed and
+    the photocopy of one page are two different sheets' worth of wear, not one); the stream its
+    application later uses is ``Rng(seed, seed_path).fork("stage", s)`` with ``seed_path = rng.path +
+    ("page", p, d, "apply")``, so ``ir.json`` alone replays the scan. ``pages`` gives a page its own
+    (tier, device) (recorded on the page); by default every page takes the document's.
     """
     stage_table(device, tier)  # validates both names
     if n_pages < 1:
@@ -52,9 +54,9 @@ def sample_profile(tier: Tier, n_pages: int, rng: Rng, device: Device = DEFAULT_
     for p in range(1, n_pages + 1):
         ptier, pdevice = pages[p - 1] if pages is not None else (tier, device)
         table = stage_table(pdevice, ptier)
-        prng = rng.fork("page", p)
+        prng = rng.fork("page", p, pdevice)
         stages = [stage.sample(table[name], prng.fork("stage", name)) for name, stage in STAGES.items()]
         own = (ptier, pdevice) != (tier, device)
-        out.append(PageDegradation(page_no=p, seed_path=[*rng.path, "page", p, "apply"],
+        out.append(PageDegradation(page_no=p, seed_path=[*rng.path, "page", p, pdevice, "apply"],
                                    tier=ptier if own else None, device=pdevice if own else None, stages=stages))
     return PerturbationProfile(tier=tier, device=device, pages=out)

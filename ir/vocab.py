@@ -127,7 +127,7 @@ StreamName = Literal[
     "hallucination-synth", "hallucination-injection", "hallucination-run", "answerer", "osce-sim",
     "packets",
     # command line and benchmarks
-    "degrade", "bench", "ocr", "contact",
+    "degrade", "bench", "ocr", "scan-legibility", "contact",
 ]
 STREAM_NAMES: tuple[StreamName, ...] = get_args(StreamName)
 """Registered root streams: the first element of every literal ``Rng`` path (children fork by name

@@ -168,6 +168,20 @@ def _variant(crop: np.ndarray, variant: str) -> np.ndarray:
     return crop
 
 
+def read_crops(crops: list[np.ndarray], texts: list[str]) -> list[str]:
+    """Tesseract's best reading of each crop against the text drawn there, the ways of ``READINGS`` in turn
+    (a crop is read the next way only while no reading so far is legible)."""
+    best: list[str | None] = [None] * len(crops)
+    for variant, psm in READINGS:
+        todo = [i for i, b in enumerate(best) if b is None or cer(texts[i], b) > CER_THRESHOLD]
+        if not todo:
+            break
+        for i, text in zip(todo, ocr_lines([_variant(crops[i], variant) for i in todo], psm=psm), strict=True):
+            if best[i] is None or cer(texts[i], text) < cer(texts[i], best[i]):
+                best[i] = text
+    return [b or "" for b in best]
+
+
 # ----------------------------------------------------------------- one document
 
 def _spans_of(a: Assertion) -> list[Evidence]:
@@ -206,13 +220,7 @@ def document_legibility(reader: CorpusReader, doc_id: str) -> list[dict[str, Any
             scans[page_no] = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_GRAYSCALE)
         crops.append(crop_span(scans[page_no], e, rotation.get(e.block_id, 0.0)))
     keys = list(spans)
-    readings: dict[tuple, str] = {}
-    for variant, psm in READINGS:
-        todo = [i for i, k in enumerate(keys) if k not in readings or cer(k[2], readings[k]) > CER_THRESHOLD]
-        for i, text in zip(todo, ocr_lines([_variant(crops[i], variant) for i in todo], psm=psm), strict=True):
-            k = keys[i]
-            if k not in readings or cer(k[2], text) < cer(k[2], readings[k]):
-                readings[k] = text
+    readings = dict(zip(keys, read_crops(crops, [k[2] for k in keys]), strict=True))
     rows = []
     for a in assertions:
         own = _spans_of(a)

@@ -25,7 +25,7 @@ from PIL import Image
 from ir.boxes import pdf_to_px
 from ir.files import atomic_write_text
 from ir.rng import Rng
-from ir.vocab import DIFFICULTIES, QA_ELEMENTS, TIERS
+from ir.vocab import DEVICES, DIFFICULTIES, QA_ELEMENTS, TIERS
 
 from ..store import (
     ASSERTIONS_TABLE,
@@ -169,6 +169,11 @@ def gallery_item(view: CorpusReader, t: dict[str, pd.DataFrame], qa_id: str, opt
     on_page = [e for e in ev if e["page_no"] == page_no]
     pages = t["pages"]
     prow = pages[(pages["doc_id"] == q["doc_id"]) & (pages["page_no"] == page_no)].iloc[0]
+    record = view.record(str(q["doc_id"]))
+    own = next((p for p in record.pages if p.page_no == page_no), None)
+    # the scan shown is this page's: its own tier and device where the page has them (a cycle plan)
+    page_tier = (own.tier if own is not None and own.tier else None) or record.tier
+    page_device = (own.device if own is not None and own.device else None) or record.device
     clean = open_rgb(view.read_bytes(prow["image"]))
     scan = open_rgb(view.read_bytes(prow["scan"]))
     boxes = [e["bbox_page_px"] for e in on_page if e.get("bbox_page_px")]
@@ -185,7 +190,7 @@ def gallery_item(view: CorpusReader, t: dict[str, pd.DataFrame], qa_id: str, opt
         "qa_id": qa_id, "question": q["question"], "answer": q["answer_text"], "accepted": accepted,
         "doc_id": q["doc_id"], "page_no": page_no, "other_pages": sorted({e["page_no"] for e in ev} - {page_no}),
         "qa_type": q["qa_type"], "element_type": q["element_type"], "difficulty": q["difficulty"],
-        "tier": str(q["tier"]),
+        "tier": str(page_tier), "device": str(page_device),
         "clean": jpeg_uri(fit_width(clean_d, opts.thumb_width)), "scan": jpeg_uri(fit_width(scan_d, opts.thumb_width)),
         "zoom_clean": jpeg_uri(fit_width(crop_around(clean_d, boxes, pad), opts.thumb_width), 88),
         "zoom_scan": jpeg_uri(fit_width(crop_around(scan_d, scan_boxes or boxes, pad), opts.thumb_width), 88),
@@ -197,8 +202,8 @@ def gallery_item(view: CorpusReader, t: dict[str, pd.DataFrame], qa_id: str, opt
 # ----------------------------------------------------------------- contact sheet
 
 def contact_sheet(view: CorpusReader, doc_id: str, page_no: int, seed: int, dpi: int) -> list[dict[str, Any]]:
-    """The page through all five tiers (image and enabled stages per tier); span boxes carried through each
-    tier's geometry."""
+    """The page through every capture device at all five tiers, a row per device (image and enabled stages
+    per cell); span boxes carried through each cell's geometry."""
     from degradations import degrade_page, map_boxes, sample_profile
     from renderers import rasterize
 
@@ -207,8 +212,8 @@ def contact_sheet(view: CorpusReader, doc_id: str, page_no: int, seed: int, dpi:
     rmap = view.render_map(doc_id)
     px = [list(pdf_to_px(s.bbox, dpi)) for s in rmap.spans if s.page_no == page_no]
     cells = []
-    for tier in TIERS:
-        profile = sample_profile(tier, 1, Rng(seed).fork("report", "contact", tier))
+    for device, tier in ((d, t) for d in DEVICES for t in TIERS):
+        profile = sample_profile(tier, 1, Rng(seed).fork("report", "contact", tier), device)
         page = profile.pages[0]
         out = degrade_page(image, page, seed, dpi)
         img = Image.fromarray(out.image if out.image.ndim == 3 else np.stack([out.image] * 3, axis=-1))
@@ -216,7 +221,7 @@ def contact_sheet(view: CorpusReader, doc_id: str, page_no: int, seed: int, dpi:
             quads, _ = map_boxes(np.asarray(px, dtype=float), out.transforms)
             img = draw_quads(img, [[tuple(p) for p in q] for q in np.asarray(quads).tolist()], SCAN_COLOUR,
                              width=1, fill_alpha=35)
-        cells.append({"tier": tier, "image": jpeg_uri(fit_width(img, 360), 85),
+        cells.append({"tier": tier, "device": device, "image": jpeg_uri(fit_width(img, 360), 85),
                       "stages": [s.name for s in page.stages if s.enabled]})
     return cells
 

@@ -70,9 +70,12 @@ def dither(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     (photo mode) or, with ``diffuse`` false (optional, default true), a plain threshold (text mode).
 
     The grey page is normalised to its paper level (the fax's automatic background control), toned so
-    that grey level ``threshold`` becomes 50% dots (lower: lighter output), and, unless ``fine``
-    (200x200 dpi), read at the standard 200x100 dpi: rows averaged in pairs, diffused, and doubled back
-    with nearest neighbour. Output 0/255, replicated to RGB for an RGB input."""
+    that grey level ``threshold`` becomes 50% dots (lower: lighter output; a fax's text mode is set dark,
+    so thin strokes come out bold), and, unless ``fine`` (200x200 dpi), read at the standard 200x100 dpi:
+    one scan line every ``line_px`` pixels (2 at 200 dpi, scaled to the image's dpi like every ``*_px``
+    length; 2 when a record lacks it), the rows of a line averaged, thresholded or diffused, and each line
+    repeated back with nearest neighbour (the jagged, stretched strokes of a standard-mode fax). Output
+    0/255, replicated to RGB for an RGB input."""
     h, w = img.shape[:2]
     work = np.empty((2, h, w), np.uint8)  # the working planes, in one allocation (see _error_diffuse)
     g = work[0]
@@ -85,11 +88,17 @@ def dither(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     x = np.minimum(np.arange(256, dtype=np.float64) * 255.0 / paper, 255.0)
     tone = np.where(x < t, x * 127.5 / t, 127.5 + (x - t) * 127.5 / (255.0 - t))
     cv2.LUT(g, np.clip(np.round(tone), 0, 255).astype(np.uint8), dst=g)
+    lines = h if bool(p["fine"]) else max(1, min(h, round(h / max(float(p.get("line_px", 2.0)), 1.0))))
     if not p.get("diffuse", True):  # text mode: a plain threshold, the 50% level after the tone curve
-        if not bool(p["fine"]) and h >= 2:
-            g = cv2.resize(cv2.resize(g, (w, (h + 1) // 2), interpolation=cv2.INTER_AREA), (w, h),
+        if lines < h:
+            g = cv2.resize(cv2.resize(g, (w, lines), interpolation=cv2.INTER_AREA), (w, h),
                            interpolation=cv2.INTER_NEAREST)
         bits = cv2.threshold(g, 127, 255, cv2.THRESH_BINARY)[1]
+        return cv2.cvtColor(bits, cv2.COLOR_GRAY2RGB) if img.ndim == 3 else bits
+    if lines < h and "line_px" in p:  # standard mode at the image's own line pitch
+        half = cv2.resize(g, (w, lines), interpolation=cv2.INTER_AREA)
+        _error_diffuse(half, rng.fork("phase"), half)
+        bits = cv2.resize(half, (w, h), dst=g, interpolation=cv2.INTER_NEAREST)
         return cv2.cvtColor(bits, cv2.COLOR_GRAY2RGB) if img.ndim == 3 else bits
     if bool(p["fine"]) or h < 2:
         _error_diffuse(g, rng.fork("phase"), g)

@@ -102,7 +102,8 @@ def test_markers_follow_the_full_poor_tier(seed):
     streams), so stains, folds and noise cannot pose as markers. Two photometric erasers are turned
     off: fax binarisation (under a black lid shadow it wipes markers out) and toner dropout (it fades a
     marker unevenly, which moves its visible centroid by up to ~3.5 px although the geometry is exact,
-    0.5 px with it off)."""
+    0.5 px with it off). Markup is off too: a highlighter stroke across a marker dims the half it covers in
+    the difference image (3.2 px of centroid on seed 1); its own box mapping is tested with its mask."""
     boxes = marker_grid(W, H, size=18, nx=5, ny=6, margin=60)
     profile = sample_profile("poor", 1, Rng(seed, ("doc", 0)))
     page = profile.pages[0]
@@ -110,11 +111,11 @@ def test_markers_follow_the_full_poor_tier(seed):
     for s in page.stages:
         if s.name == "contrast":
             s = s.model_copy(update={"params": {**s.params, "binarize": False}})
-        if s.name == "toner_fade":
+        if s.name in ("toner_fade", "markup"):
             s = s.model_copy(update={"enabled": False})
         stages.append(s)
     page = page.model_copy(update={"stages": stages})
-    assert sum(s.enabled for s in stages) >= 10  # of 15; toner_fade is the one forced off
+    assert sum(s.enabled for s in stages) >= 10  # of 15; toner_fade and markup are forced off
     with_markers = degrade_page(marker_page(W, H, boxes), page, seed, DPI)
     blank = degrade_page(marker_page(W, H, boxes[:0]), page, seed, DPI)
     assert len(with_markers.transforms) >= 1
@@ -126,7 +127,11 @@ def test_markers_follow_the_full_poor_tier(seed):
     # gradient, applied at the sensor's resolution, leave a halo that the half-contrast threshold does
     # not fully cancel)
     scale = next(s.params["scale"] for s in stages if s.name == "resample")
-    check_markers(with_markers.image, boxes, with_markers.transforms, found=found, min_checked=0.7,
+    # a marker the pipeline records as covered (a scribble, a highlight, a punch hole over it) has lost part
+    # of its ink to the mark, which moves its visible centroid: the occlusion record says so, geometry does not
+    clear = np.array([not with_markers.occluded_by(b) for b in boxes])
+    assert clear.mean() >= 0.8
+    check_markers(with_markers.image, boxes[clear], with_markers.transforms, found=found, min_checked=0.7,
                   box_tol=TOL + 1.0 / float(scale))
 
 

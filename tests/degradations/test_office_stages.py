@@ -20,7 +20,8 @@ MODULE = {"dither": output, "scanner_lines": sensor, "roller_marks": transport, 
           "markup": sheet_marks, "watermark": sheet_marks, "colour_shift": sensor, "double_feed": transport,
           "moire": sensor}  # each stage in the module of its physical step of capture
 DETERMINISTIC = {"double_feed"}  # no random draw: the parameters fix the ghost
-VISIBLE = {"binding_marks": {"holes": 2, "staple": True}}  # drawn parameters may switch every part off
+VISIBLE = {"binding_marks": {"holes": 2, "staple": True},  # drawn parameters may switch every part off
+           "dither": {"diffuse": True}}  # photo mode: the diffusion is what draws from the stream (text mode does not)
 
 
 def _page(color: bool = True) -> np.ndarray:

@@ -39,11 +39,25 @@ def test_profile_layout_and_streams():
     assert prof.tier == "fair" and [p.page_no for p in prof.pages] == [1, 2]
     for p in prof.pages:
         assert [s.name for s in p.stages] == list(STAGE_NAMES)
-        assert p.seed_path == ["doc", 3, "page", p.page_no, "apply"]
+        assert p.seed_path == ["doc", 3, "page", p.page_no, "flatbed", "apply"]
         for s in p.stages:
             assert bool(s.params) == s.enabled
     # pages are sampled independently: page 1 of a 1-page and of a 2-page document agree
     assert sample_profile("fair", 1, Rng(5, ("doc", 3))).pages[0] == prof.pages[0]
+
+
+def test_each_device_draws_its_own_wear_of_a_page():
+    """The stages two devices share (paper, stains, the sheet's marks) are drawn per device: the flatbed and
+    the photocopy of one page are not one damaged sheet seen twice; the same device gives the same draws."""
+    shared = ("paper", "stains", "binding_marks", "markup", "skew")
+    flat = {s.name: s for s in sample_profile("poor", 1, Rng(9, ("doc", 1)), "flatbed").pages[0].stages}
+    copy = {s.name: s for s in sample_profile("poor", 1, Rng(9, ("doc", 1)), "photocopy").pages[0].stages}
+    again = {s.name: s for s in sample_profile("poor", 1, Rng(9, ("doc", 1)), "photocopy").pages[0].stages}
+    assert copy == again
+    differ = [n for n in shared if flat[n].params and copy[n].params and flat[n].params != copy[n].params]
+    assert len(differ) >= 2, differ
+    # and the streams that apply them differ too
+    assert sample_profile("poor", 1, Rng(9, ("doc", 1)), "fax").pages[0].seed_path[-2] == "fax"
 
 
 def test_pristine_is_all_off_and_an_exact_copy():

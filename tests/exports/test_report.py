@@ -13,6 +13,7 @@ from corpus.store import open_corpus
 from corpus.views.report import ReportOptions, build_report, corpus_tables, sample_gallery
 from corpus.views.report_images import draw_boxes, draw_quads
 from flows.cli import main
+from ir.vocab import DEVICES, TIERS
 from tests.flows.crafted import XSS_ID, craft_doc_id
 
 from .chromium import check_page
@@ -56,10 +57,12 @@ def test_report_is_self_contained_with_every_section(corpus, report):
     n_gallery = tags.classes.count("qa")
     with_evidence = {a["qa_id"] for a in truth["assertions"].values() if a["evidence"]}
     assert n_gallery == min(6, len(with_evidence))
-    assert tags.classes.count("tier") == 5
-    assert len(tags.imgs) == 6 + 4 * n_gallery + 5  # charts, gallery (page, scan, 2 zooms), contact sheet
-    for tier in ("pristine", "good", "fair", "degraded", "poor"):
-        assert f"<strong>{tier}</strong>" in text
+    assert tags.classes.count("tier") == len(DEVICES) * len(TIERS)  # every device at every tier
+    # charts, gallery (page, scan, 2 zooms), contact sheet
+    assert len(tags.imgs) == 6 + 4 * n_gallery + len(DEVICES) * len(TIERS)
+    for device in DEVICES:
+        for tier in ("pristine", "good", "fair", "degraded", "poor"):
+            assert f"<strong>{device}, {tier}</strong>" in text
     s = truth["stats"]
     assert f"{s['documents']} documents, {s['pages']} pages, {s['qa_pairs']} QA pairs" in text
     for qa_type, n in s["qa_by_type"].items():
