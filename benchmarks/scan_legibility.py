@@ -32,8 +32,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from corpus.ocr import CER_THRESHOLD, cer, crop_span, read_crops
 from corpus.store import open_corpus
-from corpus.views.legibility import CER_THRESHOLD, cer, crop_span, read_crops
 from degradations import degrade_page, encode_scan, sample_profile
 from ir.files import atomic_write_text
 from ir.rng import Rng

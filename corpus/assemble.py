@@ -126,6 +126,9 @@ class CapturedPage:
     device: Device
     transforms: list
     covers: Callable[[list[float]], list[str]]
+    moved_by: tuple[str, ...] = ()
+    """The geometric stages that moved the page's content, in order (a box they carry out of the frame is lost
+    to the last of them)."""
 
 
 CONTENTS_PASSES = 4
@@ -170,7 +173,7 @@ def sample_scans(spec: CorpusSpec, index: int, rendered: RenderedDocument) -> Do
 def capture(doc: DocumentIR, pdf: bytes, dpi: int, scan_dpi: int | None = None) -> list[CapturedPage]:
     """Rasterise every page (pymupdf) at ``dpi`` for the page images and scan it with its page's capture
     device and tier at ``scan_dpi`` (the same raster where the two are equal, else a second one)."""
-    from degradations import degrade_page, encode_scan, scan_extension
+    from degradations import GEOMETRIC_STAGES, degrade_page, encode_scan, scan_extension
     from renderers import rasterize
 
     scan_dpi = dpi if scan_dpi is None else scan_dpi
@@ -184,14 +187,16 @@ def capture(doc: DocumentIR, pdf: bytes, dpi: int, scan_dpi: int | None = None) 
         tier, device = profile.page_tier(page), profile.page_device(page)
         pages.append(CapturedPage(i, png, encode_scan(degraded.image, tier, device=device),
                                   scan_extension(tier, device), tier, device, degraded.transforms,
-                                  degraded.occlusion_lookup()))
+                                  degraded.occlusion_lookup(),
+                                  tuple(s.name for s in page.stages if s.enabled and s.name in GEOMETRIC_STAGES)))
     return pages
 
 
 def map_evidence_boxes(render_map: RenderMap, pages: list[CapturedPage], scan_dpi: int
                        ) -> tuple[list[ScanBox | None], list[list[str]]]:
     """Each span's box on the scan (its stored box at the scan's resolution through the page's geometric
-    stages) and the occluding stages that cover it, by span index."""
+    stages) and the stages that hid it, by span index: the occluding stages that cover it, and the last
+    geometric stage when the box left the scan's frame (a tight crop, a shift on the platen)."""
     from degradations import map_boxes
 
     scan_boxes: list[ScanBox | None] = [None] * len(render_map.spans)
@@ -202,14 +207,19 @@ def map_evidence_boxes(render_map: RenderMap, pages: list[CapturedPage], scan_dp
             continue
         px = [pdf_to_stored_px(render_map.spans[k].bbox, scan_dpi) for k in idx]
         quads, boxes = map_boxes(px, page.transforms)
+        size = render_map.pages[page.page_no - 1]
+        w, h = size.width * scan_dpi / 72.0, size.height * scan_dpi / 72.0
         for k, q, a, b in zip(idx, quads, boxes, px, strict=True):
             scan_boxes[k] = stored_scan_box(q, a)
             occluded[k] = page.covers(b)
+            if page.moved_by and (a[0] < -1.0 or a[1] < -1.0 or a[2] > w + 1.0 or a[3] > h + 1.0):
+                occluded[k].append(page.moved_by[-1])
     return scan_boxes, occluded
 
 
 def package(spec: CorpusSpec, index: int, doc: DocumentIR, rendered: RenderedDocument,
-            pages: list[CapturedPage], qa: list[QAPair], assertions: list[Assertion]) -> BuiltDocument:
+            pages: list[CapturedPage], qa: list[QAPair], assertions: list[Assertion], reader: str | None = None
+            ) -> BuiltDocument:
     """The document's files as bytes and its record (the sha256 of each file)."""
     from degradations import scan_pdf
 
@@ -241,7 +251,8 @@ def package(spec: CorpusSpec, index: int, doc: DocumentIR, rendered: RenderedDoc
         doc_id=doc.doc_id, index=index, spec_hash=spec.spec_hash(), code_version=code_version(),
         domain=doc.domain, recipe=doc.recipe, title=doc.title, tier=profile.tier, device=profile.device,
         n_pages=len(rmap.pages), n_facts=len(doc.facts), n_spans=len(rmap.spans), n_qa=len(qa),
-        n_assertions=len(assertions), pages=page_recs, files={k: sha256_bytes(v) for k, v in sorted(files.items())})
+        n_assertions=len(assertions), pages=page_recs, files={k: sha256_bytes(v) for k, v in sorted(files.items())},
+        ocr=reader)
     return BuiltDocument(doc=doc, files=files, record=record)
 
 
@@ -256,4 +267,22 @@ def build_document(spec: CorpusSpec, index: int, layout_chooser: Callable[[Docum
     scan_boxes, occluded = map_evidence_boxes(rendered.render_map, pages, spec.scan_dpi)
     evidence = build_evidence(rendered.render_map, dpi=spec.dpi, scan_boxes=scan_boxes, occluded_by=occluded)
     qa, assertions = derive_qa(doc, rendered.render_map, evidence, qa_per_page=spec.qa_per_page)
-    return package(spec, index, doc, rendered, pages, qa, assertions)
+    reader = read_scans(doc, pages, qa, assertions)
+    return package(spec, index, doc, rendered, pages, qa, assertions, reader)
+
+
+def read_scans(doc: DocumentIR, pages: list[CapturedPage], qa: list[QAPair], assertions: list[Assertion]
+               ) -> str | None:
+    """Read every evidence span on its scan file (Tesseract) and record it on the records: each span's
+    ``scan_cer`` and each QA pair's ``answerable_from_scan``, so no scan erases an answer silently. Returns
+    the reader (``tesseract 5.3.0``), or None where Tesseract is not installed (the fields stay None; the
+    run says so)."""
+    from .ocr import mark_answerable, read_evidence, tesseract_version
+
+    version = tesseract_version()
+    if version is None:
+        return None
+    rotation = {b.id: b.rotation for _, b in doc.blocks() if b.type == "annotation"}
+    read = read_evidence({p.page_no: p.scan for p in pages}, assertions, rotation)
+    mark_answerable(qa, assertions, read)
+    return version

@@ -11,9 +11,12 @@ import os
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
+
+from ir.qa_models import Assertion, Evidence, QAPair
 
 from .store import CorpusError
 
@@ -66,3 +69,189 @@ def ocr_lines(images: list[np.ndarray], psm: int = 7) -> list[str]:
     if len(readings) != len(images):
         raise OCRError(f"tesseract returned {len(readings)} readings for {len(images)} images")
     return [r.strip() for r in readings]
+
+
+CER_THRESHOLD = 0.10
+"""A span is legible when Tesseract's reading of it differs from the drawn text in at most 10 % of its
+characters (one slip in a ten-character amount)."""
+MARGIN = 0.15
+"""Crop margin on every side, as a share of the line height (more takes in the neighbouring lines)."""
+TEXT_HEIGHT_PX = 40
+"""Line height the crop is scaled to (Tesseract reads best around 30-40 px capital height)."""
+PAD_PX = 10
+READINGS: tuple[tuple[str, int], ...] = (("crop", 7), ("crop", 8), ("wide", 7), ("binary", 7))
+"""How a span is read, in order: the crop as one line (``--psm 7``), as one word (``--psm 8``), with a wide
+white border, Otsu-binarised. A span is read the next way only while no reading so far is legible, and the
+best reading counts: Tesseract drops short cells ("1", "35") or a decimal point in one setting and reads them
+in another, which says more about Tesseract than about the scan."""
+
+
+# ----------------------------------------------------------------- reading evidence spans
+
+def normalise(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
+def levenshtein(a: str, b: str) -> int:
+    """Edit distance (insertions, deletions, substitutions), one row at a time."""
+    if len(a) < len(b):
+        a, b = b, a
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        cur = [i]
+        for j, cb in enumerate(b, start=1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb)))
+        prev = cur
+    return prev[-1]
+
+
+def _trim_edges(reading: str, reference: str) -> str:
+    """The reading without the marks a crop's edges add: punctuation at either end that the drawn text
+    does not have there (a table rule read as "|", a checkbox as "[", a speck as ".")."""
+    start, end = 0, len(reading)
+    while start < end and not reading[start].isalnum() and not reference.startswith(reading[start:end][:1]):
+        start += 1
+    while end > start and not reading[end - 1].isalnum() and not reference.endswith(reading[end - 1]):
+        end -= 1
+    return reading[start:end].strip()
+
+
+def cer(reference: str, reading: str) -> float:
+    """Character error rate of ``reading`` against ``reference`` (normalised; 1.0 caps an empty reading)."""
+    ref = normalise(reference)
+    hyp = _trim_edges(normalise(reading), ref)
+    if not ref:
+        return 0.0 if not hyp else 1.0
+    return round(min(levenshtein(ref, hyp) / len(ref), 1.0), 4)
+
+
+# ----------------------------------------------------------------- crops and OCR
+
+def _text_quad(q: np.ndarray, rotation: float) -> np.ndarray:
+    """The quad of a line drawn at ``rotation`` degrees (counter-clockwise) inside the box ``q`` that hulls it.
+
+    A rotated line of width w and height h has a hull of W = w cos + h sin, H = w sin + h cos; solved for
+    w and h, the line's own corners follow from the hull's centre and the two directions."""
+    t = np.radians(rotation)
+    c, s = abs(np.cos(t)), abs(np.sin(t))
+    det = c * c - s * s
+    if abs(rotation) < 0.5 or det < 0.3:  # upright, or too steep to separate the line from its hull
+        return q
+    u0, v0 = q[1] - q[0], q[0] - q[3]
+    big_w, big_h = float(np.linalg.norm(u0)), float(np.linalg.norm(v0))
+    u0, v0 = u0 / max(big_w, 1e-6), v0 / max(big_h, 1e-6)
+    w = max((c * big_w - s * big_h) / det, 1.0)
+    h = max((c * big_h - s * big_w) / det, 1.0)
+    u = np.cos(t) * u0 + np.sin(t) * v0  # along the line
+    v = -np.sin(t) * u0 + np.cos(t) * v0  # towards the top of its letters
+    centre = q.mean(axis=0)
+    return np.array([centre - u * w / 2 + v * h / 2, centre + u * w / 2 + v * h / 2,
+                     centre + u * w / 2 - v * h / 2, centre - u * w / 2 - v * h / 2], np.float32)
+
+
+def crop_span(scan: np.ndarray, ev: Evidence, rotation: float = 0.0) -> np.ndarray:
+    """The span cut out of the scan (grayscale), upright, at ``TEXT_HEIGHT_PX`` line height, padded white.
+
+    ``rotation``: the angle the span was drawn at (a stamp's), its box being the hull of the rotated line."""
+    import cv2
+
+    if ev.scan_quad is not None:
+        q = np.array(ev.scan_quad, np.float32)
+    elif ev.scan_bbox is not None:
+        x0, y0, x1, y1 = ev.scan_bbox
+        q = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+    else:
+        raise ValueError(f"evidence of {ev.fact_id} has no box on the scan")
+    q = _text_quad(q, rotation).astype(np.float32)
+    h = max((np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2, 1.0)
+    w = max((np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2, 1.0)
+    k, m = TEXT_HEIGHT_PX / h, MARGIN * h
+    dst = np.array([[m, m], [w + m, m], [w + m, h + m], [m, h + m]], np.float32) * k
+    size = (max(1, round((w + 2 * m) * k)), max(1, round((h + 2 * m) * k)))
+    warp = cv2.getPerspectiveTransform(q, dst)
+    out = cv2.warpPerspective(scan, warp, size, flags=cv2.INTER_CUBIC, borderMode=cv2.BORDER_CONSTANT,
+                              borderValue=255)
+    return cv2.copyMakeBorder(out, PAD_PX, PAD_PX, PAD_PX, PAD_PX, cv2.BORDER_CONSTANT, value=255)
+
+
+def _variant(crop: np.ndarray, variant: str) -> np.ndarray:
+    import cv2
+
+    if variant == "wide":
+        return cv2.copyMakeBorder(crop, PAD_PX, PAD_PX, 6 * PAD_PX, 6 * PAD_PX, cv2.BORDER_CONSTANT, value=255)
+    if variant == "binary":
+        return cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+    return crop
+
+
+def read_crops(crops: list[np.ndarray], texts: list[str]) -> list[str]:
+    """Tesseract's best reading of each crop against the text drawn there, the ways of ``READINGS`` in turn
+    (a crop is read the next way only while no reading so far is legible)."""
+    best: list[str | None] = [None] * len(crops)
+    for variant, psm in READINGS:
+        todo = [i for i, b in enumerate(best) if b is None or cer(texts[i], b) > CER_THRESHOLD]
+        if not todo:
+            break
+        for i, text in zip(todo, ocr_lines([_variant(crops[i], variant) for i in todo], psm=psm), strict=True):
+            if best[i] is None or cer(texts[i], text) < cer(texts[i], best[i]):
+                best[i] = text
+    return [b or "" for b in best]
+
+
+# ----------------------------------------------------------------- the evidence of a document
+
+UNREADABLE_CER = 0.5
+"""A span whose best reading differs from the drawn text in more than half its characters is gone from the
+scan for a reader: a QA pair resting on it is not answerable from the scan (``QAPair.answerable_from_scan``)."""
+
+
+def spans_of(a: Assertion) -> list[Evidence]:
+    """Every evidence span an assertion rests on (its own and its derivation's operands'), once each."""
+    spans = list(a.evidence)
+    if a.derivation is not None:
+        for op in a.derivation.operands:
+            spans += [e for e in op.evidence if e not in spans]
+    return spans
+
+
+def span_key(e: Evidence) -> tuple:
+    return e.page_no, tuple(e.bbox_pdf), e.text
+
+
+def read_evidence(scans: Mapping[int, bytes], assertions: Sequence[Assertion], rotation: Mapping[str, float]
+                  ) -> dict[tuple, tuple[str, float]]:
+    """Tesseract's best reading of every evidence span of ``assertions`` on its page's scan file (the encoded
+    bytes, decoded as a reader of the corpus decodes them) and its CER, by ``span_key``. ``rotation``: the
+    angle a block's spans were drawn at (stamps), by block id. One ``tesseract`` process per reading pass."""
+    import cv2
+
+    spans: dict[tuple, Evidence] = {}
+    for a in assertions:
+        for e in spans_of(a):
+            spans.setdefault(span_key(e), e)
+    if not spans:
+        return {}
+    images: dict[int, np.ndarray] = {}
+    crops = []
+    for (page_no, _, _), e in spans.items():
+        if page_no not in images:
+            if page_no not in scans:
+                raise OCRError(f"no scan of page {page_no} to read")
+            images[page_no] = cv2.imdecode(np.frombuffer(scans[page_no], np.uint8), cv2.IMREAD_GRAYSCALE)
+        crops.append(crop_span(images[page_no], e, rotation.get(e.block_id, 0.0)))
+    keys = list(spans)
+    readings = read_crops(crops, [k[2] for k in keys])
+    return {k: (r, cer(k[2], r)) for k, r in zip(keys, readings, strict=True)}
+
+
+def mark_answerable(qa: Sequence[QAPair], assertions: Sequence[Assertion], read: Mapping[tuple, tuple[str, float]]
+                    ) -> None:
+    """Record the readings on the records, in place: each evidence span's ``scan_cer``, and each QA pair's
+    ``answerable_from_scan`` (every span of every assertion of the pair at most ``UNREADABLE_CER``)."""
+    worst: dict[str, float] = {}
+    for a in assertions:
+        for e in spans_of(a):
+            e.scan_cer = read[span_key(e)][1]
+            worst[a.qa_id] = max(worst.get(a.qa_id, 0.0), e.scan_cer)
+    for q in qa:
+        q.answerable_from_scan = worst.get(q.id, 0.0) <= UNREADABLE_CER

@@ -17,6 +17,7 @@ def reproduce_corpus(corpus_dir: str | os.PathLike[str], sample: int | None = No
     if manifest.code_version != code_version():
         raise CorpusError(f"corpus was made by code {manifest.code_version}, this is {code_version()}; "
                           "bytes are only reproducible with the same code version")
+    _same_reader(corpus_dir, manifest)
     indices = list(range(manifest.spec.n_docs))
     if sample is not None and sample < len(indices):
         from ir import Rng
@@ -38,3 +39,18 @@ def reproduce_corpus(corpus_dir: str | os.PathLike[str], sample: int | None = No
         for rel in sorted(expected - set(built.files)):
             diffs.append(f"{rel}: in the manifest but not regenerated")
     return checked, diffs
+
+
+def _same_reader(corpus_dir: str | os.PathLike[str], manifest) -> None:
+    """The readings of the evidence on the scans are in the records, so the bytes come back only with the same
+    reader (Tesseract and its version) or, for a corpus made without one, with none."""
+    from .ocr import tesseract_version
+    from .store import open_corpus
+
+    reader = open_corpus(corpus_dir)
+    made = {reader.record(d).ocr for d in reader.doc_ids}
+    here = tesseract_version()
+    if made and made != {here}:
+        name = ", ".join(sorted(m or "no reader" for m in made))
+        raise CorpusError(f"the corpus's scans were read by {name}; here there is {here or 'no tesseract'}: "
+                          "its QA records (answerable_from_scan) are only reproducible with the same reader")

@@ -194,6 +194,8 @@ class DocRecord(Model):
     n_assertions: int
     pages: list[PageRecord]
     files: dict[str, str] = Field(description="path relative to the corpus dir -> sha256")
+    ocr: str | None = Field(default=None, description="the reader of the evidence on the scans (``tesseract 5.3.0``); "
+                            "None: not read. The readings are in the records, so a reproduction needs the same reader")
 
 
 class CorpusManifest(Model):

@@ -57,7 +57,7 @@ def qa_row(q: QAPair) -> dict[str, Any]:
         "accepted_answers": json.dumps(q.accepted_answers, ensure_ascii=False), "qa_type": q.qa_type,
         "element_type": q.element_type, "difficulty": q.difficulty,
         "page_nos": json.dumps(q.page_nos), "fact_ids": json.dumps(q.fact_ids),
-        "assertion_ids": json.dumps(q.assertion_ids),
+        "assertion_ids": json.dumps(q.assertion_ids), "answerable_from_scan": q.answerable_from_scan,
     }
 
 
@@ -74,7 +74,7 @@ def assertion_row(a: Assertion) -> dict[str, Any]:
 
 QA_COLUMNS = [
     "qa_id", "doc_id", "question", "answer_text", "answer_kind", "answer_json", "accepted_answers", "qa_type",
-    "element_type", "difficulty", "page_nos", "fact_ids", "assertion_ids"]
+    "element_type", "difficulty", "page_nos", "fact_ids", "assertion_ids", "answerable_from_scan"]
 ASSERTION_COLUMNS = ["assertion_id", "qa_id", "doc_id", "claim", "value_kind", "value_json", "fact_ids",
                      "page_nos", "evidence_json", "derivation_json"]
 DOC_COLUMNS = ["doc_id", "index", "domain", "recipe", "title", "tier", "n_pages", "n_facts", "n_spans", "n_qa",

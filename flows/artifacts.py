@@ -57,7 +57,25 @@ def publish_corpus_artifacts(out: str, manifest: CorpusManifest) -> None:
           f"- documents: `{root / DOCS_DIR}`", "",
           "Check it with `synthdocqa verify` and rebuild it bit for bit with `synthdocqa reproduce`."]
     create_markdown_artifact(key="corpus-summary", markdown="\n".join(md), description="generate-corpus run")
+    write_legibility_tables(out)  # before the report, which shows them
     publish_report_artifact(out, manifest)  # <out>/report.html + a markdown artifact with its key figures
+
+
+def write_legibility_tables(out: str | os.PathLike[str]) -> dict | None:
+    """The legibility tables from the readings generation recorded on the evidence (no OCR here), so every
+    corpus carries them. A view: a failure is logged, not raised; a corpus whose scans were not read (no
+    Tesseract where it was generated) says so."""
+    from prefect import get_run_logger
+
+    from corpus.views.legibility import LegibilityError, measure_legibility
+
+    try:
+        return measure_legibility(out, fresh=False)
+    except LegibilityError as err:
+        get_run_logger().warning(f"legibility tables not written: {err}")
+    except Exception as err:  # noqa: BLE001 - the corpus is written; a view failure must not fail the run
+        get_run_logger().warning(f"legibility tables not written: {err.__class__.__name__}: {err}")
+    return None
 
 
 def publish_report_artifact(out: str | os.PathLike[str], manifest: Any) -> str | None:

@@ -183,6 +183,12 @@ def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1
                     return done.stats
             from prefect.settings import PREFECT_API_URL
 
+            from corpus.ocr import tesseract_version
+
+            if tesseract_version() is None:  # said, not silent: the records will not say what the scans lost
+                enter_phase("tesseract is not installed: the evidence is not read on the scans, so no QA pair is "
+                            "marked answerable_from_scan (Debian/Ubuntu: apt-get install tesseract-ocr)",
+                            "no tesseract")
             if early is None:
                 early = start_early(spec, out, len(doc_indices(spec, only)), workers, runner,
                                     api_configured=bool(PREFECT_API_URL.value()), skip_if_complete=False)

@@ -24,7 +24,10 @@ class Evidence(Model):
     scan_quad: Quad | None = Field(default=None, description="quad on the scan image after geometric stages")
     scan_bbox: Box | None = None
     occluded_by: list[str] = Field(default_factory=list, description="scan stages whose marks (punch holes, "
-                                   "staples, handwriting, highlighter, watermark) cover part of the box on the scan")
+                                   "staples, handwriting, highlighter, watermark) cover part of the box on the scan, "
+                                   "and the geometric stages that moved part of it out of the scan's frame")
+    scan_cer: float | None = Field(default=None, ge=0.0, le=1.0, description="character error rate of Tesseract's "
+                                   "reading of the span cut out of the scan file (None: the scan was not read)")
 
 
 class StringAnswer(Model):
@@ -101,3 +104,7 @@ class QAPair(Model):
     page_nos: list[int] = Field(default_factory=list)
     fact_ids: list[str] = Field(default_factory=list)
     assertion_ids: list[str] = Field(default_factory=list)
+    answerable_from_scan: bool | None = Field(default=None, description="every evidence span of the pair reads on "
+                                              "the scan file with a CER of at most 0.5 (Tesseract, "
+                                              "``corpus.ocr.UNREADABLE_CER``); true when it has no evidence to read; "
+                                              "None: the scans were not read (no Tesseract where it was generated)")

@@ -107,7 +107,10 @@ def legibility_by_tier(view: CorpusReader) -> pd.DataFrame | None:
     df = pd.DataFrame(rows).set_index("tier")
     df["legible %"] = (100 * df["share"]).round(1)
     df["QA legible %"] = (100 * df["qa_share"]).round(1)
-    return df[["assertions", "legible", "legible %", "qa", "qa_legible", "QA legible %", "mean_cer"]].rename(
+    df["not answerable from scan"] = df["qa"] - df["qa_answerable"]
+    df["QA answerable from scan %"] = (100 * df["qa_answerable_share"]).round(1)
+    return df[["assertions", "legible", "legible %", "qa", "qa_legible", "QA legible %", "mean_cer",
+               "not answerable from scan", "QA answerable from scan %"]].rename(
         columns={"qa": "QA", "qa_legible": "QA legible", "mean_cer": "mean CER"})
 
 
@@ -191,12 +194,20 @@ def gallery_item(view: CorpusReader, t: dict[str, pd.DataFrame], qa_id: str, opt
         "doc_id": q["doc_id"], "page_no": page_no, "other_pages": sorted({e["page_no"] for e in ev} - {page_no}),
         "qa_type": q["qa_type"], "element_type": q["element_type"], "difficulty": q["difficulty"],
         "tier": str(page_tier), "device": str(page_device),
+        "answerable_from_scan": _flag(q.get("answerable_from_scan")),
         "clean": jpeg_uri(fit_width(clean_d, opts.thumb_width)), "scan": jpeg_uri(fit_width(scan_d, opts.thumb_width)),
         "zoom_clean": jpeg_uri(fit_width(crop_around(clean_d, boxes, pad), opts.thumb_width), 88),
         "zoom_scan": jpeg_uri(fit_width(crop_around(scan_d, scan_boxes or boxes, pad), opts.thumb_width), 88),
         "claims": t["assertions"].loc[t["assertions"]["qa_id"] == qa_id, "claim"].tolist(),
         "evidence": ev[:8], "n_evidence": len(ev),
     }
+
+
+def _flag(v: Any) -> bool | None:
+    """A nullable boolean column's cell as True, False or None (a parquet null comes back as None or NaN)."""
+    if v is None or (isinstance(v, float) and np.isnan(v)):
+        return None
+    return bool(v)
 
 
 # ----------------------------------------------------------------- contact sheet
@@ -247,6 +258,7 @@ img{max-width:100%;display:block}.charts{display:grid;grid-template-columns:repe
 .charts img{background:#fff;border:1px solid var(--line);border-radius:6px;padding:4px}
 .qa{background:#fff;border:1px solid var(--line);border-radius:6px;padding:12px 16px;margin:14px 0}
 .qa h3{margin:0 0 4px;font-size:15px}.answer{margin:2px 0}.meta,.muted{color:var(--muted);font-size:12px}
+.flag{margin:2px 0;padding:2px 6px;background:#fdecea;color:#8a1c12;border-left:3px solid #c0392b;font-size:12px}
 .pair{display:grid;grid-template-columns:1fr 1fr 1fr;gap:10px;align-items:start}
 figure{margin:0}figcaption{font-size:12px;color:var(--muted);margin-top:3px}
 .pair img{border:1px solid var(--line)}.zoom img{margin-bottom:6px}

@@ -9,20 +9,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from corpus.ocr import CER_THRESHOLD, _text_quad, cer, crop_span, levenshtein, ocr_lines
 from corpus.store import DOCUMENTS_TABLE, LEGIBILITY_QA_TABLE, LEGIBILITY_TABLE, MANIFEST, open_corpus
 from corpus.verify import verify_corpus
 from corpus.views.legibility import (
     ASSERTION_COLUMNS,
-    CER_THRESHOLD,
     QA_COLUMNS,
     LegibilityError,
-    _text_quad,
-    cer,
-    crop_span,
-    levenshtein,
     load_legibility,
     measure_legibility,
-    ocr_lines,
 )
 from flows.cli import main
 from ir.qa_models import Evidence
@@ -156,8 +151,9 @@ def test_report_shows_legibility_per_tier(measured, tmp_path):
 def test_command(corpus_copy, capsys):
     assert main(["legibility", str(corpus_copy), "--quiet"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0].split()[:2] == ["tier", "assertions"] and {x.split()[0] for x in out[1:-1]} <= set(TIERS)
-    assert LEGIBILITY_TABLE in out[-1] and (corpus_copy / LEGIBILITY_QA_TABLE).is_file()
+    assert out[0].split()[:2] == ["tier", "assertions"] and {x.split()[0] for x in out[1:-2]} <= set(TIERS)
+    assert LEGIBILITY_TABLE in out[-2] and (corpus_copy / LEGIBILITY_QA_TABLE).is_file()
+    assert out[-1].startswith("answerable from the scan: ")
     assert main(["legibility", str(corpus_copy), "--quiet", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["cer_threshold"] == CER_THRESHOLD
     assert main(["legibility", str(corpus_copy / "missing")]) == 2

@@ -77,6 +77,7 @@ def query_entry(q: QAPair, asr: dict[str, Assertion], elements: dict[str, str],
         "difficulty": q.difficulty,
         "page_nos": list(q.page_nos),
         "fact_ids": list(q.fact_ids),
+        "answerable_from_scan": q.answerable_from_scan,
         "assertion_details": [{
             "id": a.id, "claim": a.claim, "value": a.value.model_dump(mode="json"), "fact_ids": list(a.fact_ids),
             "evidence": _evidence(a),

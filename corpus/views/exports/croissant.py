@@ -92,7 +92,9 @@ RECORD_SETS: list[tuple[str, str, str, str, list[tuple[str, str, str]]]] = [
         ("difficulty", "sc:Text", "easy, medium or hard"),
         ("page_nos", "sc:Text", "JSON list of 1-based pages holding the evidence"),
         ("fact_ids", "sc:Text", "JSON list of the facts the answer rests on"),
-        ("assertion_ids", "sc:Text", "JSON list of the assertions behind the answer")]),
+        ("assertion_ids", "sc:Text", "JSON list of the assertions behind the answer"),
+        ("answerable_from_scan", "sc:Boolean", "every evidence span reads on the scan file (Tesseract CER <= 0.5); "
+         "false: a scan stage erased or hid it, answer from the PDF only; empty: the scans were not read")]),
     (ASSERTIONS_TABLE, "assertions", "Atomic claims behind each answer with evidence boxes.", "assertion_id", [
         ("assertion_id", "sc:Text", "unique id"),
         ("qa_id", "sc:Text", "QA pair the claim belongs to"),

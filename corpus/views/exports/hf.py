@@ -50,7 +50,8 @@ SCHEMAS: dict[str, dict[str, Any]] = {
     "qa": {"qa_id": "string", "doc_id": "string", "question": "string", "answer_text": "string", "answer": VALUE,
            "answer_json": "string", "accepted_answers": ("seq", "string"), "qa_type": "string",
            "element_type": "string", "difficulty": "string", "page_nos": ("seq", "int32"),
-           "fact_ids": ("seq", "string"), "assertion_ids": ("seq", "string"), "evidence": ("list", EVIDENCE)},
+           "fact_ids": ("seq", "string"), "assertion_ids": ("seq", "string"), "answerable_from_scan": "bool",
+           "evidence": ("list", EVIDENCE)},
     "assertions": {"assertion_id": "string", "qa_id": "string", "doc_id": "string", "claim": "string",
                    "value": VALUE, "value_json": "string", "fact_ids": ("seq", "string"),
                    "page_nos": ("seq", "int32"), "evidence": ("list", EVIDENCE), "derivation_op": "string",
@@ -146,7 +147,7 @@ def qa_row(q: QAPair, asr: dict[str, Assertion]) -> dict[str, Any]:
             "answer": value_struct(q.answer), "answer_json": q.answer.model_dump_json(),
             "accepted_answers": list(q.accepted_answers), "qa_type": q.qa_type, "element_type": q.element_type,
             "difficulty": q.difficulty, "page_nos": list(q.page_nos), "fact_ids": list(q.fact_ids),
-            "assertion_ids": list(q.assertion_ids), "evidence": ev}
+            "assertion_ids": list(q.assertion_ids), "answerable_from_scan": q.answerable_from_scan, "evidence": ev}
 
 
 def assertion_row(a: Assertion) -> dict[str, Any]:

@@ -1,0 +1,80 @@
+"""No silent erasure: generation reads every evidence span on its scan file, records the reading on the
+evidence (``scan_cer``) and marks each QA pair ``answerable_from_scan``; ``synthdocqa legibility --check``
+fails on a pair marked answerable whose evidence does not read (shown on a planted reading); a box carried
+out of the scan's frame names the stage that lost it."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import corpus.views.legibility as legibility
+from corpus.assemble import CapturedPage, build_document, map_evidence_boxes
+from corpus.ocr import UNREADABLE_CER, spans_of, tesseract_version
+from corpus.store import DocFiles, open_corpus
+from degradations import Homography
+from flows.cli import main
+from ir.rendermap import RenderedPage, RenderMap, SpanBox
+
+from .conftest import tiny_spec
+
+needs_tesseract = pytest.mark.needs("tesseract")
+
+
+@needs_tesseract
+def test_generation_marks_every_pair_from_its_spans_readings(tiny_corpus):
+    reader = open_corpus(tiny_corpus)
+    n_false = 0
+    for doc_id in reader.doc_ids:
+        assert reader.record(doc_id).ocr == tesseract_version()
+        by_qa: dict[str, list[float]] = {}
+        for a in reader.assertions(doc_id):
+            for e in spans_of(a):
+                assert e.scan_cer is not None and 0.0 <= e.scan_cer <= 1.0
+                by_qa.setdefault(a.qa_id, []).append(e.scan_cer)
+        for q in reader.qa(doc_id):
+            assert q.answerable_from_scan is (max(by_qa.get(q.id, [0.0])) <= UNREADABLE_CER)
+            n_false += q.answerable_from_scan is False
+    assert n_false >= 1  # the tiny corpus's poor pages lose some evidence, and the records say so
+
+
+@needs_tesseract
+def test_the_check_passes_on_a_corpus_and_fails_on_a_planted_unreadable_span(corpus_copy, monkeypatch, capsys):
+    assert main(["legibility", str(corpus_copy), "--check", "--quiet"]) == 0
+    assert "0 marked answerable with a span read at CER > 0.5" in capsys.readouterr().out
+    reader = open_corpus(corpus_copy)
+    doc_id = reader.doc_ids[0]
+    victim = next(q for q in reader.qa(doc_id) if q.answerable_from_scan and q.assertion_ids
+                  and any(spans_of(a) for a in reader.assertions(doc_id) if a.qa_id == q.id))
+    lost = {(e.page_no, tuple(e.bbox_pdf), e.text) for a in reader.assertions(doc_id) if a.qa_id == victim.id
+            for e in spans_of(a)}
+    real = legibility.read_evidence
+
+    def misread(scans, assertions, rotation):  # the planted error: the victim's spans no longer read
+        return {k: (("", 1.0) if k in lost else v) for k, v in real(scans, assertions, rotation).items()}
+
+    monkeypatch.setattr(legibility, "read_evidence", misread)
+    assert main(["legibility", str(corpus_copy), "--check", "--quiet"]) == 1
+    out = capsys.readouterr().out
+    assert victim.id in out and "check FAILED" in out
+
+
+def test_a_box_carried_out_of_the_frame_names_the_stage_that_lost_it():
+    page = RenderedPage(page_no=1, width=72.0, height=72.0)
+    spans = [SpanBox(fact_ids=["f1"], block_id="b", page_no=1, bbox=[5.0, 5.0, 20.0, 12.0], text="left"),
+             SpanBox(fact_ids=["f2"], block_id="b", page_no=1, bbox=[50.0, 5.0, 65.0, 12.0], text="right")]
+    rmap = RenderMap(doc_id="d", pages=[page], spans=spans)
+    shift = Homography(np.array([[1.0, 0.0, 40.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]))  # 40 px to the right
+    captured = CapturedPage(1, b"", b"", ".png", "poor", "phone", [shift], lambda box: [], ("skew", "page_frame"))
+    _, hidden = map_evidence_boxes(rmap, [captured], 72)
+    assert hidden == [[], ["page_frame"]]  # the left span moved within the frame; the right one out of it
+
+
+def test_without_tesseract_nothing_is_marked_and_the_record_says_so(monkeypatch):
+    import corpus.ocr
+
+    monkeypatch.setattr(corpus.ocr, "tesseract_version", lambda: None)
+    built = build_document(tiny_spec(seed=5, n_docs=1), 0)
+    assert built.record.ocr is None
+    qa = [line for line in built.files[DocFiles(built.doc.doc_id).qa].decode().splitlines() if line]
+    assert qa and all('"answerable_from_scan":null' in line for line in qa)
