@@ -129,6 +129,8 @@ class CapturedPage:
     moved_by: tuple[str, ...] = ()
     """The geometric stages that moved the page's content, in order (a box they carry out of the frame is lost
     to the last of them)."""
+    covers_on_scan: Callable[[list[float]], list[str]] = lambda box: []
+    """A box on the scan -> the stages that drew over it there (a fax header, lines lost in transmission)."""
 
 
 CONTENTS_PASSES = 4
@@ -188,7 +190,8 @@ def capture(doc: DocumentIR, pdf: bytes, dpi: int, scan_dpi: int | None = None) 
         pages.append(CapturedPage(i, png, encode_scan(degraded.image, tier, device=device),
                                   scan_extension(tier, device), tier, device, degraded.transforms,
                                   degraded.occlusion_lookup(),
-                                  tuple(s.name for s in page.stages if s.enabled and s.name in GEOMETRIC_STAGES)))
+                                  tuple(s.name for s in page.stages if s.enabled and s.name in GEOMETRIC_STAGES),
+                                  degraded.overdrawn_lookup()))
     return pages
 
 
@@ -211,7 +214,7 @@ def map_evidence_boxes(render_map: RenderMap, pages: list[CapturedPage], scan_dp
         w, h = size.width * scan_dpi / 72.0, size.height * scan_dpi / 72.0
         for k, q, a, b in zip(idx, quads, boxes, px, strict=True):
             scan_boxes[k] = stored_scan_box(q, a)
-            occluded[k] = page.covers(b)
+            occluded[k] = page.covers(b) + page.covers_on_scan(list(a))
             if page.moved_by and (a[0] < -1.0 or a[1] < -1.0 or a[2] > w + 1.0 or a[3] > h + 1.0):
                 occluded[k].append(page.moved_by[-1])
     return scan_boxes, occluded

@@ -130,9 +130,24 @@ PHOTOCOPY: dict[str, dict[str, dict[str, Any]]] = {
 speckle, the lid's black border and shadow, no paper-coloured light."""
 
 
+_HEADER = {"p": 0.9, "params": {
+    "year": {"int": [2019, 2026]}, "day": {"int": [0, 364]}, "minute": {"int": [420, 1200]},
+    "sender": {"choice": ["HEAD OFFICE", "ACCOUNTS DEPT", "FINANCE", "RECEPTION", "LEGAL", "PROCUREMENT",
+                          "BRANCH 02", "FRONT DESK"]},
+    "country": {"choice": [1, 33, 44, 49, 61, 353]}, "number": {"int": [1000000000, 9999999999]},
+    "indent": [0.02, 0.06], "height_px": [24.0, 30.0]}}
+"""The sending machine's header line (its TTI): most faxes carry one; ``page`` and ``pages`` are set per page."""
+
+
+def _errors(p: float, n: list[int], height: list[float]) -> dict[str, Any]:
+    return {"p": p, "params": {"n_errors": {"int": n}, "height_px": height, "density": [0.05, 0.2]}}
+
+
 def _fax(threshold: list[int], fine: float, diffuse: float, lines: dict[str, Any], skew: float, sp: list[float],
-         resample: dict[str, Any] | None = None) -> dict[str, Any]:
+         resample: dict[str, Any] | None = None, errors: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
+        "fax_header": _HEADER,
+        "line_errors": errors or _OFF,
         "dither": {"p": 1.0, "params": {"threshold": threshold, "fine": {"p": fine}, "diffuse": {"p": diffuse},
                                         "line_px": 2.0}},
         "scanner_lines": {"p": 0.5, "params": lines},
@@ -147,12 +162,16 @@ def _fax(threshold: list[int], fine: float, diffuse: float, lines: dict[str, Any
 
 
 FAX: dict[str, dict[str, dict[str, Any]]] = {
-    "good": _fax([180, 195], 1.0, 0.0, _lines([0, 1], [0.4, 0.7]), 0.6, [0.0, 0.00002]),
-    "fair": _fax([175, 190], 0.5, 0.0, _lines([1, 2], [0.5, 0.8]), 1.2, [0.00002, 0.00005]),
+    "good": _fax([180, 195], 1.0, 0.0, _lines([0, 1], [0.4, 0.7]), 0.6, [0.0, 0.00002],
+                 errors=_errors(0.05, [1, 1], [2.0, 4.0])),
+    "fair": _fax([175, 190], 0.5, 0.0, _lines([1, 2], [0.5, 0.8]), 1.2, [0.00002, 0.00005],
+                 errors=_errors(0.2, [1, 2], [2.0, 6.0])),
     "degraded": _fax([172, 188], 0.3, 0.0, _lines([1, 3], [0.6, 0.9]), 2.0, [0.00005, 0.0001],
-                     {"p": 1.0, "params": {"scale": [0.94, 0.97], "mode": {"choice": ["nearest"]}}}),
+                     {"p": 1.0, "params": {"scale": [0.94, 0.97], "mode": {"choice": ["nearest"]}}},
+                     _errors(0.4, [1, 3], [3.0, 8.0])),
     "poor": _fax([168, 184], 0.0, 0.1, _lines([2, 4], [0.7, 1.0]), 3.0, [0.0001, 0.0002],
-                 {"p": 1.0, "params": {"scale": [0.9, 0.94], "mode": {"choice": ["nearest"]}}}),
+                 {"p": 1.0, "params": {"scale": [0.9, 0.94], "mode": {"choice": ["nearest"]}}},
+                 _errors(0.6, [2, 4], [3.0, 10.0])),
 }
 """Text mode (a threshold) at fine (200x200) then standard (200x100) resolution from a scan of falling
 resolution, photo mode (error diffusion) for the poor ones; no paper colour, no JPEG."""

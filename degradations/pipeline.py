@@ -12,7 +12,7 @@ import numpy as np
 
 from ir.perturbation import PageDegradation, StageParams
 from ir.rng import Rng
-from ir.vocab import OCCLUDING_STAGES
+from ir.vocab import OCCLUDING_STAGES, OVERDRAWING_STAGES
 
 from .geometry import Homography, Transform, map_box, map_boxes
 from .stages import STAGES, GeometricStage, Plan, ResolutionStage, Stage, get_stage, reading_params, render
@@ -33,6 +33,9 @@ class DegradedPage:
     image: np.ndarray
     transforms: list[Transform] = field(default_factory=list)
     occlusion: dict[str, np.ndarray] = field(default_factory=dict)
+    overdrawn: dict[str, np.ndarray] = field(default_factory=dict)
+    """Where each overdrawing stage (``ir.vocab.OVERDRAWING_STAGES``: a fax header, lost lines) drew: a mask
+    of the pixels it changed, in the scan's own frame (after every geometric stage) at the working resolution."""
 
     def occluded_by(self, bbox_page_px: Sequence[float]) -> list[str]:
         """The occluding stages whose marks cover at least ``OCCLUSION_SHARE`` of a page-pixel box."""
@@ -41,6 +44,11 @@ class DegradedPage:
     def occlusion_lookup(self) -> Callable[[Sequence[float]], list[str]]:
         """``occluded_by`` without the scan image: what a caller keeps for a page while the image goes."""
         return partial(_occluded_by, self.occlusion, self.image.shape[:2])
+
+    def overdrawn_lookup(self) -> Callable[[Sequence[float]], list[str]]:
+        """The overdrawing stages whose marks cover at least ``OCCLUSION_SHARE`` of a box on the scan (scan
+        pixels: a mapped box), without the scan image."""
+        return partial(_occluded_by, self.overdrawn, self.image.shape[:2])
 
     def map_box(self, bbox_px: Sequence[float], clip: bool = False) -> tuple[list[list[float]], list[float]]:
         return map_box(bbox_px, self.transforms, self._clip(clip))
@@ -109,6 +117,7 @@ def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) 
     plans: list[Plan] = []  # the pending run of adjacent geometric stages
     entered: list[tuple[ResolutionStage, int, int, Mapping[str, Any]]] = []  # (stage, width, height, params)
     occlusion: dict[str, np.ndarray] = {}
+    overdrawn: dict[str, np.ndarray] = {}
     work_dpi = float(dpi)  # the working resolution: the stages after resample see their px lengths there
     page_h, page_w = image.shape[:2]
     for stage, record in _enabled_stages(page):
@@ -132,6 +141,8 @@ def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) 
                 out = stage.apply(out, params, rng.fork("stage", stage.name))
                 if stage.name in OCCLUDING_STAGES:
                     occlusion[stage.name] = _changed(before, out)
+                elif stage.name in OVERDRAWING_STAGES:
+                    overdrawn[stage.name] = _changed(before, out)
     if plans:
         out, moved = render(out, plans)
         transforms.extend(_in_page_frame(moved, out.shape, page_w, page_h))
@@ -140,7 +151,7 @@ def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) 
             out = res.leave(out, w, h, params)
     if out is image:  # nothing enabled (pristine): never hand back the caller's own array
         out = image.copy()
-    return DegradedPage(image=out, transforms=transforms, occlusion=occlusion)
+    return DegradedPage(image=out, transforms=transforms, occlusion=occlusion, overdrawn=overdrawn)
 
 
 def _in_page_frame(moved: list[Transform], shape: tuple[int, ...], page_w: int, page_h: int) -> list[Transform]:

@@ -56,6 +56,8 @@ def sample_profile(tier: Tier, n_pages: int, rng: Rng, device: Device = DEFAULT_
         table = stage_table(pdevice, ptier)
         prng = rng.fork("page", p, pdevice)
         stages = [stage.sample(table[name], prng.fork("stage", name)) for name, stage in STAGES.items()]
+        stages = [s.model_copy(update={"params": {**s.params, "page": p, "pages": n_pages}})
+                  if s.name == "fax_header" and s.enabled else s for s in stages]  # the header's "P.002/007"
         own = (ptier, pdevice) != (tier, device)
         out.append(PageDegradation(page_no=p, seed_path=[*rng.path, "page", p, pdevice, "apply"],
                                    tier=ptier if own else None, device=pdevice if own else None, stages=stages))

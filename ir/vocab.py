@@ -45,16 +45,21 @@ QUANTITIES: tuple[Quantity, ...] = get_args(Quantity)
 StageName = Literal[
     "resample", "paper", "watermark", "ink_bleed", "toner_fade", "halftone", "markup", "binding_marks", "bleed_through",
     "stains", "fold", "double_feed", "page_frame", "fold_shift", "skew", "warp", "scanner_lines",
-    "roller_marks", "lighting", "moire", "blur", "noise", "colour_shift", "contrast", "dither", "jpeg",
+    "roller_marks", "lighting", "moire", "blur", "noise", "colour_shift", "contrast", "dither", "fax_header",
+    "line_errors", "jpeg",
 ]
 STAGE_NAMES: tuple[StageName, ...] = get_args(StageName)
 """Degradation stages in physical order, all at the sensor's resolution (resample, first): the sheet and
 what is on it (print, marks, binding, stains), its travel through the device (double feed, framing,
 creases, skew, warp), what the sensor sees (lines, rollers, light, moire, blur, noise, colour
-registration), the device's output (contrast, 1-bit fax, JPEG)."""
+registration), the device's output (contrast, 1-bit fax, the fax's header line and transmission errors,
+JPEG)."""
 
 OCCLUDING_STAGES: tuple[StageName, ...] = ("watermark", "markup", "binding_marks")
 """Stages that draw over the page: the evidence boxes they cover are recorded (``Evidence.occluded_by``)."""
+OVERDRAWING_STAGES: tuple[StageName, ...] = ("fax_header", "line_errors")
+"""Stages that draw over the scan after it was moved, in the scan's own frame (a fax's header line, lines lost
+in transmission): the evidence boxes they cover on the scan are recorded too (``Evidence.occluded_by``)."""
 
 DomainSlug = Literal[
     "corporate_finance", "retail_banking", "insurance", "asset_management", "accounting_audit", "tax",

@@ -50,6 +50,8 @@ _REGISTRY: tuple[Stage, ...] = (
     PixelStage("colour_shift", sensor.colour_shift),
     PixelStage("contrast", capture.contrast),
     PixelStage("dither", output.dither),
+    PixelStage("fax_header", output.fax_header),
+    PixelStage("line_errors", output.line_errors),
     PixelStage("jpeg", capture.jpeg),
 )
 

@@ -1,4 +1,5 @@
-"""What a device's output stage does to the image: fax 1-bit error diffusion (``dither``). Contrast and
+"""What a device's output stage does to the image: fax 1-bit error diffusion (``dither``), the sending
+fax's header line (``fax_header``) and lines lost or garbled in transmission (``line_errors``). Contrast and
 JPEG encoding, the other output stages, are in ``capture``. The error diffusion is vectorised (see there).
 """
 
@@ -111,3 +112,67 @@ def dither(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
         _error_diffuse(half, rng.fork("phase"), half)
         bits = cv2.resize(half, (w, h), dst=g, interpolation=cv2.INTER_NEAREST)  # each line shown twice
     return cv2.cvtColor(bits, cv2.COLOR_GRAY2RGB) if img.ndim == 3 else bits
+
+
+_MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC")
+
+
+def header_text(p: Params) -> str:
+    """The header line a sending fax prints (its TTI): date and time sent, the sender's name and number,
+    and the page as n/m, in the fixed layout of an office machine."""
+    day = int(p["day"])  # day of the year, 0..364 of a non-leap year
+    month = next(m for m, end in enumerate((31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365)) if day < end)
+    dom = day - (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)[month] + 1
+    minute = int(p["minute"])
+    number = f"{int(p['number']):010d}"
+    return (f"{_MONTHS[month]}-{dom:02d}-{int(p['year'])} {minute // 60:02d}:{minute % 60:02d}   FROM: "
+            f"{p['sender']}   +{int(p['country'])} {number[:3]} {number[3:6]} {number[6:]}   "
+            f"P.{int(p.get('page', 1)):03d}/{int(p.get('pages', 1)):03d}")
+
+
+def fax_header(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
+    """The sending machine's header line across the top of the received page: a white strip of
+    ``height_px`` (about 3 mm) with the line in a plain bitmap-like font, black on 1-bit, drawn straight in the
+    scan's frame whatever the sheet's skew (the machine writes it into the image it sends). ``page`` and
+    ``pages`` are the page's place in its document (set when the profile is sampled). No randomness."""
+    h, w = img.shape[:2]
+    band = max(int(round(float(p["height_px"]))), 6)
+    out = img.copy()
+    out[:band] = 255
+    text = header_text(p)
+    size = band * 0.62  # cap height to strip height
+    scale = cv2.getFontScaleFromHeight(cv2.FONT_HERSHEY_PLAIN, max(int(size), 4), 1)
+    x = int(round(float(p["indent"]) * w))
+    (tw, _), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_PLAIN, scale, 1)
+    if x + tw > w:  # a narrow image: the line is cut at the edge, as a real header is on a narrow sheet
+        x = max(w - tw, 0)
+    strip = np.full((band, w), 255, np.uint8)
+    cv2.putText(strip, text, (x, int(round(band * 0.8))), cv2.FONT_HERSHEY_PLAIN, scale, 0, 1 if band < 24 else 2,
+                cv2.LINE_8)
+    bits = cv2.threshold(strip, 160, 255, cv2.THRESH_BINARY)[1]  # a fax prints 1 bit: no anti-aliased edges
+    out[:band] = bits[:, :, None] if out.ndim == 3 else bits
+    return out
+
+
+def line_errors(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
+    """Scan lines lost or garbled in transmission (``n_errors`` of them, each ``height_px`` high at most):
+    a line the receiver could not decode is left white (``drop``), repeated from the last good line above
+    (``repeat``, what error concealment does) or printed as a streak of black runs (``streak``)."""
+    h, w = img.shape[:2]
+    out = img.copy()
+    g = rng.fork("lines").gen
+    tall = max(float(p["height_px"]), 1.0)
+    for _ in range(int(p["n_errors"])):
+        n = max(int(round(g.uniform(0.3, 1.0) * tall)), 1)
+        y = int(g.integers(1, max(h - n, 2)))
+        kind = ("drop", "repeat", "streak")[int(g.integers(0, 3))]
+        if kind == "drop":
+            out[y : y + n] = 255
+        elif kind == "repeat":
+            out[y : y + n] = out[y - 1 : y]
+        else:
+            runs = g.random(w) < float(p["density"])
+            runs = np.convolve(runs, np.ones(max(int(tall), 2)), mode="same") > 0  # runs, not single dots
+            row = np.where(runs, 0, 255).astype(np.uint8)
+            out[y : y + n] = row[:, None] if out.ndim == 3 else row
+    return out

@@ -15,13 +15,14 @@ from ir.rng import Rng
 
 WIDTH, HEIGHT = 1700, 2200  # US Letter at 200 dpi
 STAGES = ("dither", "scanner_lines", "roller_marks", "binding_marks", "markup", "watermark", "colour_shift",
-          "double_feed", "moire")
+          "double_feed", "moire", "fax_header", "line_errors")
 MODULE = {"dither": output, "scanner_lines": sensor, "roller_marks": transport, "binding_marks": sheet_marks,
           "markup": sheet_marks, "watermark": sheet_marks, "colour_shift": sensor, "double_feed": transport,
-          "moire": sensor}  # each stage in the module of its physical step of capture
-DETERMINISTIC = {"double_feed"}  # no random draw: the parameters fix the ghost
+          "moire": sensor, "fax_header": output, "line_errors": output}  # each in the module of its step of capture
+DETERMINISTIC = {"double_feed", "fax_header"}  # no random draw: the parameters fix the ghost, the header line
 VISIBLE = {"binding_marks": {"holes": 2, "staple": True},  # drawn parameters may switch every part off
-           "dither": {"diffuse": True}}  # photo mode: the diffusion is what draws from the stream (text mode does not)
+           "dither": {"diffuse": True},
+           "line_errors": {"n_errors": 8}}  # enough lost lines that some fall on ink  # photo mode: the diffusion is what draws from the stream (text mode does not)
 
 
 def _page(color: bool = True) -> np.ndarray:

@@ -33,11 +33,15 @@ def test_stage_is_deterministic_for_a_given_rng(name):
         assert ta.to_dict() == tb.to_dict()
 
 
+LOCAL = {"fax_header": 0.0005, "line_errors": 0.0001}
+"""Stages that touch one strip of the page: a header line of small text, a few scan lines."""
+
+
 @pytest.mark.parametrize("name", STAGE_NAMES)
 def test_stage_changes_the_page_when_on(name):
     out, _ = apply_stage(PAGE, _poor(name), Rng(7).fork("stage", name), dpi=100)
     changed = np.mean(np.any(out != PAGE, axis=2))
-    assert changed > 0.001, f"{name} changed only {changed:.4%} of pixels"
+    assert changed > LOCAL.get(name, 0.001), f"{name} changed only {changed:.4%} of pixels"
 
 
 @pytest.mark.parametrize("name", STAGE_NAMES)
