@@ -209,7 +209,7 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
                  "jpeg": {"p": 1.0, "params": {"quality": {"int": [68, 75]}}},
                  "resample": {"p": 1.0, "params": {"scale": [0.78, 0.82], "mode": {"choice": ["area"]}}},
                  "moire": {"p": 0.35, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.05, 0.1]}},
-                 "colour_shift": {"p": 0.35, "params": {"shift_px": [0.8, 1.8]}}},
+                 "colour_shift": {"p": 0.35, "params": {"shift_px": [0.5, 1.2]}}},
     "poor": {"page_frame": _frame(0.7, 0.0, 1.08),
              "warp": {"p": 1.0, "params": {"perspective": [0.02, 0.04], "curl": [0.4, 1.0], "curl_width": [0.15, 0.3],
                                            "curl_side": {"choice": ["left", "right"]}, "lift": [-0.02, 0.02],
@@ -223,11 +223,42 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
                                                "binarize": False, "threshold": [128, 128]}},
              "noise": {"p": 1.0, "params": {"sigma": [6.5, 8.5], "salt_pepper": [0.0, 0.0]}},
              "moire": {"p": 0.45, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.06, 0.12]}},
-             "colour_shift": {"p": 0.5, "params": {"shift_px": [1.0, 2.5]}}},
+             "colour_shift": {"p": 0.5, "params": {"shift_px": [0.6, 1.5]}}},
 }
 """A phone photo: the flatbed's sheet wear, then the camera's geometry, light, optics and encoder. The page
-fills part of the frame, so its effective resolution is below the flatbed's at each tier, and a hand-held
-shot adds motion blur."""
+lies on a desk in the frame (``placement``: the desk shows around it, the page's edge shadow on it), a hand's
+shadow falls over it, a lamp glares on it, focus falls off across it, a hand-held shot adds motion blur;
+no camera makes salt-and-pepper dots, and a phone photo is never thresholded."""
+
+
+def _scene(tier: str, scale: list[float], resample: list[float], hand: list[float], glare: tuple[float, list[float]],
+           falloff: list[float]) -> dict[str, dict[str, Any]]:
+    """What the scene adds to a phone tier: the page's place on the desk, the sensor's resolution, the hand's
+    shadow (added to the tier's light), the glare, the focus fall-off (added to its blur), noise without
+    salt-and-pepper."""
+    light = PHONE[tier]["lighting"]
+    blur = PHONE[tier].get("blur", TIER_TABLE[tier]["blur"])
+    noise = PHONE[tier].get("noise", TIER_TABLE[tier]["noise"])
+    return {
+        "placement": {"p": 1.0, "params": {"scale": scale, "angle_deg": [-3.0, 3.0], "offset_x": [-0.02, 0.02],
+                                           "offset_y": [-0.02, 0.02],
+                                           "surface": {"choice": ["oak", "walnut", "grey", "white", "black"]}}},
+        "resample": {"p": 1.0, "params": {"scale": resample, "mode": {"choice": ["area"]}}},
+        "lighting": {"p": light["p"], "params": {**light["params"], "hand": hand}},
+        "glare": {"p": glare[0], "params": {"strength": glare[1], "size": [0.08, 0.16]}},
+        "blur": {"p": 1.0, "params": {**blur["params"], "falloff_px": falloff, "falloff_deg": [0.0, 360.0]}},
+        "noise": {"p": 1.0, "params": {**noise["params"], "salt_pepper": [0.0, 0.0]}},
+    }
+
+
+for _tier, _args in {
+    "good": ([0.92, 0.96], [0.94, 0.98], [0.0, 0.0], (0.1, [0.2, 0.35]), [0.0, 0.5]),
+    "fair": ([0.9, 0.94], [0.9, 0.94], [0.0, 0.15], (0.2, [0.3, 0.5]), [0.4, 0.9]),
+    "degraded": ([0.88, 0.92], [0.88, 0.92], [0.05, 0.2], (0.3, [0.4, 0.6]), [0.4, 0.8]),
+    "poor": ([0.86, 0.9], [0.86, 0.9], [0.1, 0.25], (0.4, [0.5, 0.75]), [0.5, 1.0]),
+}.items():
+    PHONE[_tier] = {**PHONE[_tier], **_scene(_tier, *_args)}
+
 
 DEVICE_OVERRIDES: dict[str, dict[str, dict[str, dict[str, Any]]]] = {
     "flatbed": FLATBED, "photocopy": PHOTOCOPY, "fax": FAX, "phone": PHONE,

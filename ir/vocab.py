@@ -44,8 +44,8 @@ QUANTITIES: tuple[Quantity, ...] = get_args(Quantity)
 
 StageName = Literal[
     "resample", "paper", "watermark", "ink_bleed", "toner_fade", "halftone", "markup", "binding_marks", "bleed_through",
-    "stains", "fold", "double_feed", "page_frame", "fold_shift", "skew", "warp", "scanner_lines",
-    "roller_marks", "lighting", "moire", "blur", "noise", "colour_shift", "contrast", "dither", "fax_header",
+    "stains", "fold", "double_feed", "page_frame", "fold_shift", "skew", "warp", "placement", "scanner_lines",
+    "roller_marks", "lighting", "glare", "moire", "blur", "noise", "colour_shift", "contrast", "dither", "fax_header",
     "line_errors", "jpeg",
 ]
 STAGE_NAMES: tuple[StageName, ...] = get_args(StageName)
@@ -57,9 +57,9 @@ JPEG)."""
 
 OCCLUDING_STAGES: tuple[StageName, ...] = ("watermark", "markup", "binding_marks")
 """Stages that draw over the page: the evidence boxes they cover are recorded (``Evidence.occluded_by``)."""
-OVERDRAWING_STAGES: tuple[StageName, ...] = ("fax_header", "line_errors")
-"""Stages that draw over the scan after it was moved, in the scan's own frame (a fax's header line, lines lost
-in transmission): the evidence boxes they cover on the scan are recorded too (``Evidence.occluded_by``)."""
+OVERDRAWING_STAGES: tuple[StageName, ...] = ("glare", "fax_header", "line_errors")
+"""Stages that draw over the scan after it was moved, in the scan's own frame (a lamp's glare on a phone
+photo, a fax's header line, lines lost in transmission): the evidence boxes they cover on the scan are recorded too (``Evidence.occluded_by``)."""
 
 DomainSlug = Literal[
     "corporate_finance", "retail_banking", "insurance", "asset_management", "accounting_audit", "tax",
@@ -150,7 +150,8 @@ ChildStreamName = Literal[
     "arrangement", "footer", "header", "init", "layout", "letterhead", "logo", "order", "slots", "texts",
     # degradations: the scan of a page, stage by stage
     "scan", "stage", "enabled", "param", "phase", "geometry", "look", "place", "blotch", "dropout", "edge", "fibre",
-    "gauss", "lines", "perspective", "rollers", "salt_pepper", "smudge", "speckle", "streaks",
+    "gauss", "lines", "perspective", "rollers", "salt_pepper", "smudge", "speckle", "streaks", "desk", "grain",
+    "hand",
     # judges: simulation, synthesis and resampling
     "alpha", "backoff", "bootstrap", "cat", "design", "form", "injection", "item", "llm", "metric", "missing",
     "noise", "rater", "response", "split", "splits", "unbalanced",

@@ -1,4 +1,4 @@
-"""Stages of the scanner itself: lighting, blur, noise, resample, contrast, jpeg.
+"""Stages of the scanner or camera itself: lighting, glare, blur, noise, resample, contrast, jpeg.
 
 ``resample`` is the scanner's native resolution: ``resample_down`` enters it and ``resample_up``
 brings the image back to the page size (pixel-centre aligned resizes, so the pair is the identity on
@@ -20,7 +20,8 @@ from .protocol import Params
 
 
 def lighting(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
-    """Uneven illumination: a linear gradient, vignetting, and a soft shadow along one side (lid/gutter)."""
+    """Uneven illumination: a linear gradient, vignetting, a soft shadow along one side (lid/gutter) and, for a
+    phone held over the page, the hand's shadow (``hand``: its darkness; optional, 0 when a record lacks it)."""
     h, w = img.shape[:2]
     lh, lw = max(h // 8, 2), max(w // 8, 2)
     y = (np.arange(lh, dtype=np.float32)[:, None] + 0.5) / lh * 2.0 - 1.0
@@ -32,6 +33,14 @@ def lighting(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     side = str(p["shadow_side"])
     dist = {"left": (x + 1) / 2, "right": (1 - x) / 2, "top": (y + 1) / 2, "bottom": (1 - y) / 2}[side]
     field = field * (1.0 - float(p["shadow"]) * np.exp(-dist / max(float(p["shadow_width"]), 1e-3)))
+    hand = float(p.get("hand", 0.0))
+    if hand > 0:  # the hand and phone held over the page: a soft blob of shadow reaching in from one edge
+        g = rng.fork("hand").gen
+        side = g.uniform(0.0, 2.0 * math.pi)
+        hx, hy = 1.1 * math.cos(side), 1.1 * math.sin(side)
+        rx, ry = g.uniform(0.35, 0.6), g.uniform(0.25, 0.45)
+        d2 = ((x - hx) / rx) ** 2 + ((y - hy) / ry) ** 2
+        field = field * (1.0 - hand * np.exp(-0.5 * d2))
     field = np.broadcast_to(field, (lh, lw)).astype(np.float32)
     return multiply(img, cv2.resize(to_u8(field), (w, h), interpolation=cv2.INTER_LINEAR))
 
@@ -47,7 +56,42 @@ def blur(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     n = 2 * int(round((float(p["motion_px"]) - 1.0) / 2.0)) + 1
     if n >= 3:
         out = cv2.blur(out, (1, n), borderType=cv2.BORDER_REPLICATE)
+    falloff = float(p.get("falloff_px", 0.0))
+    if falloff > 0.05:  # a camera focused on one part of the page: the far side goes soft, gradually
+        k = 2 * max(int(math.ceil(2.0 * falloff)), 1) + 1
+        soft = cv2.GaussianBlur(out, (k, k), falloff, borderType=cv2.BORDER_REPLICATE)
+        h, w = img.shape[:2]
+        a = math.radians(float(p.get("falloff_deg", 0.0)))
+        ys, xs = np.mgrid[0:8, 0:8].astype(np.float32) / 7.0 - 0.5
+        ramp = np.clip(0.5 + xs * math.cos(a) + ys * math.sin(a), 0.0, 1.0) ** 2
+        weight = cv2.resize(to_u8(ramp), (w, h), interpolation=cv2.INTER_LINEAR)
+        out = _blend(out, soft, weight)
     return out if out is not img else img.copy()
+
+
+def _blend(sharp: np.ndarray, soft: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    """``sharp`` where ``weight`` (uint8) is 0, ``soft`` where it is 255, linearly between."""
+    wgt = like_image(weight, sharp)
+    return cv2.add(cv2.multiply(soft, wgt, scale=1.0 / 255), cv2.multiply(sharp, cv2.bitwise_not(wgt), scale=1.0 / 255))
+
+
+def glare(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
+    """A lamp or window reflected in a glossy page: a bright elliptical wash (``strength``: how far it lifts the
+    page to white at its core, ``size`` of the frame) that fades the print under it. Drawn in the photo's frame."""
+    h, w = img.shape[:2]
+    g = rng.gen
+    cx, cy = g.uniform(0.15, 0.85) * w, g.uniform(0.15, 0.85) * h
+    rx = float(p["size"]) * max(w, h) * g.uniform(0.8, 1.2)
+    ry = rx * g.uniform(0.35, 0.7)
+    ang = g.uniform(0.0, math.pi)
+    lh, lw = max(h // 8, 2), max(w // 8, 2)
+    y = (np.arange(lh, dtype=np.float32)[:, None] + 0.5) * (h / lh) - cy
+    x = (np.arange(lw, dtype=np.float32)[None, :] + 0.5) * (w / lw) - cx
+    u = x * math.cos(ang) + y * math.sin(ang)
+    v = -x * math.sin(ang) + y * math.cos(ang)
+    core = np.exp(-0.5 * ((u / rx) ** 2 + (v / ry) ** 2) ** 1.5) * float(p["strength"])
+    lift = cv2.resize(to_u8(core), (w, h), interpolation=cv2.INTER_LINEAR)
+    return _blend(img, np.full_like(img, 255), lift)
 
 
 def noise(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:

@@ -89,3 +89,34 @@ def plan_fold_shift(width: int, height: int, p: Params, rng: Rng) -> Plan:
     else:
         t = FoldShift("v", float(p["position"]) * width, band, dx=across, dy=along)
     return Plan(t if (across or along) else None, 1.0)
+
+
+_DESKS = {"oak": (150, 108, 70), "walnut": (92, 62, 42), "grey": (118, 120, 124), "white": (208, 204, 196),
+          "black": (46, 46, 50)}
+
+
+def desk(width: int, height: int, kind: str, rng: Rng) -> np.ndarray:
+    """A desk seen from above, RGB: its colour, wood grain (streaks along x) for the wooden ones, fine grain."""
+    from .image_ops import smooth_noise
+
+    base = np.array(_DESKS[kind], np.float32)
+    streaks = smooth_noise(rng.fork("grain"), max(height // 4, 2), max(width // 32, 2), 1.5)
+    streaks = cv2.resize(streaks, (width, height), interpolation=cv2.INTER_LINEAR)
+    fine = smooth_noise(rng.fork("fibre"), height, width, 2.0, low_res_scale=2)
+    fine = cv2.resize(fine, (width, height), interpolation=cv2.INTER_LINEAR)
+    wood = 0.10 if kind in ("oak", "walnut") else 0.02
+    tone = 1.0 + wood * streaks + 0.03 * fine
+    return np.clip(base[None, None, :] * tone[:, :, None], 0, 255).astype(np.uint8)
+
+
+def plan_placement(width: int, height: int, p: Params, rng: Rng) -> Plan:
+    """Where the page lies in a phone's frame: scaled by ``scale`` (< 1: the desk shows around it) about a
+    point off the frame's centre by (``offset_x``, ``offset_y``) of the frame, turned by ``angle_deg``, on a
+    desk of ``surface`` (its grain drawn from the stage's stream), the page casting a soft shadow on it."""
+    z = float(p["scale"])
+    a = math.radians(float(p["angle_deg"]))
+    c, s_ = math.cos(a) * z, math.sin(a) * z
+    cx, cy = width / 2.0, height / 2.0
+    tx, ty = cx + float(p["offset_x"]) * width, cy + float(p["offset_y"]) * height
+    m = np.array([[c, s_, tx - c * cx - s_ * cy], [-s_, c, ty + s_ * cx - c * cy], [0.0, 0.0, 1.0]])
+    return Plan(Homography(m), 1.0, desk(width, height, str(p["surface"]), rng.fork("desk")))

@@ -68,6 +68,9 @@ class Plan:
 
     transform: Transform | None
     border: float
+    backdrop: np.ndarray | None = None
+    """What lies around the page in the frame (a desk under a phone photo), RGB at the image's size: shown where
+    the page does not cover, with the page's edge shadow on it; ``None``: the scanner lid (``border``)."""
 
 
 def render(image: np.ndarray, plans: Sequence[Plan]) -> tuple[np.ndarray, list[Transform]]:
@@ -81,6 +84,9 @@ def render(image: np.ndarray, plans: Sequence[Plan]) -> tuple[np.ndarray, list[T
         return image.copy(), []
     h, w = image.shape[:2]
     mx, my = sampling_maps(transforms, w, h)
+    backdrop = next((p.backdrop for p in plans if p.backdrop is not None), None)
+    if backdrop is not None:
+        return _on_backdrop(image, mx, my, backdrop), transforms
     fill = border_value(image, next((p.border for p in plans if p.border < 1.0), plans[0].border))
     if image.ndim == 3:  # OpenCV's 4-channel remap is ~3x faster than its 3-channel one
         rgba = cv2.cvtColor(image, cv2.COLOR_RGB2RGBA)
@@ -89,6 +95,25 @@ def render(image: np.ndarray, plans: Sequence[Plan]) -> tuple[np.ndarray, list[T
         return cv2.cvtColor(out, cv2.COLOR_RGBA2RGB), transforms
     return cv2.remap(image, mx, my, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
                      borderValue=fill), transforms
+
+
+def _on_backdrop(image: np.ndarray, mx: np.ndarray, my: np.ndarray, backdrop: np.ndarray) -> np.ndarray:
+    """The page resampled onto its backdrop: where the page covers (its footprint, anti-aliased at the edge)
+    the page, elsewhere the backdrop darkened by the page's soft shadow, cast down and to the right."""
+    h, w = image.shape[:2]
+    ones = np.full((h, w), 255, np.uint8)
+    cover = cv2.remap(ones, mx, my, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+    page = cv2.remap(image, mx, my, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    k = max(int(0.012 * max(h, w)), 2)
+    shade = cv2.warpAffine(cover, np.float32([[1, 0, 0.5 * k], [0, 1, 0.8 * k]]), (w, h), borderValue=0)
+    shade = cv2.GaussianBlur(shade, (2 * k + 1, 2 * k + 1), k / 2.0)
+    ground = backdrop if image.ndim == 3 else cv2.cvtColor(backdrop, cv2.COLOR_RGB2GRAY)
+    shadowed = cv2.multiply(ground, cv2.merge([255 - shade // 2] * 3) if ground.ndim == 3 else 255 - shade // 2,
+                            scale=1.0 / 255)
+    a = cover.astype(np.float32) / 255.0
+    if image.ndim == 3:
+        a = a[:, :, None]
+    return np.clip(page * a + shadowed * (1.0 - a) + 0.5, 0, 255).astype(np.uint8)
 
 
 @dataclass(frozen=True)

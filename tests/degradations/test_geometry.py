@@ -60,6 +60,11 @@ GEOMETRIC_CASES = {
                                       "skew": {"angle_deg": 3.0, "shift_x": 0.01, "shift_y": -0.01, "border": 0.8},
                                       "fold_shift": {"orientation": "v", "position": 0.5, "shift_px": 14.0,
                                                      "slide_px": -6.0, "band_px": 50.0}},
+    "placement_on_a_desk": {"placement": {"scale": 0.85, "angle_deg": 2.5, "offset_x": 0.02, "offset_y": -0.015,
+                                          "surface": "white"}},
+    "warp_then_placement_fused": {"warp": {**_WARP_OFF, "perspective": 0.015, "bow": 0.004},
+                                  "placement": {"scale": 0.9, "angle_deg": -2.0, "offset_x": -0.02, "offset_y": 0.01,
+                                                "surface": "grey"}},
     "resample_area": {"resample": {"scale": 0.38, "mode": "area"}},
     "resample_nearest": {"resample": {"scale": 0.45, "mode": "nearest"}},
 }

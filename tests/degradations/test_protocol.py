@@ -40,7 +40,7 @@ def test_registry_is_the_vocabulary_in_physical_order():
     assert tuple(STAGES) == STAGE_NAMES
     assert all(isinstance(s, Stage) and s.name == n for n, s in STAGES.items())
     assert GEOMETRIC_STAGES == {n for n, s in STAGES.items() if isinstance(s, GeometricStage)} == {
-        "page_frame", "fold_shift", "skew", "warp"}
+        "page_frame", "fold_shift", "skew", "warp", "placement"}
     order = list(STAGES.values())
     assert [i for i, s in enumerate(order) if s.changes_resolution] == [0]  # every stage at the sensor's dpi
     assert isinstance(order[0], ResolutionStage)
