@@ -96,16 +96,17 @@ _DESKS = {"oak": (150, 108, 70), "walnut": (92, 62, 42), "grey": (118, 120, 124)
 
 
 def desk(width: int, height: int, kind: str, rng: Rng) -> np.ndarray:
-    """A desk seen from above, RGB: its colour, wood grain (streaks along x) for the wooden ones, fine grain."""
+    """A desk seen from above, RGB, at an eighth of ``width x height`` (the backdrop is upsampled where it is
+    used): its colour and, for the wooden ones, grain (streaks along x); the camera's noise comes later, with
+    the photo's."""
     from .image_ops import smooth_noise
 
-    base = np.array(_DESKS[kind], np.float32)
-    streaks = smooth_noise(rng.fork("grain"), max(height // 4, 2), max(width // 32, 2), 1.5)
-    streaks = cv2.resize(streaks, (width, height), interpolation=cv2.INTER_LINEAR)
-    fine = smooth_noise(rng.fork("fibre"), height, width, 2.0, low_res_scale=2)
-    fine = cv2.resize(fine, (width, height), interpolation=cv2.INTER_LINEAR)
+    lw, lh = max(width // 8, 2), max(height // 8, 2)
+    streaks = smooth_noise(rng.fork("grain"), lh, lw, 1.0)  # a fresh value every other row: fine grain
+    along = smooth_noise(rng.fork("fibre"), lh, lw, 24.0)  # slow changes along the boards
     wood = 0.10 if kind in ("oak", "walnut") else 0.02
-    tone = 1.0 + wood * streaks + 0.03 * fine
+    tone = 1.0 + wood * cv2.resize(cv2.resize(streaks, (max(lw // 16, 2), lh)), (lw, lh)) + 0.03 * along
+    base = np.array(_DESKS[kind], np.float32)
     return np.clip(base[None, None, :] * tone[:, :, None], 0, 255).astype(np.uint8)
 
 

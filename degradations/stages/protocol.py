@@ -69,8 +69,9 @@ class Plan:
     transform: Transform | None
     border: float
     backdrop: np.ndarray | None = None
-    """What lies around the page in the frame (a desk under a phone photo), RGB at the image's size: shown where
-    the page does not cover, with the page's edge shadow on it; ``None``: the scanner lid (``border``)."""
+    """What lies around the page in the frame (a desk under a phone photo), RGB at any size (it is smooth: upsampled
+    to the image's): shown where the page does not cover, with the page's edge shadow on it; ``None``: the
+    scanner lid (``border``)."""
 
 
 def render(image: np.ndarray, plans: Sequence[Plan]) -> tuple[np.ndarray, list[Transform]]:
@@ -99,21 +100,29 @@ def render(image: np.ndarray, plans: Sequence[Plan]) -> tuple[np.ndarray, list[T
 
 def _on_backdrop(image: np.ndarray, mx: np.ndarray, my: np.ndarray, backdrop: np.ndarray) -> np.ndarray:
     """The page resampled onto its backdrop: where the page covers (its footprint, anti-aliased at the edge)
-    the page, elsewhere the backdrop darkened by the page's soft shadow, cast down and to the right."""
+    the page, elsewhere the backdrop darkened by the page's soft shadow, cast down and to the right. One remap
+    of the page with an opaque alpha channel gives the footprint as the alpha (0 beyond the page); the shadow
+    and the shaded backdrop are made at a quarter of the size (both are smooth) and upsampled once; one
+    ``cv2.blendLinear`` puts the two together."""
     h, w = image.shape[:2]
-    ones = np.full((h, w), 255, np.uint8)
-    cover = cv2.remap(ones, mx, my, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
-    page = cv2.remap(image, mx, my, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    k = max(int(0.012 * max(h, w)), 2)
-    shade = cv2.warpAffine(cover, np.float32([[1, 0, 0.5 * k], [0, 1, 0.8 * k]]), (w, h), borderValue=0)
-    shade = cv2.GaussianBlur(shade, (2 * k + 1, 2 * k + 1), k / 2.0)
-    ground = backdrop if image.ndim == 3 else cv2.cvtColor(backdrop, cv2.COLOR_RGB2GRAY)
-    shadowed = cv2.multiply(ground, cv2.merge([255 - shade // 2] * 3) if ground.ndim == 3 else 255 - shade // 2,
-                            scale=1.0 / 255)
-    a = cover.astype(np.float32) / 255.0
-    if image.ndim == 3:
-        a = a[:, :, None]
-    return np.clip(page * a + shadowed * (1.0 - a) + 0.5, 0, 255).astype(np.uint8)
+    rgb = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2RGB)
+    rgba = cv2.remap(cv2.cvtColor(rgb, cv2.COLOR_RGB2RGBA), mx, my, interpolation=cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_CONSTANT, borderValue=(0.0, 0.0, 0.0, 0.0))
+    cover = cv2.extractChannel(rgba, 3)
+    lw, lh = max(w // 4, 2), max(h // 4, 2)
+    k = max(0.003 * max(h, w), 1.0)  # the shadow's offset and softness at the quarter size
+    small = cv2.resize(cover, (lw, lh), interpolation=cv2.INTER_AREA)
+    small = cv2.warpAffine(small, np.float32([[1, 0, 0.5 * k], [0, 1, 0.8 * k]]), (lw, lh), borderValue=0)
+    ks = 2 * int(np.ceil(k)) + 1
+    small = cv2.GaussianBlur(small, (ks, ks), k / 2.0)
+    light = cv2.bitwise_not(cv2.multiply(small, 0.5))
+    ground = cv2.multiply(cv2.resize(backdrop, (lw, lh), interpolation=cv2.INTER_LINEAR),
+                          cv2.merge([light, light, light]), scale=1.0 / 255)
+    ground = cv2.resize(ground, (w, h), interpolation=cv2.INTER_LINEAR)
+    w_page = cover.astype(np.float32)
+    w_page *= np.float32(1.0 / 255.0)
+    out = cv2.blendLinear(cv2.cvtColor(rgba, cv2.COLOR_RGBA2RGB), ground, w_page, 1.0 - w_page)
+    return out if image.ndim == 3 else cv2.cvtColor(out, cv2.COLOR_RGB2GRAY)
 
 
 @dataclass(frozen=True)
