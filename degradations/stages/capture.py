@@ -57,15 +57,8 @@ def blur(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     if n >= 3:
         out = cv2.blur(out, (1, n), borderType=cv2.BORDER_REPLICATE)
     falloff = float(p.get("falloff_px", 0.0))
-    if falloff > 0.05:  # a camera focused on one part of the page: the far side goes soft, gradually
-        k = 2 * max(int(math.ceil(2.0 * falloff)), 1) + 1
-        soft = cv2.GaussianBlur(out, (k, k), falloff, borderType=cv2.BORDER_REPLICATE)
-        h, w = img.shape[:2]
-        a = math.radians(float(p.get("falloff_deg", 0.0)))
-        ys, xs = np.mgrid[0:8, 0:8].astype(np.float32) / 7.0 - 0.5
-        ramp = np.clip(0.5 + xs * math.cos(a) + ys * math.sin(a), 0.0, 1.0) ** 2
-        weight = cv2.resize(to_u8(ramp), (w, h), interpolation=cv2.INTER_LINEAR)
-        out = _blend(out, soft, weight)
+    if falloff > 0.05:  # a camera focused on one side of the page: the far side goes soft, band by band
+        out = _falloff(out if out is not img else img.copy(), falloff, float(p.get("falloff_deg", 0.0)))
     return out if out is not img else img.copy()
 
 
@@ -73,6 +66,37 @@ def _blend(sharp: np.ndarray, soft: np.ndarray, weight: np.ndarray) -> np.ndarra
     """``sharp`` where ``weight`` (uint8) is 0, ``soft`` where it is 255, linearly between."""
     wgt = like_image(weight, sharp)
     return cv2.add(cv2.multiply(soft, wgt, scale=1.0 / 255), cv2.multiply(sharp, cv2.bitwise_not(wgt), scale=1.0 / 255))
+
+
+FALLOFF_BANDS = 6
+
+
+def _falloff(img: np.ndarray, sigma: float, angle_deg: float) -> np.ndarray:
+    """Defocus growing across the page, in place: the page cut into ``FALLOFF_BANDS`` bands across the
+    direction of ``angle_deg`` (rounded to the nearer axis), the far bands blurred more, up to ``sigma`` (each
+    band blurred with its neighbours' rows as context, so no seam shows a border effect)."""
+    h, w = img.shape[:2]
+    a = math.radians(angle_deg)
+    horizontal = abs(math.cos(a)) >= abs(math.sin(a))  # the blur grows along x (else along y)
+    forward = (math.cos(a) if horizontal else math.sin(a)) >= 0
+    n = w if horizontal else h
+    edges = [round(i * n / FALLOFF_BANDS) for i in range(FALLOFF_BANDS + 1)]
+    src = img.copy()
+    for i in range(FALLOFF_BANDS):
+        level = (i + 1) / FALLOFF_BANDS if forward else (FALLOFF_BANDS - i) / FALLOFF_BANDS
+        s = sigma * level * level
+        if s < 0.3:
+            continue
+        k = 2 * max(int(math.ceil(1.5 * s)), 1) + 1
+        lo, hi = edges[i], edges[i + 1]
+        pad_lo, pad_hi = max(lo - k, 0), min(hi + k, n)
+        if horizontal:
+            blurred = cv2.GaussianBlur(src[:, pad_lo:pad_hi], (k, k), s, borderType=cv2.BORDER_REPLICATE)
+            img[:, lo:hi] = blurred[:, lo - pad_lo : hi - pad_lo]
+        else:
+            blurred = cv2.GaussianBlur(src[pad_lo:pad_hi], (k, k), s, borderType=cv2.BORDER_REPLICATE)
+            img[lo:hi] = blurred[lo - pad_lo : hi - pad_lo]
+    return img
 
 
 def glare(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:

@@ -87,7 +87,7 @@ def render(image: np.ndarray, plans: Sequence[Plan]) -> tuple[np.ndarray, list[T
     mx, my = sampling_maps(transforms, w, h)
     backdrop = next((p.backdrop for p in plans if p.backdrop is not None), None)
     if backdrop is not None:
-        return _on_backdrop(image, mx, my, backdrop), transforms
+        return _on_backdrop(image, mx, my, backdrop, _inner_rect(transforms, w, h)), transforms
     fill = border_value(image, next((p.border for p in plans if p.border < 1.0), plans[0].border))
     if image.ndim == 3:  # OpenCV's 4-channel remap is ~3x faster than its 3-channel one
         rgba = cv2.cvtColor(image, cv2.COLOR_RGB2RGBA)
@@ -98,7 +98,22 @@ def render(image: np.ndarray, plans: Sequence[Plan]) -> tuple[np.ndarray, list[T
                      borderValue=fill), transforms
 
 
-def _on_backdrop(image: np.ndarray, mx: np.ndarray, my: np.ndarray, backdrop: np.ndarray) -> np.ndarray:
+def _inner_rect(transforms: Sequence[Transform], w: int, h: int) -> tuple[int, int, int, int]:
+    """A rectangle (x0, y0, x1, y1) of the output that the moved page surely covers: inside the page's mapped
+    corners, less 4% of the size for a curled or bowed edge. Only outside it is the backdrop blended in."""
+    from ..geometry import map_points
+
+    c = map_points(np.array([[0.0, 0.0], [w, 0.0], [w, h], [0.0, h]]), transforms)
+    m = 0.04 * max(w, h)
+    x0, x1 = max(c[0, 0], c[3, 0]) + m, min(c[1, 0], c[2, 0]) - m
+    y0, y1 = max(c[0, 1], c[1, 1]) + m, min(c[2, 1], c[3, 1]) - m
+    if not (np.isfinite([x0, x1, y0, y1]).all() and x1 > x0 and y1 > y0):
+        return 0, 0, 0, 0
+    return (int(min(max(x0, 0), w)), int(min(max(y0, 0), h)), int(max(min(x1, w), 0)), int(max(min(y1, h), 0)))
+
+
+def _on_backdrop(image: np.ndarray, mx: np.ndarray, my: np.ndarray, backdrop: np.ndarray,
+                 inner: tuple[int, int, int, int] = (0, 0, 0, 0)) -> np.ndarray:
     """The page resampled onto its backdrop: where the page covers (its footprint, anti-aliased at the edge)
     the page, elsewhere the backdrop darkened by the page's soft shadow, cast down and to the right. One remap
     of the page with an opaque alpha channel gives the footprint as the alpha (0 beyond the page); the shadow
@@ -119,9 +134,18 @@ def _on_backdrop(image: np.ndarray, mx: np.ndarray, my: np.ndarray, backdrop: np
     ground = cv2.multiply(cv2.resize(backdrop, (lw, lh), interpolation=cv2.INTER_LINEAR),
                           cv2.merge([light, light, light]), scale=1.0 / 255)
     ground = cv2.resize(ground, (w, h), interpolation=cv2.INTER_LINEAR)
-    w_page = cover.astype(np.float32)
-    w_page *= np.float32(1.0 / 255.0)
-    out = cv2.blendLinear(cv2.cvtColor(rgba, cv2.COLOR_RGBA2RGB), ground, w_page, 1.0 - w_page)
+    out = cv2.cvtColor(rgba, cv2.COLOR_RGBA2RGB)
+    x0, y0, x1, y1 = inner
+    if x1 <= x0 or y1 <= y0:
+        x0 = y0 = x1 = y1 = 0
+    for ys, xs in ((slice(0, y0 if y1 > y0 else h), slice(0, w)), (slice(y1, h), slice(0, w)),
+                   (slice(y0, y1), slice(0, x0)), (slice(y0, y1), slice(x1, w))):
+        part = out[ys, xs]
+        if part.size == 0:
+            continue
+        w_page = cover[ys, xs].astype(np.float32)
+        w_page *= np.float32(1.0 / 255.0)
+        out[ys, xs] = cv2.blendLinear(part, np.ascontiguousarray(ground[ys, xs]), w_page, 1.0 - w_page)
     return out if image.ndim == 3 else cv2.cvtColor(out, cv2.COLOR_RGB2GRAY)
 
 
