@@ -7,6 +7,7 @@ system under test that OCRs the scan sees); it decides no byte of a corpus.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -28,10 +29,14 @@ class OCRError(CorpusError):
 
 
 def tesseract_version() -> str | None:
-    """``tesseract 5.3.0`` or None when Tesseract is not installed."""
+    """``tesseract 5.3.0`` or None when Tesseract is not installed. Asked once per executable and process:
+    generation asks for every document it reads."""
     exe = shutil.which(TESSERACT)
-    if exe is None:
-        return None
+    return None if exe is None else _version_of(exe)
+
+
+@functools.lru_cache(maxsize=4)
+def _version_of(exe: str) -> str | None:
     try:
         out = subprocess.run([exe, "--version"], capture_output=True, text=True, timeout=30, check=False)
     except OSError:
