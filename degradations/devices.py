@@ -111,7 +111,7 @@ def _copy(tier: str, gain: list[float], binarize: float, threshold: list[int], b
         "lighting": {"p": shadow[0], "params": {"gradient": [0.0, 0.04], "angle_deg": [0.0, 360.0], "vignette": [0.0, 0.02],
                                                 "shadow": shadow[1], "shadow_width": [0.01, 0.03],
                                                 "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-        "resample": {"p": 1.0, "params": {"scale": scale, "mode": {"choice": ["area"]}}},
+        "resample": {"p": 1.0, "params": {"scale": scale, "mode": {"choice": ["area"]}, "grey": True}},
         "halftone": _OFF, "jpeg": _OFF, "paper": _OFF, "bleed_through": _OFF,
     }
 
@@ -121,7 +121,7 @@ PHOTOCOPY: dict[str, dict[str, dict[str, Any]]] = {
                   (0.2, [0.04, 0.08]), (0.15, [1, 1], [0.15, 0.3]), 0.0, (0.0, [0.0, 0.0]), [0.86, 0.92]),
     "fair": _copy("fair", [1.25, 1.45], 0.0, [128, 128], [0.6, 0.8], [0.00003, 0.00008], [0.4, 0.9], 0.008,
                   (0.4, [0.06, 0.12]), (0.3, [1, 2], [0.2, 0.4]), 0.03, (0.2, [0.2, 0.4]), [0.78, 0.83]),
-    "degraded": _copy("degraded", [1.35, 1.55], 0.25, [140, 165], [0.7, 0.9], [0.00008, 0.0002], [0.05, 0.3], 0.015,
+    "degraded": _copy("degraded", [1.35, 1.55], 0.35, [140, 165], [0.7, 0.9], [0.00008, 0.0002], [0.05, 0.3], 0.015,
                       (0.6, [0.08, 0.16]), (0.5, [1, 3], [0.25, 0.5]), 0.06, (0.4, [0.3, 0.5]), [0.7, 0.74]),
     "poor": _copy("poor", [1.5, 1.8], 0.6, [145, 175], [0.8, 1.0], [0.0002, 0.0005], [0.02, 0.15], 0.02,
                   (0.8, [0.1, 0.2]), (0.7, [2, 5], [0.3, 0.6]), 0.1, (0.6, [0.4, 0.6]), [0.62, 0.66]),
@@ -154,7 +154,8 @@ def _fax(threshold: list[int], fine: float, diffuse: float, lines: dict[str, Any
         "skew": {"p": 1.0, "params": {"angle_deg": [-skew, skew], "shift_x": [-0.006, 0.006],
                                       "shift_y": [-0.006, 0.006], "border": [1.0, 1.0]}},
         "noise": {"p": 1.0, "params": {"sigma": [0.0, 2.0], "salt_pepper": sp}},
-        "resample": resample or _OFF,
+        "resample": {"p": 1.0, "params": {"scale": [1.0, 1.0], "mode": {"choice": ["nearest"]}, **(resample or {}),
+                                          "grey": True}},
         "ink_bleed": {"p": 1.0, "params": {"radius_px": [0.5, 0.8], "strength": [0.3, 0.5]}},
         "paper": _OFF, "stains": _OFF, "lighting": _OFF, "halftone": _OFF, "warp": _OFF, "jpeg": _OFF,
         "bleed_through": _OFF,
@@ -167,10 +168,10 @@ FAX: dict[str, dict[str, dict[str, Any]]] = {
     "fair": _fax([175, 190], 0.5, 0.0, _lines([1, 2], [0.5, 0.8]), 1.2, [0.00002, 0.00005],
                  errors=_errors(0.2, [1, 2], [2.0, 6.0])),
     "degraded": _fax([172, 188], 0.3, 0.0, _lines([1, 3], [0.6, 0.9]), 2.0, [0.00005, 0.0001],
-                     {"p": 1.0, "params": {"scale": [0.94, 0.97], "mode": {"choice": ["nearest"]}}},
+                     {"scale": [0.94, 0.97]},
                      _errors(0.4, [1, 3], [3.0, 8.0])),
-    "poor": _fax([168, 184], 0.0, 0.1, _lines([2, 4], [0.7, 1.0]), 3.0, [0.0001, 0.0002],
-                 {"p": 1.0, "params": {"scale": [0.9, 0.94], "mode": {"choice": ["nearest"]}}},
+    "poor": _fax([165, 180], 0.0, 0.15, _lines([2, 4], [0.7, 1.0]), 3.0, [0.0001, 0.0002],
+                 {"scale": [0.9, 0.94]},
                  _errors(0.6, [2, 4], [3.0, 10.0])),
 }
 """Text mode (a threshold) at fine (200x200) then standard (200x100) resolution from a scan of falling
@@ -203,10 +204,12 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
              "warp": {"p": 1.0, "params": {"perspective": [0.015, 0.03], "curl": [0.2, 0.6], "curl_width": [0.15, 0.3],
                                                "curl_side": {"choice": ["left", "right"]}, "lift": [-0.015, 0.015],
                                                "shrink": [0.01, 0.04], "bow": [-0.01, 0.01]}},
-                 "lighting": {"p": 1.0, "params": {"gradient": [0.08, 0.16], "angle_deg": [0.0, 360.0],
-                                                   "vignette": [0.08, 0.16], "shadow": [0.15, 0.3], "shadow_width": [0.1, 0.25],
+                 "lighting": {"p": 1.0, "params": {"gradient": [0.06, 0.12], "angle_deg": [0.0, 360.0],
+                                                   "vignette": [0.06, 0.12], "shadow": [0.1, 0.25], "shadow_width": [0.1, 0.25],
                                                    "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
                  "jpeg": {"p": 1.0, "params": {"quality": {"int": [68, 75]}}},
+                 "blur": {"p": 1.0, "params": {"sigma_px": [0.8, 0.9], "motion_px": [0.0, 0.8]}},
+                 "paper": {"p": 1.0, "params": {**TIER_TABLE["degraded"]["paper"]["params"], "fibre": [0.01, 0.03]}},
                  "resample": {"p": 1.0, "params": {"scale": [0.78, 0.82], "mode": {"choice": ["area"]}}},
                  "moire": {"p": 0.35, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.05, 0.1]}},
                  "colour_shift": {"p": 0.35, "params": {"shift_px": [0.5, 1.2]}}},
@@ -254,7 +257,7 @@ def _scene(tier: str, scale: list[float], resample: list[float], hand: list[floa
 for _tier, _args in {
     "good": ([0.92, 0.96], [0.94, 0.98], [0.0, 0.0], (0.1, [0.2, 0.35]), [0.0, 0.5]),
     "fair": ([0.9, 0.94], [0.9, 0.94], [0.0, 0.15], (0.2, [0.3, 0.5]), [0.4, 0.9]),
-    "degraded": ([0.88, 0.92], [0.88, 0.92], [0.05, 0.2], (0.3, [0.4, 0.6]), [0.4, 0.8]),
+    "degraded": ([0.88, 0.92], [0.88, 0.92], [0.05, 0.2], (0.3, [0.4, 0.6]), [0.3, 0.6]),
     "poor": ([0.86, 0.9], [0.86, 0.9], [0.1, 0.25], (0.4, [0.5, 0.75]), [0.5, 1.0]),
 }.items():
     PHONE[_tier] = {**PHONE[_tier], **_scene(_tier, *_args)}

@@ -149,6 +149,8 @@ def degrade_page(image: np.ndarray, page: PageDegradation, seed: int, dpi: int) 
     for res, w, h, params in reversed(entered):
         with reading_params(res.name):
             out = res.leave(out, w, h, params)
+    if out.ndim == 2 and image.ndim == 3:  # a monochrome sensor (resample ``grey``): the page's channels back
+        out = cv2.cvtColor(out, cv2.COLOR_GRAY2RGB)
     if out is image:  # nothing enabled (pristine): never hand back the caller's own array
         out = image.copy()
     return DegradedPage(image=out, transforms=transforms, occlusion=occlusion, overdrawn=overdrawn)
@@ -180,8 +182,14 @@ def _occluded_by(occlusion: Mapping[str, np.ndarray], page_shape: tuple[int, ...
 
 
 def _changed(before: np.ndarray, after: np.ndarray) -> np.ndarray:
-    """uint8 mask (0/1) of the pixels a stage changed by more than ``OCCLUSION_LEVEL`` in any channel."""
+    """uint8 mask (0/1) of the pixels a stage changed by more than ``OCCLUSION_LEVEL`` in any channel.
+
+    In colour the channels are thresholded first (0/255 each) and then merged by the luma conversion, which is
+    above 0 exactly where any channel is 255 (its smallest weight, 0.114, still gives 29): two whole-image
+    passes where a per-channel maximum needs strided copies of each channel."""
     diff = cv2.absdiff(before, after)
     if diff.ndim == 3:
-        diff = cv2.max(cv2.max(diff[:, :, 0], diff[:, :, 1]), diff[:, :, 2])
-    return (diff > OCCLUSION_LEVEL).astype(np.uint8)
+        _, diff = cv2.threshold(diff, OCCLUSION_LEVEL, 255, cv2.THRESH_BINARY)
+        diff = cv2.cvtColor(diff, cv2.COLOR_RGB2GRAY)
+        return cv2.threshold(diff, 0, 1, cv2.THRESH_BINARY)[1]
+    return cv2.threshold(diff, OCCLUSION_LEVEL, 1, cv2.THRESH_BINARY)[1]

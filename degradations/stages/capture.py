@@ -137,10 +137,16 @@ def noise(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
 
 def resample_down(img: np.ndarray, p: Params) -> np.ndarray:
     """The low-dpi sensor: downsample by ``scale``. Below half scale an exact 2x area reduction comes
-    first (OpenCV's fast path; non-integer area resizes are ~10x slower)."""
+    first (OpenCV's fast path; non-integer area resizes are ~10x slower). ``grey`` (optional): a
+    monochrome sensor (a copier's, a fax's) reads the page's luma, so every stage after it works on one
+    channel (a third of the pixels); the pipeline gives the scan back in the page's channels."""
+    if p.get("grey") and img.ndim == 3:
+        img = gray(img)
     h, w = img.shape[:2]
     s = float(p["scale"])
     sw, sh = max(int(round(w * s)), 1), max(int(round(h * s)), 1)
+    if (sw, sh) == (w, h):
+        return img
     small = img
     if s <= 0.5 and w >= 4 and h >= 4:
         small = cv2.resize(small, (w // 2, h // 2), interpolation=cv2.INTER_AREA)
@@ -149,6 +155,8 @@ def resample_down(img: np.ndarray, p: Params) -> np.ndarray:
 
 def resample_up(small: np.ndarray, width: int, height: int, p: Params) -> np.ndarray:
     """Back to the page size: ``area`` = smooth bilinear, ``nearest`` = blocky (centre-aligned too)."""
+    if small.shape[:2] == (height, width):
+        return small
     up = cv2.INTER_NEAREST_EXACT if p["mode"] == "nearest" else cv2.INTER_LINEAR
     return cv2.resize(small, (width, height), interpolation=up)
 

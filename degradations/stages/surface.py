@@ -57,7 +57,8 @@ def paper(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     tint = [float(p["tint_r"]), float(p["tint_g"]), float(p["tint_b"])]
     if channels(img) == 1:
         return cv2.multiply(img, tex, scale=(0.299 * tint[0] + 0.587 * tint[1] + 0.114 * tint[2]) / 255)
-    tinted = cv2.merge([cv2.multiply(tex, (t, 0, 0, 0)) if t != 1.0 else tex for t in tint])
+    # the tint folded into one lookup table per channel (OpenCV's scalar multiply of a channel is ~3x slower)
+    tinted = cv2.merge([cv2.LUT(tex, np.clip(np.arange(256) * t + 0.5, 0, 255).astype(np.uint8)) for t in tint])
     return cv2.multiply(img, tinted, scale=1.0 / 255)
 
 

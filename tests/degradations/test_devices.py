@@ -119,3 +119,20 @@ def test_specs_draw_a_device_and_the_demo_cycles():
 def test_stage_params_of_a_disabled_device_stage_replay_as_identity():
     page = PageDegradation(page_no=1, seed_path=["x"], stages=[StageParams(name="dither", enabled=False)])
     assert np.array_equal(degrade_page(PAGE, page, 0, 100).image, PAGE)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_monochrome_sensors_read_grey_and_give_the_page_its_channels_back(device):
+    """A copier's and a fax's sensor are monochrome (``resample.grey``): the stages after it see one channel,
+    so the scan has no colour at all, yet comes back with the page's shape; the colour devices keep colour."""
+    page = text_page(7, color=True)
+    grey_sensor = device in ("photocopy", "fax")
+    for tier in ("good", "poor"):
+        prof = sample_profile(tier, 1, Rng(2, ("mono", device, tier)), device)
+        resample = next(s for s in prof.pages[0].stages if s.name == "resample")
+        assert resample.enabled  # every device has a sensor resolution (a fax's full one up to fair)
+        assert bool(resample.params.get("grey")) is grey_sensor
+        out = degrade_page(page, prof.pages[0], 2, 200).image
+        assert out.shape == page.shape and out.dtype == np.uint8
+        spread = int((out.max(axis=2).astype(int) - out.min(axis=2)).max())
+        assert (spread == 0) is grey_sensor, (device, tier, spread)
