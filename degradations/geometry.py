@@ -209,10 +209,17 @@ def inverse_points(pts: np.ndarray, transforms: Sequence[Transform]) -> np.ndarr
 
 
 def sampling_maps(transforms: Sequence[Transform], width: int, height: int, step: int = 8) -> tuple[np.ndarray, np.ndarray]:
-    """float32 ``cv2.remap`` maps (pixel-centre convention) of the composed inverse, for an output of
-    ``width x height``: exact on a grid every ``step`` px (extended one cell past every edge so no
+    """``sampling_map`` as two single-channel maps (x, y)."""
+    m = sampling_map(transforms, width, height, step)
+    return np.ascontiguousarray(m[:, :, 0]), np.ascontiguousarray(m[:, :, 1])
+
+
+def sampling_map(transforms: Sequence[Transform], width: int, height: int, step: int = 8) -> np.ndarray:
+    """The float32 two-channel ``cv2.remap`` map (pixel-centre convention) of the composed inverse, for an
+    output of ``width x height``: exact on a grid every ``step`` px (extended one cell past every edge so no
     node is clamped), bilinear in between. The maps are smooth, so the interpolation error is
-    ~step^2/8 * curvature, below 0.1 px for the tiers' warps (checked in the tests)."""
+    ~step^2/8 * curvature, below 0.1 px for the tiers' warps (checked in the tests). One two-channel map is
+    upsampled and read by ``remap`` in about half the time of two separate ones."""
     ext_x = 2 * step + (-width) % step
     ext_y = 2 * step + (-height) % step
     gw, gh = (width + ext_x) // step, (height + ext_y) // step
@@ -221,12 +228,9 @@ def sampling_maps(transforms: Sequence[Transform], width: int, height: int, step
     yi = step * (np.arange(gh) + 0.5) - 0.5 - step
     gx, gy = np.meshgrid(xi + 0.5, yi + 0.5)  # continuous coordinates of the nodes
     src = inverse_points(np.stack([gx.ravel(), gy.ravel()], axis=1), transforms) - 0.5
-    mx = src[:, 0].reshape(gh, gw).astype(np.float32)
-    my = src[:, 1].reshape(gh, gw).astype(np.float32)
+    grid = src.reshape(gh, gw, 2).astype(np.float32)
     full = (width + ext_x, height + ext_y)
-    mx = cv2.resize(mx, full, interpolation=cv2.INTER_LINEAR)[step : step + height, step : step + width]
-    my = cv2.resize(my, full, interpolation=cv2.INTER_LINEAR)[step : step + height, step : step + width]
-    return mx, my
+    return cv2.resize(grid, full, interpolation=cv2.INTER_LINEAR)[step : step + height, step : step + width]
 
 
 def map_points(pts: np.ndarray, transforms: Sequence[Transform]) -> np.ndarray:

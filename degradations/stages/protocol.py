@@ -26,7 +26,7 @@ from ir.perturbation import StageParams
 from ir.rng import Rng
 from ir.vocab import STAGE_NAMES, StageName
 
-from ..geometry import Homography, Transform, sampling_maps
+from ..geometry import Homography, Transform, sampling_map
 from .image_ops import border_value, like_image
 
 Params = Mapping[str, Any]
@@ -108,7 +108,7 @@ def _projective(transforms: Sequence[Transform]) -> np.ndarray | None:
 def _resample(image: np.ndarray, transforms: Sequence[Transform], fill: Sequence[float]) -> np.ndarray:
     """``image`` resampled through ``transforms`` at its own size (bilinear, ``fill`` beyond the page). A
     projective chain is one ``warpAffine``/``warpPerspective`` (no per-pixel maps: ~3x cheaper); anything
-    else goes through ``sampling_maps`` and ``remap``."""
+    else goes through ``sampling_map`` and ``remap``."""
     h, w = image.shape[:2]
     m = _projective(transforms)
     if m is not None:
@@ -121,9 +121,8 @@ def _resample(image: np.ndarray, transforms: Sequence[Transform], fill: Sequence
                                   borderValue=tuple(fill))
         return cv2.warpPerspective(image, inv, (w, h), flags=flags, borderMode=cv2.BORDER_CONSTANT,
                                    borderValue=tuple(fill))
-    mx, my = sampling_maps(transforms, w, h)
-    return cv2.remap(image, mx, my, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT,
-                     borderValue=tuple(fill))
+    return cv2.remap(image, sampling_map(transforms, w, h), None, interpolation=cv2.INTER_LINEAR,
+                     borderMode=cv2.BORDER_CONSTANT, borderValue=tuple(fill))
 
 
 def _inner_rect(transforms: Sequence[Transform], w: int, h: int) -> tuple[int, int, int, int]:
