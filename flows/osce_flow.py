@@ -56,7 +56,7 @@ def report_task(parts: list[AnalysisResult], ratings: pd.DataFrame, taxonomy: Ta
 
 @flow(name="osce-analysis")
 def osce_analysis(ratings: str, out_dir: str, taxonomy: str | None = None, adjust: str = "holm",
-                  strata: bool = True, backend: str = "lmm", response_effect: bool = False,
+                  strata: bool = True, backend: str = "lmm", response_effect: str = "auto",
                   ordinal: bool = False, encoding: str | None = None, columns: str | None = None,
                   judge_ratings: str | None = None) -> str:
     """Analyse a ratings file into ``out_dir`` (report.md, report.html, analysis.json, PNGs); with

@@ -377,8 +377,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a.add_argument("--quiet", action="store_true", help="no progress bar")
     a.add_argument("--adjust", default="holm", choices=["holm", "bh"], help="multiplicity method of the main table")
     a.add_argument("--no-strata", action="store_true", help="skip the stratified fits")
-    a.add_argument("--response-effect", action="store_true",
-                   help="add an item x responder variance component (slow on large designs)")
+    unit = a.add_mutually_exclusive_group()
+    unit.add_argument("--response-effect", dest="response_effect", action="store_const", const="always",
+                      default="auto", help="always fit (1 | item:responder), the dialogue's or answer's own effect "
+                                           "(default: encounter-level metrics always, sentence-level metrics when "
+                                           "its likelihood-ratio test says so)")
+    unit.add_argument("--no-response-effect", dest="response_effect", action="store_const", const="never",
+                      help="never fit it: the ratings of one dialogue or answer count as independent")
     a.add_argument("--rater-slopes", action="store_true", help="(1 + responder | rater) instead of (1 | rater)")
     a.add_argument("--backend", default="lmm", choices=["lmm", "statsmodels", "r"],
                    help="lmm: our solver (Satterthwaite df, default); statsmodels: cross-check (z-based); "

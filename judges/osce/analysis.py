@@ -12,8 +12,16 @@ every stratum borrows the rater and item variances estimated from all the data: 
 history categories hold ~8 questions, too few to estimate an item variance on their own. Strata
 apply to sentence-level metrics only (an encounter has no single category or form).
 
-Options: ``response_effect`` adds ``(1 | item:responder)`` (the rated answer); ``rater_slopes``
-replaces ``(1 | rater)`` by ``(1 + responder | rater)``. Inference is t-based with Satterthwaite df.
+The unit of inference. Every encounter-level score is one of several raters' scores of the same dialogue
+(case x responder), and every sentence-level score one of several raters' scores of the same answer (scripted
+question x responder): ``(1 | item:responder)`` is that dialogue's or answer's own effect. Without it the
+ratings of one dialogue count as independent evidence and the contrasts' df are the ratings' (232 for 255
+scores where 15 dialogues carry the information). ``response_effect="auto"`` (the default) therefore
+includes it for encounter-level metrics always, and for sentence-level metrics when a REML likelihood-ratio
+test against the model without it (boundary-corrected: p = P(chi2_1 >= LR) / 2) gives p < ``RESPONSE_EFFECT_ALPHA``;
+the choice and the units the df rest on are recorded per fit (``MetricFit.unit_of_inference``,
+``response_effect_test``). ``"always"`` / ``"never"`` force it. ``rater_slopes`` replaces ``(1 | rater)`` by
+``(1 + responder | rater)``. Inference is t-based with Satterthwaite df.
 
 Missing-design problems never become numbers: a metric without reference ratings, a responder
 without ratings, a contrast that is not estimable in a stratum, a grouping factor with one level are
@@ -31,7 +39,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from scipy.stats import chi2
 
 from judges.reliability import ReliabilityError, icc, krippendorff_alpha
 
@@ -58,6 +67,11 @@ from .statsmodels_backend import DEFAULT_METHODS, fit_crossed
 STRATIFIERS: tuple[str, ...] = ("history_category", "linguistic_form")
 BACKENDS: tuple[str, ...] = ("lmm", "statsmodels", "r")
 OPTIMIZERS: tuple[str, ...] = ("lbfgsb", "lbfgsb_small", "powell")
+RESPONSE_EFFECTS: tuple[str, ...] = ("auto", "always", "never")
+LR_ZERO = 1e-6  # deviance units: a likelihood ratio this small is the optimizer's noise, the component at 0
+RESPONSE_EFFECT_ALPHA = 0.05
+"""Sentence level, ``response_effect="auto"``: the answer effect is kept when its likelihood-ratio test gives p
+below this (a variance component that is not there costs the contrasts df for nothing)."""
 
 
 class AnalysisOptions(BaseModel):
@@ -68,7 +82,9 @@ class AnalysisOptions(BaseModel):
     adjust_strata: str = Field(default="bh", pattern="^(holm|bh)$")
     confidence: float = Field(default=0.95, gt=0.5, lt=1.0)
     alpha: float = Field(default=0.05, gt=0.0, lt=0.5)
-    response_effect: bool = False
+    response_effect: str = Field(default="auto", pattern="^(auto|always|never)$",
+                                 description="(1 | item:responder): auto = encounter level always, sentence level "
+                                             "when its likelihood-ratio test says so; True/False = always/never")
     rater_slopes: bool = Field(default=False, description="(1 + responder | rater) instead of (1 | rater)")
     reml: bool = True
     optimizers: tuple[str, ...] = Field(default=OPTIMIZERS, description="our solver's runs (best kept)")
@@ -78,10 +94,18 @@ class AnalysisOptions(BaseModel):
     backend: str = Field(default="lmm", pattern="^(lmm|statsmodels|r)$")
     r_strict: bool = Field(default=False, description="R backend: lme4 optimizer tolerances tightened (agreement checks)")
 
+    @field_validator("response_effect", mode="before")
+    @classmethod
+    def _bool_response_effect(cls, v: object) -> object:
+        """``True``/``False`` (the option's old form) mean always/never."""
+        return {True: "always", False: "never"}.get(v, v) if isinstance(v, bool) else v
+
 
 def model_formula(options: AnalysisOptions) -> str:
     rater = "(1 + responder | rater)" if options.rater_slopes else "(1 | rater)"
-    extra = " + (1 | item:responder)" if options.response_effect else ""
+    extra = {"always": " + (1 | item:responder)", "never": "",
+             "auto": " [+ (1 | item:responder): encounter level always, sentence level when its LR test says so]"
+             }[options.response_effect]
     crit = "REML" if options.reml else "ML"
     engine = {
         "lmm": f"{crit}, our solver (profiled deviance as lme4, best of {len(options.optimizers)} optimizer runs), "
@@ -124,6 +148,8 @@ class FitJob:
     strata: list[str] = field(default_factory=list)
     groups: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    unit_of_inference: str | None = None
+    response_effect_test: str | None = None
 
     @property
     def counts(self) -> dict[tuple[str, str | None], int]:
@@ -159,17 +185,66 @@ def plan_jobs(frame: pd.DataFrame, metric: str, level: str, reference: str, opti
             groups.append(g)
         else:
             notes.append(f"metric {metric}: only {k} {g} level: no {g} variance component")
-    if options.response_effect and frame.groupby("unit").size().max() > 1:
+    include, unit, test = response_unit(frame, level, responders, groups, options)
+    if include:
         groups.append("unit")
-    jobs = [FitJob(metric, level, frame, responders, groups=groups)]
+    units = {"unit_of_inference": unit, "response_effect_test": test}
+    jobs = [FitJob(metric, level, frame, responders, groups=groups, **units)]
     if level == "sentence":
         for s in options.stratifiers:
             if s in frame.columns and frame[s].notna().any():
                 f = frame.dropna(subset=[s]).copy()
                 strata = sorted(map(str, f[s].unique()))
                 f["strat"] = pd.Categorical(f[s].astype(str), categories=strata)
-                jobs.append(FitJob(metric, level, f, responders, stratifier=s, strata=strata, groups=groups))
+                jobs.append(FitJob(metric, level, f, responders, stratifier=s, strata=strata, groups=groups, **units))
     return jobs, notes
+
+
+def response_unit(frame: pd.DataFrame, level: str, responders: Sequence[str], groups: Sequence[str],
+                  options: AnalysisOptions) -> tuple[bool, str, str | None]:
+    """Whether the metric's models get ``(1 | item:responder)``, the units the contrasts' df rest on, and the
+    likelihood-ratio test that decided it (sentence level, ``auto``)."""
+    what = "dialogues (case x responder)" if level == "encounter" else "answers (question x responder)"
+    n_units = int(frame["unit"].nunique())
+    repeated = bool(frame.groupby("unit").size().max() > 1)
+    test = None
+    if not repeated:
+        include, why = False, f"each of the {n_units} {what} was rated once"
+    elif options.response_effect == "never":
+        include, why = False, f"the ratings of each of the {n_units} {what} treated as independent (asked for)"
+    elif options.response_effect == "always" or level == "encounter":
+        include, why = True, ""
+    else:
+        lr, p = response_effect_lrt(frame, responders, groups, options)
+        include = p < RESPONSE_EFFECT_ALPHA
+        test = (f"(1 | item:responder) against the model without it: LR = {lr:.2f}, p = {_p_text(p)} (REML, "
+                f"boundary-corrected): {'kept' if include else 'left out'}")
+        why = f"no answer effect found (p >= {RESPONSE_EFFECT_ALPHA})"
+    if include:
+        return True, f"{n_units} {what}, each with its own random effect", test
+    return False, f"{len(frame)} ratings: {why}", test
+
+
+def _p_text(p: float) -> str:
+    return f"{p:.3g}" if p >= 1e-4 else "< 1e-4"
+
+
+def response_effect_lrt(frame: pd.DataFrame, responders: Sequence[str], groups: Sequence[str],
+                        options: AnalysisOptions) -> tuple[float, float]:
+    """REML likelihood ratio of the main model with ``(1 | item:responder)`` against it without, and its p-value
+    under the boundary mixture 0.5 chi2_0 + 0.5 chi2_1 (the variance tested sits on the edge of its space).
+    Both fits have the same fixed effects, so REML likelihoods are comparable."""
+    design = FixedDesign(("resp",), {"resp": tuple(responders)})
+    X_full = design.matrix(frame)
+    X = X_full[:, independent_columns(X_full)]
+    y = frame["score"].to_numpy(dtype=float)
+    terms = [intercept_term(g, frame[g]) for g in groups]
+    with single_blas_thread():
+        without = LmmModel(X, y, terms, reml=True).fit(("lbfgsb",)).criterion
+        with_unit = LmmModel(X, y, [*terms, intercept_term("item:responder", frame["unit"])], reml=True)
+        crit = with_unit.fit(("lbfgsb", "lbfgsb_small")).criterion
+    lr = max(float(without - crit), 0.0)
+    return lr, (0.5 * float(chi2.sf(lr, 1)) if lr > LR_ZERO else 1.0)
 
 
 # ----------------------------------------------------------------------------- our solver
@@ -197,10 +272,12 @@ def lmm_diagnostics(fit: LmmFit, n_obs: int, seconds: float, dropped: list[str],
     if fit.polish is not None:
         attempts.append(f"polish: {fit.polish.optimizer} from {fit.polish.start}: -2 {crit} log-lik "
                         f"{fit.polish.criterion:.6f} ({fit.polish.iterations} evaluations)")
-    reached = [r for r in fit.runs if r.criterion - fit.criterion <= AGREE_TOL]
+    attempts += [f"{c.start}: -2 {crit} log-lik {c.criterion:.6f} ({c.iterations} evaluations)"
+                 for c in fit.confirmed.values()]
+    reached = fit.reached
     warnings = list(notes)
     if not fit.agree:
-        worst = max(fit.runs, key=lambda r: r.criterion)
+        worst = max((r for r in fit.runs if r not in reached), key=lambda r: r.criterion)
         warnings.append(f"optimizers disagree: {worst.optimizer} from {worst.start} stopped "
                         f"{worst.criterion - fit.criterion:.4g} above the best -2 {crit} log-lik; the best is kept")
     if fit.model.n_theta and fit.varpar.negative_eigenvalues:
@@ -258,11 +335,21 @@ def fit_statsmodels(job: FitJob, options: AnalysisOptions) -> tuple[PatsyEstimat
 def fit_job(job: FitJob, reference: str, options: AnalysisOptions) -> tuple[MetricFit, list[str]]:
     """Fit one job with the lmm or statsmodels backend: contrasts, EMMs, coefficients, diagnostics."""
     est, diag = fit_lmm(job, options) if options.backend == "lmm" else fit_statsmodels(job, options)
+    unit = job.unit_of_inference
+    if "unit" in job.groups and _at_boundary(diag, "item:responder"):
+        unit = f"{unit}; its variance is estimated at 0, so the df are the single ratings' again"
     counts = job.counts
     kw = dict(stratifier=job.stratifier, strata=job.strata, confidence=options.confidence, counts=counts)
     contrasts, emms, skipped = responder_estimates(est, job.metric, reference, job.responders, **kw)
-    return MetricFit(metric=job.metric, level=job.level, stratifier=job.stratifier, contrasts=contrasts,
-                     coefficients=coefficient_table(est), emms=emms, diagnostics=diag), skipped
+    return MetricFit(metric=job.metric, level=job.level, stratifier=job.stratifier,
+                     unit_of_inference=unit, response_effect_test=job.response_effect_test,
+                     contrasts=contrasts, coefficients=coefficient_table(est), emms=emms, diagnostics=diag), skipped
+
+
+def _at_boundary(diag: FitDiagnostics, component: str) -> bool:
+    """A variance component estimated at (numerically) zero, relative to the residual variance."""
+    v = diag.variance_components.get(component)
+    return v is not None and v <= 1e-8 * max(diag.residual_variance or 1.0, 1e-12)
 
 
 # ----------------------------------------------------------------------------- reliability

@@ -37,6 +37,10 @@ from .design import RandomTerm
 
 SINGULAR_TOL = 1e-4
 AGREE_TOL = 1e-4  # deviance units (-2 log-likelihood)
+CONFIRM_GAP = 0.05
+"""A run that stopped this close to the best (deviance units) is polished from where it stopped: Powell and
+L-BFGS-B often halt a little short of an optimum on the boundary (a variance at 0); if the polished run reaches
+the best it confirms the optimum. A run further off stays a disagreement."""
 _LOG2PI = float(np.log(2 * np.pi))
 
 
@@ -293,13 +297,23 @@ class LmmModel:
             raise LmmError("every optimizer run ended at a non-finite criterion")
         best = min(finite, key=lambda r: r.criterion)
         theta = np.array(best.theta, dtype=float)
+        confirmed: dict[int, OptimizerRun] = {}
         if self.n_theta:
             polish = self._lbfgsb(theta, f"the best run ({best.optimizer} from {best.start})", tight=True)
             if polish.criterion <= best.criterion:
                 theta = np.array(polish.theta, dtype=float)
+            for i, r in enumerate(runs):
+                gap = r.criterion - best.criterion
+                if r is not best and AGREE_TOL < gap <= CONFIRM_GAP:
+                    confirmed[i] = self._lbfgsb(np.array(r.theta), f"{r.optimizer} from {r.start}, polished",
+                                                tight=True)
+            kept = min(polish.criterion, best.criterion)
+            lower = min(confirmed.values(), key=lambda c: c.criterion, default=None)
+            if lower is not None and lower.criterion < kept:  # a polished run went lower still: keep it
+                theta = np.array(lower.theta, dtype=float)
         # a diagonal element of T is only defined up to sign; lme4 reports it >= 0
         theta[self.theta_diagonal] = np.abs(theta[self.theta_diagonal])
-        return LmmFit(model=self, theta=theta, runs=runs, best=best, polish=polish,
+        return LmmFit(model=self, theta=theta, runs=runs, best=best, polish=polish, confirmed=confirmed,
                       cpu_seconds=time.process_time() - c0, seconds=time.perf_counter() - t0)
 
 
@@ -334,6 +348,8 @@ class LmmFit:
     polish: OptimizerRun | None
     cpu_seconds: float
     seconds: float
+    confirmed: dict[int, OptimizerRun] = field(default_factory=dict)
+    """Runs that stopped within ``CONFIRM_GAP`` of the best, polished from where they stopped (by run index)."""
 
     def __post_init__(self) -> None:
         mdl = self.model
@@ -367,7 +383,18 @@ class LmmFit:
 
     @property
     def agree(self) -> bool:
-        return all(np.isfinite(r.criterion) for r in self.runs) and self.spread <= AGREE_TOL
+        """Every run reached the kept optimum, directly or once polished."""
+        return len(self.reached) == len(self.runs)
+
+    @property
+    def reached(self) -> list[OptimizerRun]:
+        """The runs that reached the kept optimum within ``AGREE_TOL``, directly or once polished."""
+        out = []
+        for i, r in enumerate(self.runs):
+            c = self.confirmed[i].criterion if i in self.confirmed else r.criterion
+            if np.isfinite(r.criterion) and min(r.criterion, c) - self.criterion <= AGREE_TOL:
+                out.append(r)
+        return out
 
     @property
     def singular(self) -> list[str]:

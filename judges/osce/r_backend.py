@@ -264,7 +264,8 @@ def _read_fit(base: Path, job: FitJob, reference: str, options: AnalysisOptions,
     names_full = _full_names(job)
     dropped = [n for n in names_full if n not in set(kept)]
     return MetricFit(
-        metric=job.metric, level=job.level, stratifier=job.stratifier, contrasts=contrasts,
+        metric=job.metric, level=job.level, stratifier=job.stratifier, unit_of_inference=job.unit_of_inference,
+        response_effect_test=job.response_effect_test, contrasts=contrasts,
         coefficients=coefficients, emms=emms,
         diagnostics=FitDiagnostics(
             method="lme4/lmerTest (Satterthwaite)", attempts=[f"lmer: -2 {'REML' if options.reml else 'ML'} "

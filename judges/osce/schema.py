@@ -260,6 +260,11 @@ class MetricFit(BaseModel):
     metric: str
     level: Level
     stratifier: str | None = None
+    unit_of_inference: str | None = Field(
+        default=None, description="what the contrasts' df rest on: the dialogues or answers (with their random "
+                                  "effect) or the single ratings (without it)")
+    response_effect_test: str | None = Field(
+        default=None, description="sentence level: the likelihood-ratio test of the answer effect that chose the model")
     contrasts: list[Contrast]
     coefficients: list[Coefficient] = Field(default_factory=list)
     emms: list[MarginalMean] = Field(default_factory=list)

@@ -70,7 +70,7 @@ class SimulationConfig(BaseModel):
     form_effects: dict[str, float] = Field(default_factory=lambda: {"open": -0.2, "focused": 0.0, "closed": 0.2})
     rater_sd: float = Field(default=0.4, ge=0)
     item_sd: float = Field(default=0.35, ge=0)
-    response_sd: float = Field(default=0.0, ge=0, description="item x responder effect; 0 = none")
+    response_sd: float = Field(default=0.3, ge=0, description="item x responder effect: the dialogue's (encounter level) or the answer's (sentence level) own quality; 0 = none")
     residual_sd: float = Field(default=0.7, gt=0)
 
     @model_validator(mode="after")

@@ -124,11 +124,12 @@ def test_every_optimizer_run_is_kept_and_a_stalled_start_is_reported():
     from judges.osce.simulate import make_unbalanced
 
     root = Rng(2).fork("osce-sim")
-    s = simulate_study(SimulationConfig(metrics=("accuracy",)), root)
+    s = simulate_study(SimulationConfig(metrics=("accuracy",), response_sd=0.0), root)  # the design that stalls
     ratings = make_unbalanced(s.ratings, root.fork("unbalanced"))
     frame = metric_frame(ratings, "accuracy", "human")
-    jobs, _ = plan_jobs(frame, "accuracy", "encounter", "human", AnalysisOptions(stratifiers=()), ["human"])
-    est, diag = fit_lmm(jobs[0], AnalysisOptions())
+    opts = AnalysisOptions(stratifiers=(), response_effect="never")
+    jobs, _ = plan_jobs(frame, "accuracy", "encounter", "human", opts, ["human"])
+    est, diag = fit_lmm(jobs[0], opts)
     crit = [r.criterion for r in est.fit.runs]
     assert len(est.fit.runs) == 3 and est.fit.criterion == pytest.approx(min(crit), abs=1e-12)
     assert diag.converged  # the best value was reached by >= 2 runs

@@ -20,18 +20,20 @@ MAIN_ONLY = AnalysisOptions(stratifiers=(), reliability=False)
 
 
 def test_planted_contrasts_recovered_over_seeds():
-    """Few seeds here; the 20-seed >= 90% check on the full 7,480-score design is benchmarks/bench_osce.py."""
+    """A small design (6 raters, 24 questions) with the simulator's dialogue and answer effects, under the default
+    model: over 10 seeds the CIs cover their planted contrasts at ~90% (20 seeds: 89-90%; the coverage study on
+    the full design, benchmarks/osce_coverage.py, is where 95% is checked)."""
     cfg = SimulationConfig(utterances_per_case=(8, 8, 8), n_raters=6, metrics=("correctness", "overall"))
     covered = []
     errors = []
-    for seed in (11, 12, 13):
+    for seed in range(11, 21):
         s = simulate_study(cfg, Rng(seed))
         res = analyze(s.ratings, options=MAIN_ONLY)
         cv = coverage(res, s.truth)
         assert len(cv) == 8  # 4 responders x 2 metrics
         covered += cv["covered"].tolist()
         errors += (cv["error"] / cv["se"]).tolist()
-    assert np.mean(covered) >= 0.9
+    assert np.mean(covered) >= 0.85
     assert np.max(np.abs(errors)) < 3.5
 
 
@@ -93,13 +95,14 @@ def test_statsmodels_false_convergence_is_flagged_against_our_optimum():
     """Seed 0 of the study ('osce-sim' stream), 'engagement': lbfgs reports converged at a REML log-lik
     below the optimum (-319.604 on one CPU, -319.180 on another, vs -319.120); with only lbfgs the backend
     says so instead of 'yes'."""
-    s = simulate_study(SimulationConfig(metrics=("engagement",)), Rng(0).fork("osce-sim"))
-    only_lbfgs = AnalysisOptions(stratifiers=(), reliability=False, backend="statsmodels", methods=("lbfgs",))
+    s = simulate_study(SimulationConfig(metrics=("engagement",), response_sd=0.0), Rng(0).fork("osce-sim"))
+    only_lbfgs = AnalysisOptions(stratifiers=(), reliability=False, backend="statsmodels", methods=("lbfgs",),
+                                 response_effect="never")
     res = analyze(s.ratings, options=only_lbfgs)
     d = res.fits[0].diagnostics
     assert d.method == "lbfgs" and not d.converged
     assert any("below the optimum" in w for w in d.warnings)
-    ours = analyze(s.ratings, options=MAIN_ONLY).fits[0].diagnostics
+    ours = analyze(s.ratings, options=MAIN_ONLY.model_copy(update={"response_effect": "never"})).fits[0].diagnostics
     assert ours.converged and ours.loglik - d.loglik > 1e-3  # the flagging threshold (judges.osce.analysis)
     best = analyze(s.ratings, options=only_lbfgs.model_copy(update={"methods": ("lbfgs", "bfgs", "powell", "nm")}))
     assert best.fits[0].diagnostics.loglik == pytest.approx(ours.loglik, abs=1e-3)
