@@ -42,7 +42,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 from scipy.stats import chi2
 
-from judges.reliability import ReliabilityError, icc, krippendorff_alpha
+from judges.reliability import ReliabilityError, krippendorff_alpha
 
 from .contrasts import (
     LmmEstimator,
@@ -159,8 +159,19 @@ class FitJob:
         return {(str(r), str(s)): int(n) for (r, s), n in g.items()}
 
 
-def metric_problem(frame: pd.DataFrame, metric: str, reference: str) -> str | None:
+def metric_problem(frame: pd.DataFrame, metric: str, reference: str, level: str = "sentence",
+                   options: AnalysisOptions | None = None) -> str | None:
     """Why a metric cannot be analysed at all (a stated exclusion), or None."""
+    scores = frame["score"].to_numpy(dtype=float)
+    if len(scores) and np.all(scores == scores[0]):
+        return f"metric {metric} excluded: every score is {scores[0]:g} (no variance to analyse)"
+    opt = options or AnalysisOptions()
+    per_resp = frame.groupby("resp", observed=True)["unit"].nunique()
+    if (level == "encounter" and opt.response_effect != "never" and len(per_resp) and per_resp.min() < 2
+            and frame.groupby("unit").size().max() > 1):
+        return (f"metric {metric} excluded: one dialogue per responder ({frame['item'].nunique()} case): a responder's "
+                "effect cannot be told from its dialogue's, so no contrast is replicated (--no-response-effect "
+                "compares these dialogues only)")
     n_ref = int((frame["resp"] == reference).sum())
     if n_ref == 0:
         others = ", ".join(f"{r}={n}" for r, n in frame["resp"].value_counts().sort_index().items() if n)
@@ -346,6 +357,43 @@ def fit_job(job: FitJob, reference: str, options: AnalysisOptions) -> tuple[Metr
                      contrasts=contrasts, coefficients=coefficient_table(est), emms=emms, diagnostics=diag), skipped
 
 
+ZERO_RESIDUAL = 1e-8
+"""A residual variance below this share of the scores' variance is zero: the model reproduces every score."""
+
+
+def degenerate_fit(mf: MetricFit, job: FitJob) -> str | None:
+    """Why a fit's numbers mean nothing (a stated exclusion), or None: a residual variance of zero leaves no error
+    to estimate SEs from (CIs of width 0, df of 1e44)."""
+    resid = mf.diagnostics.residual_variance
+    total = float(np.var(job.frame["score"].to_numpy(dtype=float)))
+    if resid is not None and resid <= ZERO_RESIDUAL * max(total, 1e-300):
+        where = "" if job.stratifier is None else f" x {job.stratifier}"
+        return (f"metric {mf.metric}{where} excluded: zero residual variance (the model reproduces every score: "
+                f"{len(job.frame)} scores, {job.frame['rater'].nunique()} rater(s); no error is left to test against)")
+    return None
+
+
+def finite_only(mf: MetricFit) -> tuple[MetricFit, list[str]]:
+    """The fit without any estimate whose numbers are not finite, and a note for each one dropped."""
+    def finite(values: Sequence[float | None]) -> bool:
+        return all(v is None or bool(np.isfinite(v)) for v in values)
+
+    where = mf.metric if mf.stratifier is None else f"{mf.metric} x {mf.stratifier}"
+    notes: list[str] = []
+    contrasts = []
+    for c in mf.contrasts:
+        if finite((c.estimate, c.se, c.ci_low, c.ci_high, c.p_value, c.df)):
+            contrasts.append(c)
+        else:
+            notes.append(f"{where}: {c.responder}" + (f" ({c.stratum})" if c.stratum else "")
+                         + " vs the reference not estimable (non-finite SE or df)")
+    emms = [e for e in mf.emms if finite((e.estimate, e.se, e.ci_low, e.ci_high, e.df))]
+    coefs = [c for c in mf.coefficients if finite((c.estimate, c.se, c.df, c.t, c.p_value))]
+    if len(coefs) < len(mf.coefficients):
+        notes.append(f"{where}: {len(mf.coefficients) - len(coefs)} fixed effect(s) with non-finite SE left out")
+    return mf.model_copy(update={"contrasts": contrasts, "emms": emms, "coefficients": coefs}), notes
+
+
 def _at_boundary(diag: FitDiagnostics, component: str) -> bool:
     """A variance component estimated at (numerically) zero, relative to the residual variance."""
     v = diag.variance_components.get(component)
@@ -355,33 +403,33 @@ def _at_boundary(diag: FitDiagnostics, component: str) -> bool:
 # ----------------------------------------------------------------------------- reliability
 
 
-def _complete_raters(wide: np.ndarray) -> np.ndarray:
-    """Raters kept for the ICC: greedily drop the rater whose removal most enlarges the complete block
-    (complete units x raters), while it does; a rater who scored one case of three goes, 5% scattered
-    missing scores do not make anyone go."""
-    keep = np.ones(wide.shape[1], dtype=bool)
-    present = ~np.isnan(wide)
-
-    def size(mask: np.ndarray) -> int:
-        return int(present[:, mask].all(axis=1).sum()) * int(mask.sum())
-
-    best = size(keep)
-    while keep.sum() > 2:
-        trials = []
-        for j in np.flatnonzero(keep):
-            m = keep.copy()
-            m[j] = False
-            trials.append((size(m), -present[:, j].sum(), j))
-        n, _, j = max(trials)
-        if n <= best:
-            break
-        keep[j] = False
-        best = n
-    return keep
+def model_icc(unit: np.ndarray, rater: np.ndarray, score: np.ndarray) -> tuple[float | None, float | None, float, str]:
+    """ICC(2,1) and ICC(2,k) from the two-way random-effects model ``score ~ 1 + (1 | unit) + (1 | rater)`` fitted
+    by REML to every rating (a missing score leaves its cell out; nobody is dropped): ``s_u / (s_u + s_r + s_e)``
+    and ``s_u / (s_u + (s_r + s_e) / k)`` with ``k`` the mean number of ratings per unit. On complete data these
+    are Shrout and Fleiss's ICC(2,1) and ICC(2,k) (REML = the ANOVA estimates when none is truncated at 0).
+    Returns (ICC(2,1), ICC(2,k), k, how); None where the design cannot say (one rater, one unit, no variance)."""
+    n_units, n_raters = len(np.unique(unit)), len(np.unique(rater))
+    k = float(len(score) / max(n_units, 1))
+    if n_raters < 2 or n_units < 2:
+        return None, None, k, f"not estimable: {n_raters} rater(s), {n_units} unit(s)"
+    if np.all(score == score[0]):
+        return None, None, k, "not estimable: every score is the same"
+    terms = [intercept_term("unit", unit), intercept_term("rater", rater)]
+    with single_blas_thread():
+        fit = LmmModel(np.ones((len(score), 1)), score.astype(float), terms, reml=True).fit(("lbfgsb", "lbfgsb_small"))
+    vc = fit.variance_components()
+    su, sr, se = vc["unit"], vc["rater"], fit.sigma2
+    if not su + sr + se > 0:
+        return None, None, k, "not estimable: no variance"
+    how = (f"two-way random-effects model (REML) on all {len(score)} ratings of {n_units} units by {n_raters} "
+           f"raters; k = {k:.2f} ratings per unit")
+    return float(su / (su + sr + se)), float(su / (su + (sr + se) / k)), k, how
 
 
 def reliability_row(ratings: pd.DataFrame, metric: str) -> ReliabilityRow:
-    """ICC(2,1)/ICC(2,k) over complete units x kept raters; ordinal alpha over pairable units."""
+    """ICC(2,1)/ICC(2,k) from the random-effects model on every rating (``model_icc``: every rater kept);
+    ordinal Krippendorff alpha over the units with two or more ratings."""
     d = ratings[ratings["metric"] == metric]
     parts = [d[c].astype("string").fillna("") for c in ("case", "encounter", "responder", "utterance_id")]
     unit = parts[0] + "|" + parts[1] + "|" + parts[2] + "|" + parts[3]
@@ -389,25 +437,19 @@ def reliability_row(ratings: pd.DataFrame, metric: str) -> ReliabilityRow:
                           "score": d["score"].astype(float).to_numpy()})
     wide = table.pivot(index="unit", columns="rater", values="score")
     mat = wide.to_numpy(dtype=float)
-    raters = [str(c) for c in wide.columns]
-    nan = float("nan")
-    keep = _complete_raters(mat) if mat.shape[1] >= 2 else np.ones(mat.shape[1], dtype=bool)
-    sub = mat[:, keep]
-    complete = sub[~np.isnan(sub).any(axis=1)]
-    try:
-        r = icc(complete)
-        i1, ik = r.icc2_1, r.icc2_k
-    except ReliabilityError:
-        i1 = ik = nan
+    i1, ik, k, how = model_icc(table["unit"].to_numpy(), table["rater"].to_numpy(), table["score"].to_numpy())
     pairable = int((np.sum(~np.isnan(mat), axis=1) >= 2).sum())
-    try:
-        alpha = krippendorff_alpha(mat.T, level="ordinal")
-    except ReliabilityError:
-        alpha = nan
+    alpha = None
+    if mat.shape[1] >= 2 and pairable:
+        try:
+            a = krippendorff_alpha(mat.T, level="ordinal")
+            alpha = float(a) if np.isfinite(a) else None
+        except ReliabilityError:
+            alpha = None
     return ReliabilityRow(
-        metric=metric, n_units=int(mat.shape[0]), n_raters=int(mat.shape[1]), icc_units=int(complete.shape[0]),
-        icc_raters=int(keep.sum()), icc_excluded_raters=[r for r, k in zip(raters, keep, strict=True) if not k],
-        icc2_1=i1, icc2_k=ik, alpha_units=pairable, alpha_ordinal=alpha,
+        metric=metric, n_units=int(mat.shape[0]), n_raters=int(mat.shape[1]), icc_units=int(mat.shape[0]),
+        icc_raters=int(mat.shape[1]), icc_k=k, icc_method=how, icc2_1=i1, icc2_k=ik, alpha_units=pairable,
+        alpha_ordinal=alpha,
     )
 
 
@@ -437,7 +479,7 @@ def analyze(
     analysed: list[str] = []
     for metric in order:
         frame = metric_frame(ratings, metric, ref)
-        problem = metric_problem(frame, metric, ref)
+        problem = metric_problem(frame, metric, ref, tax.metric(metric).level, opt)
         if problem:
             exclusions.append(problem)
             continue
@@ -463,21 +505,33 @@ def analyze(
     main: list[Contrast] = []
     strata: list[Contrast] = []
     emms: list[MarginalMean] = []
-    for mf, skipped in results:
+    degenerate: set[str] = set()
+    for job, (mf, skipped) in zip(jobs, results, strict=True):
+        if mf.metric in degenerate:
+            continue
+        reason = degenerate_fit(mf, job)
+        if reason is not None:
+            exclusions.append(reason)
+            if mf.stratifier is None:  # the metric's main model: the metric goes
+                degenerate.add(mf.metric)
+            continue
+        mf, dropped = finite_only(mf)
         fits.append(mf)
-        exclusions.extend(skipped)
+        exclusions.extend(skipped + dropped)
         if mf.stratifier is None:
             main.extend(mf.contrasts)
             emms.extend(mf.emms)
         else:
             strata.extend(adjust(mf.contrasts, opt.adjust_strata, opt.alpha))
+    analysed = [m for m in analysed if m not in degenerate]
     rel = [reliability_row(ratings, m) for m in analysed] if opt.reliability else []
     ordinal: list[Contrast] = []
     ordinal_model = None
     if opt.ordinal and analysed:
         from .r_backend import ORDINAL_FORMULA, fit_ordinal_r
 
-        ordinal = adjust(fit_ordinal_r([j for j in jobs if j.stratifier is None], ref, opt.confidence),
+        ordinal = adjust(fit_ordinal_r([j for j in jobs if j.stratifier is None and j.metric in analysed], ref,
+                                       opt.confidence),
                          opt.adjust_main, opt.alpha)
         ordinal_model = ORDINAL_FORMULA
     main = adjust(main, opt.adjust_main, opt.alpha)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache, cached_property
@@ -294,7 +295,17 @@ class LmmModel:
         return OptimizerRun("Powell", label, float(res.fun), int(res.nfev), _msg(res.message), tuple(map(float, res.x)))
 
     def fit(self, optimizers: Sequence[str] = ("lbfgsb", "lbfgsb_small", "powell")) -> LmmFit:
-        """Minimise the criterion with every optimizer in ``optimizers``; polish and keep the best run."""
+        """Minimise the criterion with every optimizer in ``optimizers``; polish and keep the best run.
+
+        The criterion is inf where the factor fails (a degenerate design: no residual left); the optimizers'
+        line searches then do arithmetic on inf and numpy warns. Every run's outcome is recorded instead, and a
+        fit with nothing left to estimate is a stated exclusion (``analysis.degenerate_fit``), so the warnings
+        are silenced here."""
+        with warnings.catch_warnings(), np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return self._fit(optimizers)
+
+    def _fit(self, optimizers: Sequence[str]) -> LmmFit:
         c0, t0 = time.process_time(), time.perf_counter()
         polish = None
         if self.n_theta == 0:

@@ -176,12 +176,15 @@ def _diag_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
 
 
 def _rel_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
-    head = ["metric", "units (all)", "raters (all)", "ICC units x raters used", "ICC(2,1)", "ICC(2,k)",
-            "alpha units used", "Krippendorff alpha (ordinal)"]
-    body = [[r.metric, str(r.n_units), str(r.n_raters),
-             f"{r.icc_units} x {r.icc_raters}" + (f" (left out: {', '.join(r.icc_excluded_raters)})"
-                                                  if r.icc_excluded_raters else ""),
-             f"{r.icc2_1:.3f}", f"{r.icc2_k:.3f}", str(r.alpha_units), f"{r.alpha_ordinal:.3f}"]
+    head = ["metric", "units", "raters", "ICC(2,1)", "ICC(2,k)", "k", "ICC from", "alpha units used",
+            "Krippendorff alpha (ordinal)"]
+
+    def num(v: float | None) -> str:
+        return "n/a" if v is None else f"{v:.3f}"
+
+    body = [[r.metric, str(r.n_units), str(r.n_raters), num(r.icc2_1), num(r.icc2_k),
+             "n/a" if r.icc_k is None else f"{r.icc_k:.2f}", r.icc_method or "-", str(r.alpha_units),
+             num(r.alpha_ordinal)]
             for r in result.reliability]
     return head, body
 

@@ -242,18 +242,22 @@ class MarginalMean(ResponderEstimate):
 
 
 class ReliabilityRow(BaseModel):
-    """ICC over complete units x raters and ordinal alpha over pairable units, each naming what it used."""
+    """ICC from the two-way random-effects model on every rating and ordinal alpha over pairable units, each
+    naming what it used; a statistic the design cannot give is None (never NaN)."""
 
     metric: str
     n_units: int = Field(description="rated units in the data")
     n_raters: int = Field(description="raters in the data")
-    icc_units: int = Field(default=0, description="complete units the ICC used")
-    icc_raters: int = Field(default=0, description="raters the ICC used")
-    icc_excluded_raters: list[str] = Field(default_factory=list, description="raters left out to keep units complete")
-    icc2_1: float
-    icc2_k: float
+    icc_units: int = Field(default=0, description="units the ICC used (all)")
+    icc_raters: int = Field(default=0, description="raters the ICC used (all)")
+    icc_excluded_raters: list[str] = Field(default_factory=list, description="raters left out (none: the model "
+                                                                           "uses incomplete units)")
+    icc_k: float | None = Field(default=None, description="k of ICC(2,k): mean ratings per unit")
+    icc_method: str = Field(default="", description="how the ICC was estimated, or why it could not be")
+    icc2_1: float | None
+    icc2_k: float | None
     alpha_units: int = Field(default=0, description="units with >= 2 ratings (pairable) that alpha used")
-    alpha_ordinal: float
+    alpha_ordinal: float | None
 
 
 class MetricFit(BaseModel):

@@ -56,7 +56,7 @@ def test_report_has_table_figures_diagnostics_and_named_method(analysed):
     assert "## Estimated marginal means" in md and "## Fixed effects (main models)" in md
     diag = md.split("## Fit diagnostics")[1]
     assert "-2 REML log-lik" in diag and "optimum confirmed" in diag and "L-BFGS-B from theta=1" in diag
-    assert "ICC units x raters used" in md
+    assert "two-way random-effects model (REML) on all" in md.split("## Reliability")[1]
     assert not [p for p in analysed.iterdir() if p.name.startswith(".")]  # no temp folder left
 
 
@@ -142,7 +142,7 @@ def test_rater_with_one_case_and_real_export_options_via_cli(analysed, monkeypat
     out = capsys.readouterr().out
     assert "input: read as csv, encoding cp949 (detected)" in out and "평가자 -> rater" in out
     rel = (analysed / "kor" / "report.md").read_text().split("## Reliability")[1].split("##")[0]
-    assert "| overall | 15 | 5 | 15 x 4 (left out: r05) |" in rel
+    assert "| overall | 15 | 5 |" in rel and "on all 65 ratings of 15 units by 5 raters" in rel  # r05 kept
     assert run_cli(monkeypatch, "osce", "analyze", str(path), "--out", str(analysed / "kor2"),
                    "--columns", "평가자") == 2
     assert "expected SOURCE=TARGET" in capsys.readouterr().err

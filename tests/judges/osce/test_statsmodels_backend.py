@@ -176,16 +176,27 @@ def test_reliability_rows(small_study):
         assert -0.2 < r.alpha_ordinal < 1
 
 
-def test_rater_with_one_case_is_left_out_of_the_icc_and_said_so():
+def test_the_icc_keeps_every_rater_and_matches_shrout_fleiss_on_complete_data():
+    """A rater who scored one case of three and 5% scattered missing scores: every rater stays in the ICC (the
+    random-effects model uses incomplete units), and on the complete file the model's ICCs are Shrout and
+    Fleiss's ICC(2,1) and ICC(2,k) (judges.reliability.icc, checked against R psych elsewhere)."""
+    from judges.osce.analysis import model_icc
+    from judges.reliability import icc
+
     s = simulate_study(SimulationConfig(metrics=("correctness", "overall")), Rng(4))
-    ratings = make_unbalanced(s.ratings, Rng(4).fork("unbalanced"), missing=0.0)
-    res = analyze(ratings, options=AnalysisOptions(stratifiers=()))
+    res = analyze(make_unbalanced(s.ratings, Rng(4).fork("unbalanced")), options=AnalysisOptions(stratifiers=()))
     rows = {r.metric: r for r in res.reliability}
-    enc = rows["overall"]
-    assert enc.n_units == 15 and enc.n_raters == 17
-    assert enc.icc_excluded_raters == ["r17"] and enc.icc_units == 15 and enc.icc_raters == 16
-    assert rows["correctness"].icc_units == 440 and rows["correctness"].icc_excluded_raters == ["r17"]
-    assert enc.alpha_units == 15
+    for r in rows.values():
+        assert r.icc_raters == r.n_raters == 17 and r.icc_units == r.n_units and not r.icc_excluded_raters
+        assert 0 < r.icc2_1 < r.icc2_k < 1 and "all" in r.icc_method
+    assert rows["overall"].n_units == 15 and rows["overall"].alpha_units == 15
+    assert rows["correctness"].icc_k < 17  # fewer than 17 ratings per unit on average: k says so
+    d = s.ratings[s.ratings["metric"] == "overall"]
+    unit = (d["case"] + "|" + d["responder"]).to_numpy()
+    i1, ik, k, _ = model_icc(unit, d["rater"].to_numpy(), d["score"].to_numpy(dtype=float))
+    wide = d.assign(unit=unit).pivot(index="unit", columns="rater", values="score").to_numpy(dtype=float)
+    classic = icc(wide)
+    assert k == 17 and i1 == pytest.approx(classic.icc2_1, abs=1e-5) and ik == pytest.approx(classic.icc2_k, abs=1e-5)
 
 
 def test_missing_design_is_excluded_and_stated_never_a_number(small_study):
