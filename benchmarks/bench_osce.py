@@ -51,7 +51,7 @@ a <- commandArgs(TRUE)
 d <- read.csv(a[1], colClasses = "character")
 d$score <- as.numeric(d$score)
 d$resp <- factor(d$resp, levels = c("human", "llm_a", "llm_b", "llm_c", "llm_d"))
-f <- score ~ resp + (1 | rater) + (1 | item)
+f <- if (a[3] == "1") score ~ resp + (1 | rater) + (1 | item) + (1 | unit) else score ~ resp + (1 | rater) + (1 | item)
 invisible(lmer(f, data = d))  # warm-up
 cpu <- c(); wall <- c()
 for (i in seq_len(as.integer(a[2]))) {
@@ -92,9 +92,10 @@ def speed(seed: int, reps: int) -> None:
         sm_cpu.append(time.process_time() - c0)
     with tempfile.TemporaryDirectory() as tmp:
         data = Path(tmp) / "d.csv"
-        frame.assign(resp=frame["resp"].astype(str))[["score", "resp", "rater", "item"]].to_csv(data, index=False)
+        frame.assign(resp=frame["resp"].astype(str))[["score", "resp", "rater", "item", "unit"]].to_csv(data, index=False)
         (Path(tmp) / "t.R").write_text(LME4_TIMING)
-        out = subprocess.run(["Rscript", "--vanilla", str(Path(tmp) / "t.R"), str(data), str(reps)],
+        with_unit = "1" if "unit" in jobs[0].groups else "0"
+        out = subprocess.run(["Rscript", "--vanilla", str(Path(tmp) / "t.R"), str(data), str(reps), with_unit],
                              capture_output=True, text=True, timeout=900)
     if out.returncode != 0:
         print("lme4 timing failed:", out.stderr[-400:])
@@ -102,7 +103,8 @@ def speed(seed: int, reps: int) -> None:
     else:
         lme4 = [float(x) for x in out.stdout.split()]
     o = min(ours_cpu)
-    print(f"one 7,480-row metric (correctness, seed {seed}), CPU seconds, 1 BLAS thread, best of {reps}:")
+    print(f"one 7,480-row metric (correctness, seed {seed}), CPU seconds, 1 BLAS thread, best of {reps}; model: "
+          f"{' + '.join(jobs[0].groups)} ({mf.unit_of_inference}):")
     print(f"  ours (design + 3 optimizer runs + Satterthwaite + contrasts + EMMs): {o:.4f} s CPU "
           f"({min(ours_wall):.4f} s wall); optimizer runs alone {solver_cpu:.4f} s")
     print(f"  lme4::lmer model time: {lme4[0]:.4f} s CPU ({lme4[1]:.4f} s wall; median {lme4[2]:.4f}); "
@@ -200,6 +202,7 @@ def main() -> None:
     ap.add_argument("--agreement", action="store_true")
     ap.add_argument("--recovery", action="store_true")
     ap.add_argument("--seeds", type=int, default=20)
+    ap.add_argument("--seed0", type=int, default=1, help="first study seed (seeds seed0 .. seed0 + seeds - 1)")
     ap.add_argument("--timing-seed", type=int, default=0)
     ap.add_argument("--unbalanced-seed", type=int, default=1000)
     ap.add_argument("--reps", type=int, default=5)
@@ -208,7 +211,7 @@ def main() -> None:
     if not (args.speed or args.agreement or args.recovery):
         ap.error("choose at least one of --speed, --agreement, --recovery")
     print(f"load average at start: {os.getloadavg()[0]:.2f} (BLAS threads = 1); python {sys.version.split()[0]}")
-    seeds = list(range(1, args.seeds + 1))
+    seeds = list(range(args.seed0, args.seed0 + args.seeds))
     if args.speed:
         speed(args.timing_seed, args.reps)
     if args.agreement:

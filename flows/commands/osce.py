@@ -42,14 +42,18 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out}: exists and is not a directory")
     t0 = time.perf_counter()
+    if args.ddf == "kenward-roger" and args.backend != "r":
+        raise CliError("--ddf kenward-roger needs --backend r (lmerTest computes it through R pbkrtest)")
     try:
         options = AnalysisOptions(
             stratifiers=() if args.no_strata else ("history_category", "linguistic_form"),
             adjust_main=args.adjust, response_effect=args.response_effect, rater_slopes=args.rater_slopes,
-            backend=args.backend, ordinal=args.ordinal,
+            backend=args.backend, ordinal=args.ordinal, ddf=args.ddf,
         )
         if args.backend == "r" and (missing := r_missing()):
             raise CliError(f"--backend r needs lme4 and lmerTest: {missing}")
+        if args.ddf == "kenward-roger" and (missing := r_missing(("pbkrtest",))):
+            raise CliError(f"--ddf kenward-roger needs R pbkrtest: {missing}")
         if args.ordinal and (missing := r_missing(("ordinal",))):
             raise CliError(f"--ordinal needs R ordinal: {missing}")
         tax = load_taxonomy(args.taxonomy)
@@ -388,6 +392,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     a.add_argument("--backend", default="lmm", choices=["lmm", "statsmodels", "r"],
                    help="lmm: our solver (Satterthwaite df, default); statsmodels: cross-check (z-based); "
                         "r: lme4/lmerTest reference (needs Rscript)")
+    a.add_argument("--ddf", default="satterthwaite", choices=["satterthwaite", "kenward-roger"],
+                   help="denominator df of the contrasts: Satterthwaite (default), or Kenward-Roger (needs --backend r "
+                        "and R pbkrtest)")
     a.add_argument("--ordinal", action="store_true",
                    help="add the ordinal sensitivity model (R ordinal::clmm, latent-scale contrasts; slow)")
     a.add_argument("--encoding", help="text encoding of a CSV (default: UTF-8, or CP949/EUC-KR when detected)")

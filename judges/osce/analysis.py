@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from scipy.stats import chi2
 
 from judges.reliability import ReliabilityError, krippendorff_alpha
@@ -92,7 +92,16 @@ class AnalysisOptions(BaseModel):
     reliability: bool = True
     ordinal: bool = Field(default=False, description="CLMM sensitivity model through R ordinal::clmm")
     backend: str = Field(default="lmm", pattern="^(lmm|statsmodels|r)$")
+    ddf: str = Field(default="satterthwaite", pattern="^(satterthwaite|kenward-roger)$",
+                     description="denominator df: Satterthwaite (every backend but statsmodels), Kenward-Roger "
+                                 "(the R backend, through pbkrtest; REML only)")
     r_strict: bool = Field(default=False, description="R backend: lme4 optimizer tolerances tightened (agreement checks)")
+
+    @model_validator(mode="after")
+    def _ddf_backend(self) -> AnalysisOptions:
+        if self.ddf == "kenward-roger" and (self.backend != "r" or not self.reml):
+            raise ValueError("ddf='kenward-roger' needs backend='r' (lmerTest through pbkrtest) and REML")
+        return self
 
     @field_validator("response_effect", mode="before")
     @classmethod
@@ -110,7 +119,7 @@ def model_formula(options: AnalysisOptions) -> str:
     engine = {
         "lmm": f"{crit}, our solver (profiled deviance as lme4, best of {len(options.optimizers)} optimizer runs), "
                "t-based CIs with Satterthwaite df",
-        "r": "REML, R lme4/lmerTest, t-based CIs with Satterthwaite df",
+        "r": f"REML, R lme4/lmerTest, t-based CIs with {'Kenward-Roger' if options.ddf == 'kenward-roger' else 'Satterthwaite'} df",
         "statsmodels": "REML, statsmodels MixedLM (best of its optimizers), z-based CIs",
     }[options.backend]
     return f"score ~ responder [treatment vs reference] (x stratum) + {rater} + (1 | item){extra}; {engine}"

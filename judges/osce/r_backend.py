@@ -87,13 +87,13 @@ for (k in seq_len(nrow(jobs))) {
       L <- X[1, ] - X[2, ]
       ok <- ncol(null) == 0 || max(abs(crossprod(null, L))) <= 1e-6 * max(1, abs(L))
       if (!ok) next
-      r <- contest(m, matrix(L[kept], 1), joint = FALSE, ddf = "Satterthwaite")
+      r <- contest(m, matrix(L[kept], 1), joint = FALSE, ddf = j$ddf)
       out <- rbind(out, data.frame(stratum = if (strat) st else "", responder = p, estimate = r$Estimate,
         se = r[["Std. Error"]], df = r$df, p = r[["Pr(>|t|)"]]))
     }
   }
   write.csv(out, paste0(j$out, "_contrasts.csv"), row.names = FALSE)
-  co <- summary(m)$coefficients
+  co <- summary(m, ddf = j$ddf)$coefficients
   write.csv(data.frame(name = rownames(co), estimate = co[, 1], se = co[, 2], df = co[, 3], t = co[, 4],
     p = co[, 5]), paste0(j$out, "_coef.csv"), row.names = FALSE)
   vc <- as.data.frame(VarCorr(m))
@@ -103,7 +103,8 @@ for (k in seq_len(nrow(jobs))) {
   write.csv(data.frame(name = nm, variance = vc$vcov), paste0(j$out, "_vc.csv"), row.names = FALSE)
   if (with_emm) {
     spec <- if (strat) ~ resp | strat else ~ resp
-    e <- as.data.frame(summary(emmeans::emmeans(m, spec, lmer.df = "satterthwaite", lmerTest.limit = Inf)))
+    e <- as.data.frame(summary(emmeans::emmeans(m, spec, lmer.df = tolower(j$ddf), lmerTest.limit = Inf,
+      pbkrtest.limit = Inf)))
     write.csv(data.frame(responder = as.character(e$resp), stratum = if (strat) as.character(e$strat) else "",
       estimate = e$emmean, se = e$SE, df = e$df), paste0(j$out, "_emm.csv"), row.names = FALSE)
   }
@@ -166,7 +167,12 @@ def r_available(packages: tuple[str, ...] = ("lme4", "lmerTest")) -> bool:
     return r_missing(packages) is None
 
 
-def _write_jobs(jobs: Sequence[FitJob], tmp: Path, slopes: bool, reml: bool, strict: bool = False) -> Path:
+R_DDF = {"satterthwaite": "Satterthwaite", "kenward-roger": "Kenward-Roger"}
+"""Our ``AnalysisOptions.ddf`` -> lmerTest's ``ddf`` (Kenward-Roger through pbkrtest)."""
+
+
+def _write_jobs(jobs: Sequence[FitJob], tmp: Path, slopes: bool, reml: bool, strict: bool = False,
+                ddf: str = "Satterthwaite") -> Path:
     rows = []
     for k, job in enumerate(jobs):
         f = job.frame
@@ -182,7 +188,7 @@ def _write_jobs(jobs: Sequence[FitJob], tmp: Path, slopes: bool, reml: bool, str
         rows.append({"data": f"{base}.csv", "resp": f"{base}_resp.txt", "strata": f"{base}_strata.txt",
                      "strat": "1" if job.stratifier else "0", "groups": ";".join(job.groups),
                      "slopes": "1" if slopes else "0", "reml": "1" if reml else "0",
-                     "strict": "1" if strict else "0", "out": str(base)})
+                     "strict": "1" if strict else "0", "ddf": ddf, "out": str(base)})
     path = tmp / "jobs.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     return path
@@ -210,7 +216,8 @@ def fit_jobs_r(jobs: Sequence[FitJob], reference: str, options: AnalysisOptions,
     out = []
     with tempfile.TemporaryDirectory(prefix="osce-r-") as tmp_name:
         tmp = Path(tmp_name)
-        manifest = _write_jobs(jobs, tmp, options.rater_slopes, options.reml, options.r_strict)
+        manifest = _write_jobs(jobs, tmp, options.rater_slopes, options.reml, options.r_strict,
+                               R_DDF[options.ddf])
         _run(_FIT_SCRIPT, [str(manifest), "1" if emms else "0"], tmp, timeout_s, "lmer fits")
         wall = (time.perf_counter() - t0) / len(jobs)
         for k, job in enumerate(jobs):
@@ -268,7 +275,7 @@ def _read_fit(base: Path, job: FitJob, reference: str, options: AnalysisOptions,
         response_effect_test=job.response_effect_test, contrasts=contrasts,
         coefficients=coefficients, emms=emms,
         diagnostics=FitDiagnostics(
-            method="lme4/lmerTest (Satterthwaite)", attempts=[f"lmer: -2 {'REML' if options.reml else 'ML'} "
+            method=f"lme4/lmerTest ({R_DDF[options.ddf]})", attempts=[f"lmer: -2 {'REML' if options.reml else 'ML'} "
                                                               f"log-lik {crit:.6f}"],
             converged=not any("converge" in m.lower() for m in messages), refit=False,
             criterion="REML" if options.reml else "ML", loglik=-crit / 2, singular=singular,
