@@ -59,13 +59,15 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         tax = load_taxonomy(args.taxonomy)
         columns = parse_mapping(args.columns)
         loaded = read_ratings(args.ratings, tax, encoding=args.encoding, columns=columns, sheet=args.sheet)
-        rubric = None
+        rubric = judge = None
         if args.judge_ratings:
             from judges.osce.loaders import load_ratings
             from judges.osce.rubric import judge_agreement
 
-            rubric = judge_agreement(load_ratings(args.judge_ratings, tax), loaded.table, tax)
-        summary, _ = analyze_file(args.ratings, out, taxonomy=tax, options=options, rubric=rubric, loaded=loaded,
+            judge = load_ratings(args.judge_ratings, tax)
+            rubric = judge_agreement(judge, loaded.table, tax)
+        summary, _ = analyze_file(args.ratings, out, taxonomy=tax, options=options, rubric=rubric, judge=judge,
+                                  loaded=loaded,
                                   progress=None if args.quiet else _fit_bar())
     except (OsceInputError, ColumnError, LmmError, RBackendError) as err:
         raise CliError(_one_line(err)) from None

@@ -77,17 +77,24 @@ def simulate_to_files(seed: int, out: str | os.PathLike[str], preset: str = "stu
 
 def analyze_file(ratings: str | os.PathLike[str], out_dir: str | os.PathLike[str], *,
                  taxonomy: Taxonomy | None = None, options: AnalysisOptions | None = None,
-                 rubric: pd.DataFrame | None = None, loaded: LoadedRatings | None = None,
+                 rubric: pd.DataFrame | None = None, judge: pd.DataFrame | None = None,
+                 loaded: LoadedRatings | None = None,
                  encoding: str | None = None, columns: dict[str, str] | None = None,
                  sheet: str | None = None,
                  progress: Callable[[int, int, str], None] | None = None) -> tuple[RunSummary, AnalysisResult]:
-    """Read, validate, fit every metric, write the report; nothing is written unless all of it succeeds."""
+    """Read, validate, fit every metric, write the report; nothing is written unless all of it succeeds. ``judge``
+    (the LLM rubric judge's scores, a ratings table) adds the judge's responder gaps beside the raters'."""
     tax = taxonomy or Taxonomy()
     got = loaded or read_ratings(ratings, tax, encoding=encoding, columns=columns, sheet=sheet)
     result = analyze(got.table, tax, options, progress=progress)
     if not result.metrics:
         raise OsceInputError(str(ratings), ["nothing to analyse: " + "; ".join(result.exclusions)])
-    out = render_report(result, out_dir, rubric=rubric)
+    gaps = None
+    if judge is not None:
+        from .rubric import judge_gaps
+
+        gaps = judge_gaps(judge, result, tax)
+    out = render_report(result, out_dir, rubric=rubric, judge_gaps=gaps)
     files = {k: str(out / v) for k, v in (("markdown", "report.md"), ("html", "report.html"), ("json", "analysis.json"))}
     read = got.read
     how = [f"read as {read.format}" + (f", encoding {read.encoding}" + (" (detected)" if read.encoding_detected else "")

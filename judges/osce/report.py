@@ -250,8 +250,28 @@ def page_css(title: str, intro: Sequence[str], sections: Sequence[Section]) -> s
     return (CSS + face + HANGUL_BODY_CSS) if face else CSS
 
 
-def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubric: pd.DataFrame | None = None) -> Path:
-    """Write report.md, report.html, analysis.json and the PNGs to ``out_dir`` (all or nothing)."""
+def _units_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
+    """Per metric: what its contrasts' df rest on, and the test that chose the answer effect (sentence level)."""
+    head = ["metric", "level", "the df rest on", "answer effect tested"]
+    body = [[f.metric, f.level, f.unit_of_inference or "-", f.response_effect_test or "-"]
+            for f in result.fits if f.stratifier is None]
+    return head, body
+
+
+def _gaps_table(gaps: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
+    head = ["metric", "responder", "raters: difference [CI]", "judge: difference [CI]", "same direction",
+            "Spearman rho (metric)", "same order (metric)"]
+    body = [[r.metric, r.responder, f"{r.raters_gap:+.3f} [{r.raters_ci_low:+.3f}, {r.raters_ci_high:+.3f}]",
+             f"{r.judge_gap:+.3f} [{r.judge_ci_low:+.3f}, {r.judge_ci_high:+.3f}]", "yes" if r.same_direction else "NO",
+             "n/a" if pd.isna(r.spearman_rho) else f"{r.spearman_rho:.2f}", "yes" if r.same_order else "no"]
+            for r in gaps.itertuples(index=False)]
+    return head, body
+
+
+def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubric: pd.DataFrame | None = None,
+                  judge_gaps: pd.DataFrame | None = None) -> Path:
+    """Write report.md, report.html, analysis.json and the PNGs to ``out_dir`` (all or nothing); with the judge's
+    ``rubric`` agreement and ``judge_gaps`` (``rubric.judge_gaps``) a section on the LLM judge."""
     out = Path(out_dir)
     if out.exists() and not out.is_dir():
         raise FileExistsError(f"{out} exists and is not a folder")
@@ -267,6 +287,14 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
         (tmp / "analysis.json").write_text(json.dumps(result.model_dump(mode="json"), indent=1, sort_keys=True) + "\n", encoding="utf-8")
         if rubric is not None:
             rubric.to_csv(tmp / "rubric_agreement.csv", index=False, lineterminator="\n")
+        gaps_tab = None
+        gaps_note = ""
+        if judge_gaps is not None:
+            judge_gaps.to_csv(tmp / "judge_gaps.csv", index=False, lineterminator="\n")
+            gaps_tab = _gaps_table(judge_gaps) if len(judge_gaps) else None
+            why = judge_gaps.attrs.get("exclusions") or []
+            gaps_note = ("The judge's scores left out of the gaps: " + "; ".join(why) + ".") if why else ""
+        uh, ub = _units_table(result)
 
         mh, mb = _main_table(result)
         dh, db = _diag_table(result)
@@ -290,7 +318,8 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
         if result.exclusions:
             md += ["", "## Exclusions\n", "Left out of the analysis (no number is reported for them):\n"]
             md += [f"- {x}" for x in result.exclusions]
-        md += ["", "## Difference from the reference\n", _md(mh, mb), ""]
+        md += ["", "## Unit of inference\n", _md(uh, ub), ""]
+        md += ["## Difference from the reference\n", _md(mh, mb), ""]
         if "forest.png" in figures:
             md += ["![forest plot](forest.png)", ""]
         if eb:
@@ -305,6 +334,10 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
         md += ["## Fit diagnostics\n", _md(dh, db), ""]
         if rubric_tab:
             md += ["## LLM rubric judge vs human raters\n", _md(*rubric_tab), ""]
+        if judge_gaps is not None:
+            md += ["## Responder gaps: LLM judge vs human raters (same model)\n"]
+            md += [_md(*gaps_tab) if gaps_tab else "No metric of the judge's could be analysed.", ""]
+            md += [gaps_note, ""] if gaps_note else []
         (tmp / "report.md").write_text("\n".join(md) + "\n", encoding="utf-8")
 
         def img(name: str) -> list[dict[str, str]]:
@@ -313,6 +346,7 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
         sections = [Section("Method", items=[t.replace("**", "").replace("`", "") for t in _method_text(result)])]
         if result.exclusions:
             sections.append(Section("Exclusions", items=result.exclusions))
+        sections.append(Section("Unit of inference", tables=[table(uh, ub)]))
         sections.append(Section("Difference from the reference", images=img("forest.png"), tables=[table(mh, mb)]))
         if eb:
             sections.append(Section("Estimated marginal means", tables=[table(eh, eb)]))
@@ -327,6 +361,10 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
         sections.append(Section("Fit diagnostics", tables=[table(dh, db)]))
         if rubric_tab:
             sections.append(Section("LLM rubric judge vs human raters", tables=[table(*rubric_tab)]))
+        if judge_gaps is not None:
+            sections.append(Section("Responder gaps: LLM judge vs human raters (same model)",
+                                    paras=[gaps_note] if gaps_note else [],
+                                    tables=[table(*gaps_tab)] if gaps_tab else []))
         intro = [f"{result.n_scores} scores; responders: {', '.join(result.responders)}."]
         title = "OSCE/VSP scoring analysis"
         css = page_css(title, intro, sections)

@@ -28,7 +28,7 @@ from judges.reliability import ReliabilityError, agreement_summary
 
 from .case_scripts import NO_SCRIPT, missing_scripts
 from .loaders import OsceInputError
-from .schema import RATING_COLUMNS, Dialogue, MetricSpec, Taxonomy
+from .schema import RATING_COLUMNS, AnalysisResult, Dialogue, MetricSpec, Taxonomy
 
 RUBRIC_PROMPT_PATH = Path(__file__).resolve().parent / "prompts" / "osce_rubric_v3.md"
 """v3: the whole instruction in the user message (chat templates such as Gemma's drop system messages)."""
@@ -251,5 +251,43 @@ def judge_agreement(judge: pd.DataFrame, human: pd.DataFrame, taxonomy: Taxonomy
     return out.astype({"n_units": int}) if len(out) else out
 
 
-__all__ = ["RubricPlan", "RubricRun", "build_requests", "judge_agreement", "load_rubric_prompt", "make_score_parser",
+def judge_gaps(judge: pd.DataFrame, raters: AnalysisResult, taxonomy: Taxonomy | None = None) -> pd.DataFrame:
+    """The responders' gaps from the reference estimated from the judge's scores with the raters' model, beside the
+    raters' own: does the judge rank the VSPs as the raters do?
+
+    The judge's table is analysed exactly as the raters' (``analysis.analyze``, same reference, the dialogue and
+    answer effects chosen the same way; one judge: no rater variance). One row per metric x responder: both
+    estimates with their CIs, whether they point the same way, and per metric the Spearman correlation of the
+    responders' gaps (the reference at 0) and whether the judge's order of the responders is the raters' order."""
+    from scipy.stats import spearmanr
+
+    from .analysis import AnalysisOptions, analyze
+
+    tax = taxonomy or Taxonomy()
+    mine = analyze(judge, tax, AnalysisOptions(stratifiers=(), reliability=False),
+                   metrics=[m for m in raters.metrics if m in set(judge["metric"])])
+    theirs = {(c.metric, c.responder): c for c in raters.main}
+    rows = []
+    for metric in mine.metrics:
+        pairs = [(theirs[(c.metric, c.responder)], c) for c in mine.main
+                 if c.metric == metric and (c.metric, c.responder) in theirs]
+        if not pairs:
+            continue
+        a = np.array([0.0] + [r.estimate for r, _ in pairs])
+        b = np.array([0.0] + [j.estimate for _, j in pairs])
+        rho = float(spearmanr(a, b).statistic) if len(a) > 2 and np.ptp(a) > 0 and np.ptp(b) > 0 else None
+        same_order = bool(np.array_equal(np.argsort(-a, kind="stable"), np.argsort(-b, kind="stable")))
+        for r, j in pairs:
+            rows.append({"metric": metric, "responder": r.responder, "raters_gap": r.estimate, "raters_ci_low": r.ci_low,
+                         "raters_ci_high": r.ci_high, "judge_gap": j.estimate, "judge_ci_low": j.ci_low,
+                         "judge_ci_high": j.ci_high, "same_direction": bool(np.sign(r.estimate) == np.sign(j.estimate)),
+                         "spearman_rho": rho, "same_order": same_order})
+    cols = ["metric", "responder", "raters_gap", "raters_ci_low", "raters_ci_high", "judge_gap", "judge_ci_low",
+            "judge_ci_high", "same_direction", "spearman_rho", "same_order"]
+    out = pd.DataFrame(rows, columns=cols)
+    out.attrs["exclusions"] = list(mine.exclusions)  # why a metric of the judge's has no gaps
+    return out
+
+
+__all__ = ["RubricPlan", "RubricRun", "build_requests", "judge_agreement", "judge_gaps", "load_rubric_prompt", "make_score_parser",
            "plan_requests", "score_dialogues"]

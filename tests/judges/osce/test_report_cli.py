@@ -196,6 +196,11 @@ def test_rubric_cli_and_judge_agreement_section(analysed, monkeypatch):
     md = (analysed / "report_j" / "report.md").read_text()
     assert "## LLM rubric judge vs human raters" in md and "| correctness | 85 |" in md
     assert (analysed / "report_j" / "rubric_agreement.csv").is_file()
+    gaps = md.split("## Responder gaps: LLM judge vs human raters (same model)")[1]
+    # the fake judge answers 4 to everything: no gap can be estimated, and the report says why
+    assert "No metric of the judge's could be analysed." in gaps and "every score is 4" in gaps
+    units = md.split("## Unit of inference")[1].split("##")[0]
+    assert "| overall | encounter | 15 dialogues (case x responder)" in units
     assert run_cli(monkeypatch, "osce", "rubric", str(analysed / "dialogues.jsonl"), "--endpoint",
                    str(analysed / "endpoint.yaml"), "--metrics", "charisma", "--out", str(analysed / "j2.csv")) == 2
 

@@ -147,3 +147,27 @@ def test_case_script_files_in_every_format(tmp_path):
     (tmp_path / "bad.yaml").write_text("case1: 3\n")
     with pytest.raises(OsceInputError, match="non-text script for case"):
         load_case_scripts(tmp_path / "bad.yaml")
+
+
+def test_judge_gaps_side_by_side_with_the_raters():
+    """A judge that scores each unit as the raters' consensus (their rounded mean) recovers the raters' order of the
+    responders; a judge that turns the scale upside down is seen to (negative Spearman rho, another order)."""
+    from ir.rng import Rng
+    from judges.osce.analysis import AnalysisOptions, analyze
+    from judges.osce.rubric import judge_gaps
+    from judges.osce.simulate import SimulationConfig, simulate_study
+
+    cfg = SimulationConfig(metrics=("overall", "correctness"), utterances_per_case=(6, 6, 6), n_raters=7)
+    ratings = simulate_study(cfg, Rng(31)).ratings
+    raters = analyze(ratings, options=AnalysisOptions(stratifiers=(), reliability=False))
+    keys = [c for c in ratings.columns if c not in ("rater", "score")]
+    consensus = ratings.groupby(keys, dropna=False, sort=False)["score"].mean().reset_index()
+    like = consensus.assign(rater="judge", score=(consensus["score"] + 0.5).astype(int))[list(ratings.columns)]
+    gaps = judge_gaps(like, raters)
+    assert set(gaps["metric"]) == {"overall", "correctness"} and len(gaps) == 8
+    corr = gaps[gaps["metric"] == "correctness"]
+    assert corr["spearman_rho"].iloc[0] >= 0.7 and corr["same_direction"].all()  # two close responders may swap
+    flipped = like.assign(score=6 - like["score"])  # a judge with the quality scale upside down
+    bad = judge_gaps(flipped, raters)
+    badc = bad[bad["metric"] == "correctness"]
+    assert badc["spearman_rho"].iloc[0] < 0 and not badc["same_order"].iloc[0]
