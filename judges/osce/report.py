@@ -258,6 +258,14 @@ def _units_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
     return head, body
 
 
+def _boot_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
+    head = ["metric", "responder", "difference", "reported CI", "bootstrap-t CI", "draws", "reported CI too narrow"]
+    body = [[b.metric, b.responder, f"{b.estimate:+.3f}", f"[{b.ci_low:+.3f}, {b.ci_high:+.3f}]",
+             f"[{b.boot_ci_low:+.3f}, {b.boot_ci_high:+.3f}]", str(b.draws), "YES (>10% narrower)" if b.wider else "no"]
+            for f in result.fits for b in f.bootstrap]
+    return head, body
+
+
 def _gaps_table(gaps: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     head = ["metric", "responder", "raters: difference [CI]", "judge: difference [CI]", "same direction",
             "Spearman rho (metric)", "same order (metric)"]
@@ -295,6 +303,7 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
             why = judge_gaps.attrs.get("exclusions") or []
             gaps_note = ("The judge's scores left out of the gaps: " + "; ".join(why) + ".") if why else ""
         uh, ub = _units_table(result)
+        bh, bb = _boot_table(result)
 
         mh, mb = _main_table(result)
         dh, db = _diag_table(result)
@@ -322,6 +331,8 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
         md += ["## Difference from the reference\n", _md(mh, mb), ""]
         if "forest.png" in figures:
             md += ["![forest plot](forest.png)", ""]
+        if bb:
+            md += ["## Parametric bootstrap check of the CIs\n", _md(bh, bb), ""]
         if eb:
             md += ["## Estimated marginal means\n", _md(eh, eb), ""]
         for s, head, body in strata_tables:
@@ -348,6 +359,8 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
             sections.append(Section("Exclusions", items=result.exclusions))
         sections.append(Section("Unit of inference", tables=[table(uh, ub)]))
         sections.append(Section("Difference from the reference", images=img("forest.png"), tables=[table(mh, mb)]))
+        if bb:
+            sections.append(Section("Parametric bootstrap check of the CIs", tables=[table(bh, bb)]))
         if eb:
             sections.append(Section("Estimated marginal means", tables=[table(eh, eb)]))
         for s, head, body in strata_tables:

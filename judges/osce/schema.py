@@ -260,6 +260,22 @@ class ReliabilityRow(BaseModel):
     alpha_ordinal: float | None
 
 
+class BootstrapCheck(BaseModel):
+    """A main-model contrast's t-based CI beside its parametric bootstrap-t CI (the fitted model re-simulated and
+    refitted ``draws`` times): a check of the Satterthwaite df on small designs."""
+
+    metric: str
+    responder: str
+    estimate: float
+    ci_low: float = Field(description="the reported (Satterthwaite t) CI")
+    ci_high: float
+    boot_ci_low: float = Field(description="parametric bootstrap-t CI: estimate - quantiles of t* x SE")
+    boot_ci_high: float
+    draws: int
+    wider: bool = Field(description="the bootstrap CI is more than 10% wider than the reported one: its p-value is "
+                                    "optimistic on this design")
+
+
 class MetricFit(BaseModel):
     metric: str
     level: Level
@@ -270,6 +286,7 @@ class MetricFit(BaseModel):
     response_effect_test: str | None = Field(
         default=None, description="sentence level: the likelihood-ratio test of the answer effect that chose the model")
     contrasts: list[Contrast]
+    bootstrap: list[BootstrapCheck] = Field(default_factory=list, description="--bootstrap N: main models only")
     coefficients: list[Coefficient] = Field(default_factory=list)
     emms: list[MarginalMean] = Field(default_factory=list)
     diagnostics: FitDiagnostics
