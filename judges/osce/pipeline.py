@@ -94,7 +94,7 @@ def analyze_file(ratings: str | os.PathLike[str], out_dir: str | os.PathLike[str
         from .rubric import judge_gaps
 
         gaps = judge_gaps(judge, result, tax)
-    out = render_report(result, out_dir, rubric=rubric, judge_gaps=gaps)
+    out = render_report(result, out_dir, rubric=rubric, judge_gaps=gaps, ratings=got.table)
     files = {k: str(out / v) for k, v in (("markdown", "report.md"), ("html", "report.html"), ("json", "analysis.json"))}
     read = got.read
     how = [f"read as {read.format}" + (f", encoding {read.encoding}" + (" (detected)" if read.encoding_detected else "")

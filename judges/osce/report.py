@@ -32,6 +32,7 @@ from ..html import Section, png_image, render_page, table
 from .contrasts import ADJUST_NAMES
 from .fonts import HTML_FAMILY, html_font_face, plot_font_family
 from .schema import AnalysisResult
+from .tables import paper_tables, write_tables
 
 PNG_META = {"Software": None}
 CSS = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;font-size:12px}"
@@ -277,7 +278,7 @@ def _gaps_table(gaps: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
 
 
 def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubric: pd.DataFrame | None = None,
-                  judge_gaps: pd.DataFrame | None = None) -> Path:
+                  judge_gaps: pd.DataFrame | None = None, ratings: pd.DataFrame | None = None) -> Path:
     """Write report.md, report.html, analysis.json and the PNGs to ``out_dir`` (all or nothing); with the judge's
     ``rubric`` agreement and ``judge_gaps`` (``rubric.judge_gaps``) a section on the LLM judge."""
     out = Path(out_dir)
@@ -292,6 +293,7 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
                 figures[f"heatmap_{s}.png"] = png
         for name, data in figures.items():
             (tmp / name).write_bytes(data)
+        write_tables(paper_tables(result, ratings), tmp / "tables")
         (tmp / "analysis.json").write_text(json.dumps(result.model_dump(mode="json"), indent=1, sort_keys=True) + "\n", encoding="utf-8")
         if rubric is not None:
             rubric.to_csv(tmp / "rubric_agreement.csv", index=False, lineterminator="\n")

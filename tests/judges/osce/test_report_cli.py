@@ -41,7 +41,7 @@ def analysed(tmp_path_factory):
 
 def test_report_has_table_figures_diagnostics_and_named_method(analysed):
     out = analysed / "report"
-    assert {p.name for p in out.iterdir()} == {"report.md", "report.html", "analysis.json", "forest.png"}
+    assert {p.name for p in out.iterdir()} == {"report.md", "report.html", "analysis.json", "forest.png", "tables"}
     md = (out / "report.md").read_text()
     assert "Holm (family-wise error)" in md
     main = md.split("## Difference from the reference")[1].split("## ")[0]
