@@ -60,6 +60,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         if args.ordinal and (missing := r_missing(("ordinal",))):
             raise CliError(f"--ordinal needs R ordinal: {missing}")
         tax = load_taxonomy(args.taxonomy)
+        if args.reference:
+            tax = tax.model_copy(update={"reference_responder": args.reference})
         columns = parse_mapping(args.columns)
         loaded = read_ratings(args.ratings, tax, encoding=args.encoding, columns=columns, sheet=args.sheet)
         rubric = judge = None
@@ -408,7 +410,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                    help="add the ordinal sensitivity model (R ordinal::clmm, latent-scale contrasts; slow)")
     a.add_argument("--encoding", help="text encoding of a CSV (default: UTF-8, or CP949/EUC-KR when detected)")
     a.add_argument("--columns", help="explicit header mapping, e.g. 'Rater ID=rater,Score (1-5)=score'")
-    a.add_argument("--sheet", help="worksheet of an .xlsx file (default: the first)")
+    a.add_argument("--sheet", help="worksheet of an .xlsx file (default: the first that holds rating columns)")
+    a.add_argument("--reference", metavar="NAME",
+                   help="the reference responder the others are compared with (default: the taxonomy's, 'human')")
     a.add_argument("--judge-ratings", help="LLM judge scores (from 'osce rubric') to compare with the human raters")
     a.set_defaults(func=cmd_analyze)
     r = sub.add_parser("rubric", help="score dialogues per metric with an LLM rubric judge")

@@ -214,7 +214,8 @@ def validate_ratings(df: pd.DataFrame, taxonomy: Taxonomy | None = None, source:
     if out["responder"].notna().any() and tax.reference_responder not in set(out["responder"].dropna()):
         problems.append(
             f"reference responder {tax.reference_responder!r} not present (responders: "
-            f"{', '.join(sorted(out['responder'].dropna().unique()))})"
+            f"{', '.join(sorted(out['responder'].dropna().unique()))}; name the reference with --reference NAME "
+            "or the taxonomy's reference_responder)"
         )
     if problems:
         raise OsceInputError(source, problems)
@@ -229,11 +230,18 @@ def read_ratings(path: str | os.PathLike[str], taxonomy: Taxonomy | None = None,
     """Read a ratings export (any layout the module doc lists), map its columns and validate it."""
     tax = taxonomy or Taxonomy()
     raw, info = read_table_info(path, encoding=encoding, sheet=sheet)
+    notes: list[str] = []
     try:
         df, renamed = map_columns(raw, tax, columns)
+        problem = None if _holds_ratings(df, tax) else _missing_text(df)
     except ColumnError as err:
-        raise OsceInputError(str(path), [str(err)]) from None
-    notes = [f"columns renamed: {', '.join(renamed)}"] if renamed else []
+        if info.format != "xlsx" or sheet is not None:
+            raise OsceInputError(str(path), [str(err)]) from None
+        problem = str(err)
+    if problem is not None and info.format == "xlsx" and sheet is None:
+        df, renamed, info, skipped = _sheet_with_ratings(path, tax, columns, info.sheet, problem)
+        notes.append(f"sheet {info.sheet!r} holds the ratings ({skipped})")
+    notes += [f"columns renamed: {', '.join(renamed)}"] if renamed else []
     rows = None
     if is_wide(df, tax):
         df, rows, wide_notes = wide_to_long(df, tax)
@@ -242,6 +250,37 @@ def read_ratings(path: str | os.PathLike[str], taxonomy: Taxonomy | None = None,
             raise OsceInputError(str(path), ["wide layout: every metric cell is empty"])
     table = validate_ratings(df, tax, source=str(path), source_rows=rows)
     return LoadedRatings(table=table, read=info, notes=notes)
+
+
+def _holds_ratings(df: pd.DataFrame, tax: Taxonomy) -> bool:
+    return is_wide(df, tax) or set(REQUIRED_RATING_COLUMNS) <= set(map(str, df.columns))
+
+
+def _missing_text(df: pd.DataFrame) -> str:
+    return "missing column(s): " + ", ".join(c for c in REQUIRED_RATING_COLUMNS if c not in set(map(str, df.columns)))
+
+
+def _sheet_with_ratings(path: str | os.PathLike[str], tax: Taxonomy, columns: Mapping[str, str] | None,
+                        first: str | None, first_problem: str) -> tuple[pd.DataFrame, list[str], ReadInfo, str]:
+    """A workbook whose first sheet is not the ratings (a cover note, a codebook): the first sheet whose columns map,
+    or an error that names every sheet and what each lacks."""
+    names = [str(n) for n in pd.ExcelFile(path, engine="openpyxl").sheet_names]
+    problems = [f"{first!r}: {first_problem}"]
+    for name in names:
+        if name == first:
+            continue
+        raw, info = read_table_info(path, sheet=name)
+        try:
+            df, renamed = map_columns(raw, tax, columns)
+        except ColumnError as err:
+            problems.append(f"{name!r}: {err}")
+            continue
+        if not _holds_ratings(df, tax):
+            problems.append(f"{name!r}: {_missing_text(df)}")
+            continue
+        return df, renamed, info, f"{first!r} has no rating columns"
+    raise OsceInputError(str(path), [f"no sheet holds the ratings ({len(names)} sheets: {'; '.join(problems)}); "
+                                     "name one with --sheet"])
 
 
 def load_ratings(path: str | os.PathLike[str], taxonomy: Taxonomy | None = None, *, encoding: str | None = None,

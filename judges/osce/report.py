@@ -31,8 +31,8 @@ from ir.files import atomic_dir
 from ..html import Section, png_image, render_page, table
 from .contrasts import ADJUST_NAMES
 from .fonts import HTML_FAMILY, html_font_face, plot_font_family
-from .schema import AnalysisResult
-from .tables import paper_tables, write_tables
+from .schema import AnalysisResult, FitDiagnostics
+from .tables import fmt, paper_tables, write_tables
 
 PNG_META = {"Software": None}
 CSS = ("body{font-family:sans-serif;max-width:1100px;margin:2em auto}table{border-collapse:collapse;font-size:12px}"
@@ -94,7 +94,9 @@ def stratum_heatmap(result: AnalysisResult, stratifier: str) -> bytes | None:
     metrics = list(dict.fromkeys(df["metric"]))
     vmax = float(np.nanmax(np.abs(df["estimate"]))) or 1.0
     strata = sorted(df["stratum"].unique())
-    fig = Figure(figsize=(max(6.0, 0.55 * len(strata) + 2.5), 1.9 * len(metrics) + 0.8))
+    # constrained layout makes room for the longest responder and stratum names ("HyperCLOVA X",
+    # "history_of_present_illness") and the colour bar instead of clipping them at the figure's edge
+    fig = Figure(figsize=(max(6.0, 0.55 * len(strata) + 2.5), 1.9 * len(metrics) + 1.2), layout="constrained")
     im = None
     for k, metric in enumerate(metrics):
         ax = fig.add_subplot(len(metrics), 1, k + 1)
@@ -108,7 +110,7 @@ def stratum_heatmap(result: AnalysisResult, stratifier: str) -> bytes | None:
                 if np.isfinite(v):
                     s = sig.iat[i, j]
                     star = "*" if s is not None and not pd.isna(s) and bool(s) else ""
-                    ax.text(j, i, f"{v:+.2f}{star}", ha="center", va="center", fontsize=6)
+                    ax.text(j, i, f"{fmt(v, 2, sign=True)}{star}", ha="center", va="center", fontsize=6)
         ax.set_yticks(range(est.shape[0]))
         ax.set_yticklabels(est.index, fontsize=7)
         ax.set_xticks(range(len(strata)))
@@ -135,7 +137,7 @@ def _main_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
     head = ["metric", "responder", "difference", f"{int(result.confidence * 100)}% CI", *(["df"] if with_df else []),
             "p", f"p adj ({result.adjust_main})", "significant"]
     body = [
-        [c.metric, c.responder, f"{c.estimate:+.3f}", f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]",
+        [c.metric, c.responder, f"{fmt(c.estimate, 3, sign=True)}", f"[{fmt(c.ci_low, 3, sign=True)}, {fmt(c.ci_high, 3, sign=True)}]",
          *([_fmt_df(c.df)] if with_df else []), _fmt_p(c.p_value),
          _fmt_p(c.p_adjusted), "yes" if c.significant else "no"]
         for c in result.main
@@ -145,14 +147,28 @@ def _main_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
 
 def _emm_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
     head = ["metric", "responder", "EMM", "SE", "df", f"{int(result.confidence * 100)}% CI", "scores"]
-    body = [[e.metric, e.responder, f"{e.estimate:.3f}", f"{e.se:.3f}", _fmt_df(e.df),
+    body = [[e.metric, e.responder, fmt(e.estimate, 3), f"{e.se:.3f}", _fmt_df(e.df),
              f"[{e.ci_low:.3f}, {e.ci_high:.3f}]", str(e.n_obs)] for e in result.emms]
     return head, body
 
 
+def _coef_name(name: str, result: AnalysisResult) -> str:
+    """A fixed effect as a reader names it: R's ``respHyperCLOVA X`` is "HyperCLOVA X (vs human)", ``strat...``
+    the stratum, ``:`` an interaction."""
+    def part(p: str) -> str:
+        if p.startswith("resp") and p[4:] in result.responders:
+            return f"{p[4:]} (vs {result.reference})"
+        if p.startswith("strat") and len(p) > 5:
+            return f"stratum {p[5:]}"
+        return p
+
+    return " x ".join(part(p) for p in name.split(":"))
+
+
 def _coef_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
     head = ["metric", "fixed effect", "estimate", "SE", "df", "t", "p"]
-    body = [[f.metric, c.name, f"{c.estimate:+.4f}", f"{c.se:.4f}", _fmt_df(c.df), f"{c.t:.2f}", _fmt_p(c.p_value)]
+    body = [[f.metric, _coef_name(c.name, result), fmt(c.estimate, 4, sign=True), f"{c.se:.4f}", _fmt_df(c.df),
+             fmt(c.t, 2), _fmt_p(c.p_value)]
             for f in result.fits if f.stratifier is None for c in f.coefficients]
     return head, body
 
@@ -164,16 +180,24 @@ def _diag_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
     for f in result.fits:
         d = f.diagnostics
         ll = "n/a" if d.loglik is None else f"{d.loglik:.4f} ({d.criterion or ''})"
-        spread = "" if d.criterion_spread is None else f" (runs within {d.criterion_spread:.1e})"
         var = ", ".join(f"{k} {v:.4f}" for k, v in d.variance_components.items())
         if d.residual_variance is not None:
             var += f", residual {d.residual_variance:.4f}"
         body.append([
             f.metric, f"x {f.stratifier}" if f.stratifier else "main", d.method, ll,
-            ("yes" if d.converged else "NO") + spread, ", ".join(d.boundary) or ("yes" if d.singular else "-"), var,
+            _confirmed(d), ", ".join(d.boundary) or ("yes" if d.singular else "-"), var,
             "; ".join(d.attempts), "; ".join(d.warnings) or "-", f"{d.seconds:.2f}",
         ])
     return head, body
+
+
+def _confirmed(d: FitDiagnostics) -> str:
+    """"optimum confirmed": the runs' spread is shown only when every run agreed; a disagreement is said as one."""
+    if not d.converged:
+        return "NO"
+    if any(w.startswith("optimizers disagree") for w in d.warnings):
+        return "yes, by 2 runs (not all: see warnings)"
+    return "yes" + ("" if d.criterion_spread is None else f" (all runs within {d.criterion_spread:.1e})")
 
 
 def _rel_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
@@ -199,9 +223,9 @@ def _ordinal_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
         m = lmm.get((c.metric, c.responder))
         same = "-" if m is None else ("yes" if (bool(m.significant) == bool(c.significant)) and
                                       (not c.significant or np.sign(m.estimate) == np.sign(c.estimate)) else "NO")
-        body.append([c.metric, c.responder, "-" if m is None else f"{m.estimate:+.3f}",
-                     "-" if m is None else _fmt_p(m.p_adjusted), f"{c.estimate:+.3f}",
-                     f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]", _fmt_p(c.p_adjusted), same])
+        body.append([c.metric, c.responder, "-" if m is None else f"{fmt(m.estimate, 3, sign=True)}",
+                     "-" if m is None else _fmt_p(m.p_adjusted), f"{fmt(c.estimate, 3, sign=True)}",
+                     f"[{fmt(c.ci_low, 3, sign=True)}, {fmt(c.ci_high, 3, sign=True)}]", _fmt_p(c.p_adjusted), same])
     return head, body
 
 
@@ -261,8 +285,8 @@ def _units_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
 
 def _boot_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
     head = ["metric", "responder", "difference", "reported CI", "bootstrap-t CI", "draws", "reported CI too narrow"]
-    body = [[b.metric, b.responder, f"{b.estimate:+.3f}", f"[{b.ci_low:+.3f}, {b.ci_high:+.3f}]",
-             f"[{b.boot_ci_low:+.3f}, {b.boot_ci_high:+.3f}]", str(b.draws), "YES (>10% narrower)" if b.wider else "no"]
+    body = [[b.metric, b.responder, f"{fmt(b.estimate, 3, sign=True)}", f"[{fmt(b.ci_low, 3, sign=True)}, {fmt(b.ci_high, 3, sign=True)}]",
+             f"[{fmt(b.boot_ci_low, 3, sign=True)}, {fmt(b.boot_ci_high, 3, sign=True)}]", str(b.draws), "YES (>10% narrower)" if b.wider else "no"]
             for f in result.fits for b in f.bootstrap]
     return head, body
 
@@ -270,8 +294,8 @@ def _boot_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
 def _gaps_table(gaps: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
     head = ["metric", "responder", "raters: difference [CI]", "judge: difference [CI]", "same direction",
             "Spearman rho (metric)", "same order (metric)"]
-    body = [[r.metric, r.responder, f"{r.raters_gap:+.3f} [{r.raters_ci_low:+.3f}, {r.raters_ci_high:+.3f}]",
-             f"{r.judge_gap:+.3f} [{r.judge_ci_low:+.3f}, {r.judge_ci_high:+.3f}]", "yes" if r.same_direction else "NO",
+    body = [[r.metric, r.responder, f"{fmt(r.raters_gap, 3, sign=True)} [{fmt(r.raters_ci_low, 3, sign=True)}, {fmt(r.raters_ci_high, 3, sign=True)}]",
+             f"{fmt(r.judge_gap, 3, sign=True)} [{fmt(r.judge_ci_low, 3, sign=True)}, {fmt(r.judge_ci_high, 3, sign=True)}]", "yes" if r.same_direction else "NO",
              "n/a" if pd.isna(r.spearman_rho) else f"{r.spearman_rho:.2f}", "yes" if r.same_order else "no"]
             for r in gaps.itertuples(index=False)]
     return head, body
@@ -315,7 +339,7 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
         strata_tables = []
         for s in strat_names:
             rows = [c for c in result.strata if c.stratifier == s]
-            body = [[c.metric, c.responder, str(c.stratum), f"{c.estimate:+.3f}", f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}]",
+            body = [[c.metric, c.responder, str(c.stratum), f"{fmt(c.estimate, 3, sign=True)}", f"[{fmt(c.ci_low, 3, sign=True)}, {fmt(c.ci_high, 3, sign=True)}]",
                      _fmt_df(c.df), _fmt_p(c.p_adjusted), "yes" if c.significant else "no"] for c in rows]
             strata_tables.append((s, ["metric", "responder", s, "difference", "CI", "df",
                                       f"p adj ({result.adjust_strata})", "significant"], body))
