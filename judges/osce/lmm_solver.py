@@ -348,6 +348,7 @@ class LmmModel:
 
 
 ELIMINATE_MIN_LEVELS = 64
+MAX_COUNT_GROUPS = 16
 
 
 @dataclass
@@ -371,6 +372,10 @@ class _Elimination:
     GVV: np.ndarray
     GZU: np.ndarray  # G[Vz, U]: the other terms' rows against the eliminated columns
     GZV: np.ndarray  # G[Z, V']: every random-effect row against Vz and X (Z in its own order)
+    by_count: list[tuple[float, np.ndarray]] | None = None
+    """Levels grouped by their number of observations n, with ``G_VU G_UV`` summed over each group: ``C' diag(1/a)
+    C`` is then a weighted sum of these few matrices (a balanced design has one group), not a product over every
+    level at each evaluation. None when the levels have too many different counts."""
 
     @classmethod
     def build(cls, model: LmmModel, j: int) -> _Elimination:
@@ -380,16 +385,25 @@ class _Elimination:
         rest = np.setdiff1d(np.arange(m + 1), U)
         Vz = rest[rest < model.q]
         G = model.G
-        return cls(term=j, U=U, Vz=Vz, V=rest, nU=np.diag(G)[U].copy(), GUV=G[np.ix_(U, rest)],
-                   GVV=G[np.ix_(rest, rest)], GZU=G[np.ix_(Vz, U)], GZV=G[np.ix_(np.arange(model.q), rest[:-1])])
+        nU = np.diag(G)[U].copy()
+        GUV = G[np.ix_(U, rest)]
+        counts = np.unique(nU)
+        by_count = ([(float(c), GUV[nU == c].T @ GUV[nU == c]) for c in counts]
+                    if len(counts) <= MAX_COUNT_GROUPS else None)
+        return cls(term=j, U=U, Vz=Vz, V=rest, nU=nU, GUV=GUV, GVV=G[np.ix_(rest, rest)], GZU=G[np.ix_(Vz, U)],
+                   GZV=G[np.ix_(np.arange(model.q), rest[:-1])], by_count=by_count)
 
     def criterion(self, model: LmmModel, theta: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
         """(criterion, a, the Schur complement's factor, its scaling dV)."""
         lu = float(theta[self.term])
         a = lu * lu * self.nU + 1.0
         dV = np.concatenate([model.lam_diag(theta)[self.Vz], np.ones(model.p + 1)])
-        W = self.GUV * (lu / np.sqrt(a))[:, None]
-        S = (self.GVV - W.T @ W) * dV[:, None] * dV[None, :]
+        if self.by_count is not None:
+            CtC = sum(lu * lu / (lu * lu * n + 1.0) * block for n, block in self.by_count)
+        else:
+            W = self.GUV * (lu / np.sqrt(a))[:, None]
+            CtC = W.T @ W
+        S = (self.GVV - CtC) * dV[:, None] * dV[None, :]
         qv = len(self.Vz)
         S[np.arange(qv), np.arange(qv)] += 1.0
         LS = _chol(S)
