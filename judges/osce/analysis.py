@@ -202,6 +202,11 @@ def plan_jobs(frame: pd.DataFrame, metric: str, level: str, reference: str, opti
     if missing:
         notes.append(f"metric {metric}: no ratings of {', '.join(missing)}: no contrast for them")
     responders = list(frame["resp"].cat.categories)
+    spread = frame.groupby("resp", observed=True)["score"].agg(["min", "max"])
+    for r, row in spread.iterrows():
+        if row["min"] == row["max"]:
+            notes.append(f"metric {metric}: {r} gave every score {row['min']:g}: its contrast rests on the other "
+                         "responders' residual variance (the model assumes one variance for all)")
     groups = []
     for g in ("rater", "item"):
         k = frame[g].nunique()

@@ -103,3 +103,6 @@ def test_a_responder_without_variance_keeps_finite_numbers(study, monkeypatch):
     flat.to_csv(tmp / "flat.csv", index=False)
     assert _cli(monkeypatch, "osce", "analyze", str(tmp / "flat.csv"), "--out", str(tmp / "flat"), "--quiet") == 0
     assert bad_numbers(tmp / "flat") == []
+    notes = json.loads((tmp / "flat" / "analysis.json").read_text())["exclusions"]
+    assert "metric overall: llm_b gave every score 5: its contrast rests on the other responders' residual " \
+           "variance (the model assumes one variance for all)" in notes
