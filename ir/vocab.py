@@ -129,7 +129,8 @@ StreamName = Literal[
     # layout-CLIP training and its evaluation
     "clip_train", "eval_query",
     # judges
-    "hallucination-synth", "hallucination-injection", "hallucination-run", "answerer", "osce-sim",
+    "hallucination-synth", "hallucination-injection", "hallucination-run", "answerer", "osce-sim", "osce-bootstrap",
+    "osce-coverage",
     "packets",
     # command line and benchmarks
     "degrade", "bench", "ocr", "scan-legibility", "contact",
