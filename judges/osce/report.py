@@ -148,7 +148,7 @@ def _main_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
 def _emm_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
     head = ["metric", "responder", "EMM", "SE", "df", f"{int(result.confidence * 100)}% CI", "scores"]
     body = [[e.metric, e.responder, fmt(e.estimate, 3), f"{e.se:.3f}", _fmt_df(e.df),
-             f"[{e.ci_low:.3f}, {e.ci_high:.3f}]", str(e.n_obs)] for e in result.emms]
+             f"[{fmt(e.ci_low, 3)}, {fmt(e.ci_high, 3)}]", str(e.n_obs)] for e in result.emms]
     return head, body
 
 
@@ -205,7 +205,7 @@ def _rel_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
             "Krippendorff alpha (ordinal)"]
 
     def num(v: float | None) -> str:
-        return "n/a" if v is None else f"{v:.3f}"
+        return "n/a" if v is None else fmt(v, 3)
 
     body = [[r.metric, str(r.n_units), str(r.n_raters), num(r.icc2_1), num(r.icc2_k),
              "n/a" if r.icc_k is None else f"{r.icc_k:.2f}", r.icc_method or "-", str(r.alpha_units),
@@ -296,7 +296,7 @@ def _gaps_table(gaps: pd.DataFrame) -> tuple[list[str], list[list[str]]]:
             "Spearman rho (metric)", "same order (metric)"]
     body = [[r.metric, r.responder, f"{fmt(r.raters_gap, 3, sign=True)} [{fmt(r.raters_ci_low, 3, sign=True)}, {fmt(r.raters_ci_high, 3, sign=True)}]",
              f"{fmt(r.judge_gap, 3, sign=True)} [{fmt(r.judge_ci_low, 3, sign=True)}, {fmt(r.judge_ci_high, 3, sign=True)}]", "yes" if r.same_direction else "NO",
-             "n/a" if pd.isna(r.spearman_rho) else f"{r.spearman_rho:.2f}", "yes" if r.same_order else "no"]
+             "n/a" if pd.isna(r.spearman_rho) else fmt(r.spearman_rho, 2), "yes" if r.same_order else "no"]
             for r in gaps.itertuples(index=False)]
     return head, body
 
@@ -345,7 +345,7 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
                                       f"p adj ({result.adjust_strata})", "significant"], body))
         rubric_tab = None
         if rubric is not None and len(rubric):
-            rubric_tab = (list(map(str, rubric.columns)), [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in r] for r in rubric.itertuples(index=False)])
+            rubric_tab = (list(map(str, rubric.columns)), [[fmt(v, 3) if isinstance(v, float) else str(v) for v in r] for r in rubric.itertuples(index=False)])
         ordinal_tab = _ordinal_table(result) if result.ordinal else None
 
         md = ["# OSCE/VSP scoring analysis\n", f"{result.n_scores} scores; responders: {', '.join(result.responders)}; metrics: {', '.join(result.metrics)}.\n", "## Method\n"]

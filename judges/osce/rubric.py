@@ -263,9 +263,18 @@ def judge_gaps(judge: pd.DataFrame, raters: AnalysisResult, taxonomy: Taxonomy |
 
     from .analysis import AnalysisOptions, analyze
 
+    from .lmm_solver import LmmError
+
     tax = taxonomy or Taxonomy()
-    mine = analyze(judge, tax, AnalysisOptions(stratifiers=(), reliability=False),
-                   metrics=[m for m in raters.metrics if m in set(judge["metric"])])
+    cols = ["metric", "responder", "raters_gap", "raters_ci_low", "raters_ci_high", "judge_gap", "judge_ci_low",
+            "judge_ci_high", "same_direction", "spearman_rho", "same_order"]
+    try:
+        mine = analyze(judge, tax, AnalysisOptions(stratifiers=(), reliability=False),
+                       metrics=[m for m in raters.metrics if m in set(judge["metric"])])
+    except (LmmError, ValueError) as err:  # the judge's table cannot carry the model: said, not fatal
+        out = pd.DataFrame([], columns=cols)
+        out.attrs["exclusions"] = [f"the judge's scores cannot be modelled: {err}"]
+        return out
     theirs = {(c.metric, c.responder): c for c in raters.main}
     rows = []
     for metric in mine.metrics:
@@ -282,8 +291,6 @@ def judge_gaps(judge: pd.DataFrame, raters: AnalysisResult, taxonomy: Taxonomy |
                          "raters_ci_high": r.ci_high, "judge_gap": j.estimate, "judge_ci_low": j.ci_low,
                          "judge_ci_high": j.ci_high, "same_direction": bool(np.sign(r.estimate) == np.sign(j.estimate)),
                          "spearman_rho": rho, "same_order": same_order})
-    cols = ["metric", "responder", "raters_gap", "raters_ci_low", "raters_ci_high", "judge_gap", "judge_ci_low",
-            "judge_ci_high", "same_direction", "spearman_rho", "same_order"]
     out = pd.DataFrame(rows, columns=cols)
     out.attrs["exclusions"] = list(mine.exclusions)  # why a metric of the judge's has no gaps
     return out

@@ -16,7 +16,7 @@ def long_names():
     cfg = SimulationConfig(metrics=("correctness",), utterances_per_case=(6, 6, 6), n_raters=4)
     r = simulate_study(cfg, Rng(5)).ratings
     r = r.replace({"responder": {"llm_a": "HyperCLOVA X", "llm_b": "Claude 3.5 Sonnet"}})
-    return analyze(r, options=AnalysisOptions(stratifiers=("history_category",), reliability=False))
+    return analyze(r, options=AnalysisOptions(stratifiers=("history_category",)))
 
 
 def _figure(monkeypatch, draw):
@@ -96,3 +96,16 @@ def test_xlsx_with_a_cover_sheet_and_the_reference_by_name(tmp_path, monkeypatch
     assert flows.cli.main(["osce", "analyze", str(tmp_path / "empty.xlsx"), "--out", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err
     assert "no sheet holds the ratings (2 sheets: 'Cover'" in err and "'Codebook'" in err and "--sheet" in err
+
+
+def test_no_negative_zero_anywhere_in_the_report(long_names, tmp_path):
+    """Values that round to zero in every table (ICC, alpha, EMM bounds, judge tables) print without a sign."""
+    rel = [r.model_copy(update={"icc2_1": -0.0002, "alpha_ordinal": -0.0001}) for r in long_names.reliability] or []
+    emms = [e.model_copy(update={"ci_low": -0.0003}) for e in long_names.emms]
+    res = long_names.model_copy(update={"reliability": rel, "emms": emms})
+    import pandas as pd
+
+    rubric = pd.DataFrame([{"metric": "correctness", "n_units": 10, "exact": 0.5, "kappa_quadratic": -0.0004}])
+    out = report_mod.render_report(res, tmp_path / "z", rubric=rubric)
+    for f in ("report.md", "report.html"):
+        assert "-0.000" not in (out / f).read_text(), f
