@@ -262,7 +262,6 @@ def judge_gaps(judge: pd.DataFrame, raters: AnalysisResult, taxonomy: Taxonomy |
     from scipy.stats import spearmanr
 
     from .analysis import AnalysisOptions, analyze
-
     from .lmm_solver import LmmError
 
     tax = taxonomy or Taxonomy()
