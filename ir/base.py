@@ -25,7 +25,8 @@ from .vocab import (
 class Model(BaseModel):
     """Base of every IR contract: unknown fields are errors, not silently dropped."""
 
-    model_config = ConfigDict(extra="forbid", validate_assignment=False, ser_json_timedelta="iso8601")
+    model_config = ConfigDict(extra="forbid", validate_assignment=False, ser_json_timedelta="iso8601",
+                              allow_inf_nan=False)  # every number in a contract is finite
 
     def to_json(self) -> str:
         """Canonical JSON text (stable key order = field order) used for files and hashes."""

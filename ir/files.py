@@ -81,6 +81,25 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
         raise
 
 
+def strict_json_loads(text: str) -> Any:
+    """JSON as a user's input file must be: a key given twice and the non-standard ``NaN`` / ``Infinity`` /
+    ``-Infinity`` (which Python's json accepts) are errors, not silently the last value or a non-finite number.
+    Raises ``ValueError`` naming the key or the constant."""
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in items:
+            if k in out:
+                raise ValueError(f"duplicate key {k!r}")
+            out[k] = v
+        return out
+
+    def constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a number JSON allows (every number must be finite)")
+
+    return json.loads(text, object_pairs_hook=pairs, parse_constant=constant)
+
+
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

@@ -21,6 +21,41 @@ _DEVICE_HELP = {
 }
 
 
+MAX_PIXELS = 200_000_000
+"""The largest page image ``degrade`` decodes (a 1,200-dpi A3 page is ~140 million pixels): a file that claims
+more is refused from its header, before any decoder allocates for it."""
+
+
+def read_image(src: Path):  # noqa: ANN201 (a BGR numpy array; numpy is imported lazily)
+    """The image at ``src`` as BGR, or one CliError: the size is read from the header (PIL, lazily) and checked
+    against ``MAX_PIXELS`` first; OpenCV decodes with its log silenced (a truncated file is our one line, not
+    OpenCV's warnings)."""
+    import cv2
+    import numpy as np
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with Image.open(src) as im:
+            w, h = im.size
+    except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as err:
+        raise CliError(f"IMAGE: cannot decode {src} as an image ({str(err).splitlines()[0][:80]})") from None
+    except Image.DecompressionBombError:
+        raise CliError(f"IMAGE: {src} is too large to decode (over {MAX_PIXELS:,} pixels)") from None
+    if w * h > MAX_PIXELS:
+        raise CliError(f"IMAGE: {src} is {w} x {h} = {w * h:,} pixels, over the {MAX_PIXELS:,} pixels degrade "
+                       "decodes")
+    log = cv2.utils.logging
+    level = log.getLogLevel()
+    log.setLogLevel(log.LOG_LEVEL_SILENT)  # a broken file is reported below in one line
+    try:
+        bgr = cv2.imdecode(np.fromfile(str(src), np.uint8), cv2.IMREAD_COLOR)
+    finally:
+        log.setLogLevel(level)
+    if bgr is None:
+        raise CliError(f"IMAGE: cannot decode {src} as an image")
+    return bgr
+
+
 def _epilog() -> str:
     from ir.vocab import DEVICES, OCCLUDING_STAGES, STAGE_NAMES, TIERS
 
@@ -68,7 +103,6 @@ def _load_blas_unthreaded() -> None:
 def _degrade(args: argparse.Namespace) -> int:
     _load_blas_unthreaded()
     import cv2
-    import numpy as np
 
     from degradations import degrade_page, encode_image, encode_scan, sample_profile, scan_pdf
     from ir.files import atomic_write_bytes
@@ -92,9 +126,7 @@ def _degrade(args: argparse.Namespace) -> int:
     src = Path(args.image)
     if not src.is_file():
         raise CliError(f"IMAGE: no such file: {src}")
-    bgr = cv2.imdecode(np.fromfile(str(src), np.uint8), cv2.IMREAD_COLOR)
-    if bgr is None:
-        raise CliError(f"IMAGE: cannot decode {src} as an image")
+    bgr = read_image(src)
     if min(bgr.shape[:2]) < 8:
         raise CliError(f"IMAGE: too small ({bgr.shape[1]}x{bgr.shape[0]} px)")
     image = cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)

@@ -6,9 +6,24 @@ import argparse
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 from flows.cli import CliError, check_range
 from flows.commands import command_group
+
+
+def check_gguf(path: Path) -> None:
+    """A --model that is not a readable GGUF file is one line, before a server starts (llama.cpp would print a
+    traceback from its own process)."""
+    if not path.is_file():
+        raise CliError(f"--model {path}: no such file")
+    try:
+        with path.open("rb") as f:
+            magic = f.read(4)
+    except OSError as err:
+        raise CliError(f"--model {path}: cannot read it ({err.strerror})") from None
+    if magic != b"GGUF":
+        raise CliError(f"--model {path}: not a GGUF model file (it does not start with the GGUF magic)")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -23,7 +38,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     check_range("--port", args.port, 1, 65535)
     check_range("--threads", args.threads, 1, 64)
     check_range("--n-ctx", args.n_ctx, 512, 131072)
-    if args.model is None and (problem := missing()):
+    if args.model is not None:
+        check_gguf(Path(args.model))
+        if (problem := missing(model=False)) is not None:
+            raise CliError(problem)
+    elif (problem := missing()) is not None:
         raise CliError(problem)
     try:
         model = args.model or str(default_model_path())

@@ -35,6 +35,7 @@ def load_spec(args: argparse.Namespace):
     """The CorpusSpec of --spec (a whole or partial spec, laid over its "profile" key or --profile) or of
     --profile, with --seed/--docs applied, validated as a whole before any work; CliError naming the field."""
     from ir import describe_validation_error
+    from ir.files import strict_json_loads
     from ir.spec import layered_spec
 
     source = "spec"  # --seed and --docs are range-checked with the spec (ir.spec.CorpusSpec: seed, n_docs)
@@ -45,8 +46,8 @@ def load_spec(args: argparse.Namespace):
         if not path.is_file():
             raise CliError(f"--spec {path}: no such file")
         try:
-            data = json.loads(path.read_text("utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as err:
+            data = strict_json_loads(path.read_text("utf-8"))
+        except (ValueError, UnicodeDecodeError) as err:  # json.JSONDecodeError is a ValueError
             raise CliError(f"{path}: not valid JSON ({err})") from None
         if not isinstance(data, dict):
             raise CliError(f"{path}: expected a JSON object")

@@ -31,12 +31,15 @@ class LocalModelError(RuntimeError):
     """The local model server cannot run here (extra not installed, model missing, server did not start)."""
 
 
-def missing() -> str | None:
-    """What is missing for a local model server, or None when it can run."""
+def missing(model: bool = True) -> str | None:
+    """What is missing for a local model server, or None when it can run (``model``: the shipped SmolLM2 GGUF
+    too; False when the caller brings its own model file)."""
     if importlib.util.find_spec("llama_cpp") is None:
         return "llama-cpp-python is not installed (pip install -e '.[llm]')"
     if importlib.util.find_spec("llama_cpp.server") is None or importlib.util.find_spec("uvicorn") is None:
         return "llama-cpp-python was installed without its server (pip install -e '.[llm]')"
+    if not model:
+        return None
     try:
         default_model_path()
     except LocalModelError as err:

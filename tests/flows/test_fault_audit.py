@@ -1,0 +1,104 @@
+"""The fault audit's breaks (issue 35), one case each: every one failed on the code before its fix.
+
+Each case runs the command a careless or hostile user would and checks the outcome the README promises: one
+line on stderr naming the problem and exit 2, nothing written, no traceback.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+
+import pytest
+
+from flows.cli import main
+
+
+def _one_line(rc: int, err: str, *words: str, code: int = 2) -> str:
+    assert rc == code, err
+    lines = [x for x in err.strip().splitlines() if x.strip()]
+    assert len(lines) == 1, err
+    for w in words:
+        assert w in lines[0], lines[0]
+    return lines[0]
+
+
+def _run(capsys, *argv: object) -> tuple[int, str, str]:
+    capsys.readouterr()
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return rc, out, err
+
+
+# ---------------------------------------------------------------- 1. non-finite numbers and duplicate keys in specs
+
+SPECS = {
+    "nan_in_element_mix": ('{"profile": "demo", "element_mix": {"table": NaN}}', "NaN"),
+    "nan_in_tier_mix": ('{"profile": "demo", "tier_mix": {"good": NaN}}', "NaN"),
+    "infinity": ('{"profile": "demo", "element_mix": {"table": Infinity}}', "Infinity"),
+    "minus_infinity": ('{"profile": "demo", "tier_mix": {"poor": -Infinity}}', "-Infinity"),
+    "duplicate_key": ('{"profile": "demo", "n_docs": 2, "n_docs": 3}', "duplicate key 'n_docs'"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(SPECS))
+@pytest.mark.parametrize("command", ["plan", "generate"])
+def test_spec_numbers_must_be_finite_and_keys_unique(case, command, tmp_path, capsys):
+    text, word = SPECS[case]
+    spec = tmp_path / "spec.json"
+    spec.write_text(text)
+    rc, _, err = _run(capsys, command, "--spec", spec, "--out", tmp_path / "out")
+    _one_line(rc, err, str(spec), word)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_non_finite_number_in_a_spec_model_is_refused():
+    from pydantic import ValidationError
+
+    from ir.spec import demo_spec
+
+    with pytest.raises(ValidationError, match="finite"):
+        demo_spec().model_validate({**demo_spec().model_dump(), "element_mix": {"table": float("nan")}})
+
+
+# ---------------------------------------------------------------- 2. llm serve with a missing model
+
+
+def test_llm_serve_with_a_missing_model_file(tmp_path, capsys):
+    rc, _, err = _run(capsys, "llm", "serve", "--model", tmp_path / "missing.gguf")
+    _one_line(rc, err, "missing.gguf")
+    notgguf = tmp_path / "notes.gguf"
+    notgguf.write_text("this is not a model")
+    rc, _, err = _run(capsys, "llm", "serve", "--model", notgguf)
+    _one_line(rc, err, "notes.gguf", "GGUF")
+
+
+# ---------------------------------------------------------------- 3. images a decoder must not be handed
+
+
+def _png(width: int, height: int, body: bytes = b"") -> bytes:
+    """A PNG header claiming width x height (a decompression bomb needs no pixels to claim them)."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(body)) + chunk(b"IEND", b"")
+
+
+@pytest.mark.parametrize("kind", ["huge", "truncated", "garbage"])
+def test_degrade_refuses_bad_images_in_one_line(kind, tmp_path, capfd):
+    path = tmp_path / f"{kind}.png"
+    if kind == "huge":
+        path.write_bytes(_png(50000, 50000))
+    elif kind == "truncated":
+        path.write_bytes(_png(400, 300)[:40])
+    else:
+        path.write_bytes(b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8)
+    capfd.readouterr()
+    rc = main(["degrade", str(path), "--tier", "poor", "--seed", "1", "--out", str(tmp_path / "o.png")])
+    out, err = capfd.readouterr()  # OpenCV writes its warnings to the process's stderr, not sys.stderr
+    line = _one_line(rc, err, str(path))
+    assert "WARN" not in err and "unexpected error" not in line
+    if kind == "huge":
+        assert "pixels" in line
+    assert not (tmp_path / "o.png").exists()
