@@ -140,6 +140,18 @@ def check_range(option: str, value: float | None, lo: float | None = None, hi: f
         raise CliError(f"{option} must be <= {hi}, got {value}")
 
 
+def check_not_in_corpus(path: str | os.PathLike[str], option: str = "--out") -> None:
+    """``CliError`` when ``path`` is a generated corpus or lies inside one: a corpus is written by ``generate``
+    alone (another command's files there would replace its report or sit untracked beside its manifest)."""
+    from pathlib import Path
+
+    p = Path(path).absolute()
+    for folder in (p, *p.parents):
+        if (folder / "corpus.json").is_file():
+            where = "is" if folder == p else f"lies inside {folder}, which is"
+            raise CliError(f"{option} {path}: {where} a generated corpus; write this output to another folder")
+
+
 def check_writable(path: str | os.PathLike[str], option: str = "--out") -> None:
     """``CliError`` before any work when ``path`` (a file or folder to be made) cannot be written: its nearest
     existing folder is on a read-only file system or not writable by this user."""

@@ -25,6 +25,17 @@ class Section:
     tables: Sequence[dict[str, Sequence]] = field(default_factory=list)
 
 
+def md_escape(text: str) -> str:
+    """Text for a Markdown page, where a viewer renders inline HTML: ``&``, ``<`` and ``>`` as entities, so a name
+    like ``llm_a<svg onload=...>`` shows as text (the HTML pages are escaped by the template engine)."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def md_cell(text: str) -> str:
+    """A Markdown table cell: ``md_escape`` and the column separator escaped."""
+    return md_escape(text).replace("|", "\\|")
+
+
 def png_image(name: str, png: bytes) -> dict[str, str]:
     return {"name": name, "uri": "data:image/png;base64," + base64.b64encode(png).decode("ascii")}
 

@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from flows.cli import CliError, check_writable, require_verified
+from flows.cli import CliError, check_not_in_corpus, check_writable, require_verified
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -16,6 +16,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise CliError(f"--format {args.format!r}: unknown format; choose one of {', '.join(FORMATS)}")
     if not Path(args.dir).is_dir():
         raise CliError(f"{args.dir}: no such directory")
+    check_not_in_corpus(args.out)
     require_verified(args.dir, args.no_verify)
     check_writable(Path(args.out).absolute().parent)  # the export is built beside --out, then renamed
     t0 = time.perf_counter()

@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from flows.cli import MAX_SEED, CliError, check_range, check_writable, require_verified
+from flows.cli import MAX_SEED, CliError, check_not_in_corpus, check_range, check_writable, require_verified
 from flows.commands import command_group
 
 MAX_PER_QA = 100
@@ -38,6 +38,7 @@ def cmd_hallucination(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out}: exists and is not a directory")
+    check_not_in_corpus(out)
     check_writable(out)
     if args.corpus is not None:
         if not Path(args.corpus).is_dir():

@@ -7,7 +7,7 @@ import argparse
 import time
 from pathlib import Path
 
-from flows.cli import CliError
+from flows.cli import CliError, check_not_in_corpus
 from flows.commands import command_group
 
 
@@ -41,6 +41,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.exists() and not out.is_dir():
         raise CliError(f"--out {out}: exists and is not a directory")
+    check_not_in_corpus(out)
     t0 = time.perf_counter()
     if args.bootstrap < 0 or args.bootstrap > 10000:
         raise CliError(f"--bootstrap {args.bootstrap}: expected 0 to 10000 draws")

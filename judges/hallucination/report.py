@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ir.files import atomic_write_bytes
 
-from ..html import Section, png_image, render_page, table
+from ..html import Section, md_cell, md_escape, png_image, render_page, table
 from .analysis import AnalysisResult
 from .binary_stats import MIN_N
 
@@ -45,8 +45,8 @@ def _na(n: int, text: str) -> str:
 
 def _md_table(t: Table) -> str:
     head, rows = t
-    out = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    out += ["| " + " | ".join(r) + " |" for r in rows]
+    out = ["| " + " | ".join(map(md_cell, head)) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    out += ["| " + " | ".join(map(md_cell, r)) + " |" for r in rows]
     return "\n".join(out)
 
 
@@ -157,9 +157,9 @@ def _png(fig, plt) -> bytes:
 
 
 def render_markdown(res: AnalysisResult, header: Sequence[str] = (), images: Sequence[str] = ()) -> str:
-    lines = ["# Hallucination labeling report", "", *header, "",
+    lines = ["# Hallucination labeling report", "", *map(md_escape, header), "",
              f"Items: {res.n_items} (dev {res.n_dev}, test {res.n_test}, split by {res.split_by}; with gold labels {res.n_with_gold}).",
-             "Error types: " + ", ".join(f"{k} {v}" for k, v in res.error_type_counts.items()) + ".", ""]
+             md_escape("Error types: " + ", ".join(f"{k} {v}" for k, v in res.error_type_counts.items()) + "."), ""]
     for img in images:
         lines += [f"![{img}]({img})", ""]
     for title, t in tables(res).items():

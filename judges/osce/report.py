@@ -28,7 +28,7 @@ from matplotlib.figure import Figure
 
 from ir.files import atomic_dir
 
-from ..html import Section, png_image, render_page, table
+from ..html import Section, md_cell, md_escape, png_image, render_page, table
 from .contrasts import ADJUST_NAMES
 from .fonts import HTML_FAMILY, html_font_face, plot_font_family
 from .schema import AnalysisResult, FitDiagnostics
@@ -230,8 +230,8 @@ def _ordinal_table(result: AnalysisResult) -> tuple[list[str], list[list[str]]]:
 
 
 def _md(head: list[str], body: list[list[str]]) -> str:
-    esc = [[c.replace("|", "\\|") for c in row] for row in body]
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
+    esc = [[md_cell(c) for c in row] for row in body]
+    lines = ["| " + " | ".join(map(md_cell, head)) + " |", "|" + "|".join("---" for _ in head) + "|"]
     lines += ["| " + " | ".join(r) + " |" for r in esc]
     return "\n".join(lines)
 
@@ -348,11 +348,13 @@ def render_report(result: AnalysisResult, out_dir: str | os.PathLike[str], rubri
             rubric_tab = (list(map(str, rubric.columns)), [[fmt(v, 3) if isinstance(v, float) else str(v) for v in r] for r in rubric.itertuples(index=False)])
         ordinal_tab = _ordinal_table(result) if result.ordinal else None
 
-        md = ["# OSCE/VSP scoring analysis\n", f"{result.n_scores} scores; responders: {', '.join(result.responders)}; metrics: {', '.join(result.metrics)}.\n", "## Method\n"]
-        md += [f"- {t}" for t in _method_text(result)]
+        md = ["# OSCE/VSP scoring analysis\n", md_escape(f"{result.n_scores} scores; responders: "
+                                                     f"{', '.join(result.responders)}; metrics: "
+                                                     f"{', '.join(result.metrics)}.") + "\n", "## Method\n"]
+        md += [f"- {md_escape(t)}" for t in _method_text(result)]
         if result.exclusions:
             md += ["", "## Exclusions\n", "Left out of the analysis (no number is reported for them):\n"]
-            md += [f"- {x}" for x in result.exclusions]
+            md += [f"- {md_escape(x)}" for x in result.exclusions]
         md += ["", "## Unit of inference\n", _md(uh, ub), ""]
         md += ["## Difference from the reference\n", _md(mh, mb), ""]
         if "forest.png" in figures:

@@ -102,3 +102,47 @@ def test_degrade_refuses_bad_images_in_one_line(kind, tmp_path, capfd):
     if kind == "huge":
         assert "pixels" in line
     assert not (tmp_path / "o.png").exists()
+
+
+# ---------------------------------------------------------------- 6. another command's output into a corpus
+
+
+@pytest.mark.parametrize("inside", [False, True])
+@pytest.mark.parametrize("command", ["judge", "export", "osce"])
+def test_a_corpus_is_never_another_commands_out(command, inside, tmp_path, capsys):
+    corpus = tmp_path / "C"
+    corpus.mkdir()
+    (corpus / "corpus.json").write_text("{}")
+    (corpus / "report.html").write_text("<p>the corpus's own report</p>")
+    before = sorted(p.name for p in corpus.rglob("*"))
+    out = corpus / "judged" if inside else corpus
+    items = tmp_path / "items.jsonl"
+    items.write_text("")
+    (tmp_path / "other").mkdir()
+    argv = {"judge": ["judge", "hallucination", "--items", items, "--out", out],
+            "export": ["export", tmp_path / "other", "--format", "hf", "--out", out],
+            "osce": ["osce", "analyze", items, "--out", out]}[command]
+    rc, _, err = _run(capsys, *argv)
+    _one_line(rc, err, "a generated corpus", "another folder")
+    assert sorted(p.name for p in corpus.rglob("*")) == before
+    assert (corpus / "report.html").read_text() == "<p>the corpus's own report</p>"
+
+
+# ---------------------------------------------------------------- 11. report.md shows names as text
+
+
+def test_report_markdown_escapes_names(tmp_path, capsys):
+    from ir.rng import Rng
+    from judges.hallucination.report import _md_table
+    from judges.osce.simulate import SimulationConfig, simulate_study
+
+    payload = "llm_a<svg onload=alert(1)>"
+    r = simulate_study(SimulationConfig(metrics=("overall",), utterances_per_case=(2, 2, 2), n_raters=3),
+                       Rng(1)).ratings.replace({"responder": {"llm_a": payload}})
+    r.to_csv(tmp_path / "r.csv", index=False)
+    rc, _, err = _run(capsys, "osce", "analyze", tmp_path / "r.csv", "--out", tmp_path / "o", "--quiet")
+    assert rc == 0, err
+    md = (tmp_path / "o" / "report.md").read_text()
+    assert "<svg" not in md and "&lt;svg onload=alert(1)&gt;" in md
+    table = _md_table((["labeler", "kappa"], [["<script>alert(1)</script>", "0.5"]]))
+    assert "<script>" not in table and "&lt;script&gt;" in table
