@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -53,6 +54,10 @@ class ResponseCache:
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # owner-only from the start (SQLite gives its -wal and -shm files the database file's mode): replies are
+        # redacted of credentials, but what a judge said about the items is still nobody else's to read
+        os.close(os.open(self.path, os.O_CREAT | os.O_RDWR, 0o600))
+        os.chmod(self.path, 0o600)
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         self._conn.execute("PRAGMA journal_mode=WAL")

@@ -34,6 +34,7 @@ from __future__ import annotations
 import email.utils
 import json
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -59,6 +60,9 @@ log = logging.getLogger("judges.llm")
 InvalidReason = Literal["unparseable", "quota", "auth", "http_error", "retries_exhausted"]
 Parser = Callable[[str], dict[str, Any]]
 
+
+_BEARER = re.compile(r"(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
+"""A bearer token in a reply's text (redacted whatever key it is)."""
 
 class VerdictError(ValueError):
     """Raised by a parser when a reply is not a valid verdict (the result becomes ``invalid``)."""
@@ -236,9 +240,12 @@ class ChatClient:
         self._sem = threading.BoundedSemaphore(config.max_concurrency)
         self._limiter = _RateLimiter(config.rate_limit_rps, clock, sleep)
         headers = {"Content-Type": "application/json"}
+        self._redact_pattern: re.Pattern[str] | None = None
         if api_key is not None:
             secret = api_key.get_secret_value() if isinstance(api_key, SecretStr) else api_key
             headers["Authorization"] = f"Bearer {secret}"
+            if secret:
+                self._redact_pattern = re.compile(re.escape(secret))
         self._http = httpx.Client(
             headers=headers, timeout=httpx.Timeout(config.timeout_s), transport=transport,
             limits=httpx.Limits(max_connections=config.max_concurrency,
@@ -355,11 +362,20 @@ class ChatClient:
             if got.format_rejected and request.schema_ is not None and fmt != "text":
                 self._reject(fmt)
                 continue
+            if got.content is not None:  # a reply that echoes the request's headers must not carry the key on
+                got = got.model_copy(update={"content": self._redact(got.content)})
             if got.content is not None and self.cache is not None:
                 self.cache.put(key, model=self.config.model, prompt_hash=request.prompt_hash, item_key=request.key,
                                reply=CachedReply(content=got.content, prompt_tokens=got.usage.prompt_tokens,
                                                  completion_tokens=got.usage.completion_tokens))
             return got.model_copy(update={"fmt": fmt})
+
+    def _redact(self, text: str) -> str:
+        """The reply with any credential taken out: this client's key wherever it appears, and any bearer token
+        (``Authorization: Bearer ...`` echoed by a proxy or a misconfigured server)."""
+        if self._redact_pattern is not None:
+            text = self._redact_pattern.sub("[redacted]", text)
+        return _BEARER.sub(r"\1[redacted]", text)
 
     def _reject(self, fmt: WireFormat) -> None:
         with self._stats_lock:

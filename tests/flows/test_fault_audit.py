@@ -146,3 +146,26 @@ def test_report_markdown_escapes_names(tmp_path, capsys):
     assert "<svg" not in md and "&lt;svg onload=alert(1)&gt;" in md
     table = _md_table((["labeler", "kappa"], [["<script>alert(1)</script>", "0.5"]]))
     assert "<script>" not in table and "&lt;script&gt;" in table
+
+
+# ---------------------------------------------------------------- 12. no secret in the cache
+
+
+def test_an_echoed_key_never_reaches_the_cache_or_the_result(tmp_path, monkeypatch):
+    import stat
+
+    from judges.llm import ChatClient, ChatRequest, EndpointConfig, ResponseCache
+    from tests.judges.fake_openai_server import FakeOpenAIServer
+
+    secret = "sk-live-0123456789abcdefECHO"
+    monkeypatch.setenv("ECHO_KEY", secret)
+    with FakeOpenAIServer(lambda req: '{"verdict": "x", "seen": "Authorization: Bearer ' + secret + '"}') as srv:
+        cfg = EndpointConfig(base_url=srv.url, model="echo", api_key_env="ECHO_KEY", max_retries=0)
+        with ResponseCache(tmp_path / "llm_cache.sqlite") as cache, \
+                ChatClient(cfg, api_key=cfg.resolve_api_key(), cache=cache) as client:
+            res = client.complete_many([ChatRequest(key=f"i{k}", prompt_hash="p", messages=[
+                {"role": "user", "content": f"item {k}"}]) for k in range(4)])
+    assert all(secret not in r.model_dump_json() for r in res) and "[redacted]" in res[0].model_dump_json()
+    for f in tmp_path.iterdir():
+        assert secret.encode() not in f.read_bytes(), f.name
+        assert stat.S_IMODE(f.stat().st_mode) == 0o600, f.name
