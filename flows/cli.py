@@ -140,6 +140,19 @@ def check_range(option: str, value: float | None, lo: float | None = None, hi: f
         raise CliError(f"{option} must be <= {hi}, got {value}")
 
 
+def not_a_file(path: str | os.PathLike[str]) -> str | None:
+    """Why ``path`` cannot be read as an input file ("no such file", "is a folder", "is not a regular file"), or
+    None when it is one."""
+    from pathlib import Path
+
+    p = Path(path)
+    if p.is_file():
+        return None
+    if not p.exists():
+        return "no such file"
+    return "is a folder, not a file" if p.is_dir() else "is not a regular file (a pipe or a device)"
+
+
 def check_not_in_corpus(path: str | os.PathLike[str], option: str = "--out") -> None:
     """``CliError`` when ``path`` is a generated corpus or lies inside one: a corpus is written by ``generate``
     alone (another command's files there would replace its report or sit untracked beside its manifest)."""
@@ -243,6 +256,20 @@ def _stopped(command: str, signum: int, hint: str) -> int:
     return 128 + signum
 
 
+PATH_OPTIONS = ("out", "spec", "params_out", "items", "corpus", "judges", "answers", "taxonomy", "cache")
+PATH_ARGUMENTS = ("dir", "image", "ratings", "dialogues")
+
+
+def _refuse_empty_paths(args: argparse.Namespace) -> None:
+    """An empty path is a mistake (a shell variable that was not set), not the current folder: ``--out ''``
+    would otherwise write into ``.``."""
+    for name in PATH_OPTIONS + PATH_ARGUMENTS:
+        value = getattr(args, name, None)
+        if isinstance(value, str) and not value.strip():
+            label = f"--{name.replace('_', '-')}" if name in PATH_OPTIONS else name.upper()
+            raise CliError(f"{label}: an empty path (a folder or file name is needed)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv, debug = _pop_debug(list(sys.argv[1:] if argv is None else argv))
     parser = build_parser(_command_of(argv))
@@ -259,6 +286,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     clear_stop()
     old_handlers = _install_stop_handlers()
     try:
+        _refuse_empty_paths(args)
         rc = int(args.func(args) or 0)
         sys.stdout.flush()
         if stop_requested() is not None:  # the signal's exception was lost on the way; the record was not

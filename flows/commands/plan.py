@@ -8,7 +8,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from flows.cli import CliError, check_writable, parse_int_list
+from flows.cli import CliError, check_writable, not_a_file, parse_int_list
 from ir.vocab import PROFILE_NAMES
 
 
@@ -43,8 +43,8 @@ def load_spec(args: argparse.Namespace):
     if args.spec:
         path = Path(args.spec)
         source = str(path)
-        if not path.is_file():
-            raise CliError(f"--spec {path}: no such file")
+        if (why := not_a_file(path)) is not None:
+            raise CliError(f"--spec {path}: {why}")
         try:
             data = strict_json_loads(path.read_text("utf-8"))
         except (ValueError, UnicodeDecodeError) as err:  # json.JSONDecodeError is a ValueError

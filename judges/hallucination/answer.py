@@ -88,7 +88,8 @@ def answers_from_file(path: str | Path, docs_and_qas: Sequence[tuple[DocumentIR,
     """A CSV/JSONL answers file with columns ``qa_id`` and ``answer`` (optional ``model``)."""
     p = Path(path)
     if not p.is_file():
-        raise ItemsError(f"{p}: file not found")
+        raise ItemsError(f"{p}: " + ("is a folder, not a file" if p.is_dir() else "file not found" if not p.exists()
+                                     else "is not a regular file (a pipe or a device)"))
     if p.suffix.lower() == ".csv":
         with p.open(newline="", encoding="utf-8") as fh:
             rows = [(i + 2, r) for i, r in enumerate(csv.DictReader(fh))]

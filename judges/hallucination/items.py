@@ -166,7 +166,8 @@ def load_items(path: str | Path) -> list[HallucinationItem]:
     """Read items from ``.csv``, ``.jsonl`` or ``.parquet`` (by extension)."""
     p = Path(path)
     if not p.is_file():
-        raise ItemsError(f"{p}: file not found")
+        raise ItemsError(f"{p}: " + ("is a folder, not a file" if p.is_dir() else "file not found" if not p.exists()
+                                     else "is not a regular file (a pipe or a device)"))
     suffix = p.suffix.lower()
     if suffix == ".csv":
         import csv

@@ -64,6 +64,7 @@ Parser = Callable[[str], dict[str, Any]]
 _BEARER = re.compile(r"(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}")
 """A bearer token in a reply's text (redacted whatever key it is)."""
 
+
 class VerdictError(ValueError):
     """Raised by a parser when a reply is not a valid verdict (the result becomes ``invalid``)."""
 

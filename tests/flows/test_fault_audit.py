@@ -169,3 +169,30 @@ def test_an_echoed_key_never_reaches_the_cache_or_the_result(tmp_path, monkeypat
     for f in tmp_path.iterdir():
         assert secret.encode() not in f.read_bytes(), f.name
         assert stat.S_IMODE(f.stat().st_mode) == 0o600, f.name
+
+
+# ---------------------------------------------------------------- 14. messages that say what is wrong
+
+
+def test_a_folder_or_a_pipe_is_not_called_missing(tmp_path, capsys):
+    import os
+
+    folder = tmp_path / "specdir"
+    folder.mkdir()
+    fifo = tmp_path / "spec.fifo"
+    os.mkfifo(fifo)
+    rc, _, err = _run(capsys, "plan", "--spec", folder, "--out", tmp_path / "o")
+    _one_line(rc, err, "is a folder, not a file")
+    rc, _, err = _run(capsys, "plan", "--spec", fifo, "--out", tmp_path / "o")
+    _one_line(rc, err, "not a regular file")
+    rc, _, err = _run(capsys, "judge", "hallucination", "--items", folder, "--out", tmp_path / "j")
+    _one_line(rc, err, "is a folder, not a file")
+
+
+@pytest.mark.parametrize("argv", [["plan", "--out", ""], ["generate", "--out", " "],
+                                  ["judge", "hallucination", "--items", "x.jsonl", "--out", ""]])
+def test_an_empty_out_is_not_the_current_folder(argv, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    rc, _, err = _run(capsys, *argv)
+    _one_line(rc, err, "--out: an empty path")
+    assert list(tmp_path.iterdir()) == []
