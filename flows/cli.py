@@ -158,9 +158,11 @@ def check_not_in_corpus(path: str | os.PathLike[str], option: str = "--out") -> 
     alone (another command's files there would replace its report or sit untracked beside its manifest)."""
     from pathlib import Path
 
+    from corpus.store import MANIFEST
+
     p = Path(path).absolute()
     for folder in (p, *p.parents):
-        if (folder / "corpus.json").is_file():
+        if (folder / MANIFEST).is_file():
             where = "is" if folder == p else f"lies inside {folder}, which is"
             raise CliError(f"{option} {path}: {where} a generated corpus; write this output to another folder")
 

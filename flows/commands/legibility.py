@@ -6,8 +6,9 @@ import argparse
 import json
 import os
 import time
+from pathlib import Path
 
-from flows.cli import CliError
+from flows.cli import CliError, require_verified
 
 
 def cmd_legibility(args: argparse.Namespace) -> int:
@@ -18,6 +19,9 @@ def cmd_legibility(args: argparse.Namespace) -> int:
 
     if args.workers < 1:
         raise CliError("--workers must be >= 1")
+    if not Path(args.dir).is_dir():
+        raise CliError(f"{args.dir}: no such directory")
+    require_verified(args.dir, args.no_verify)  # a reading of files that fail their hashes is a reading of nothing
     t0 = time.perf_counter()
     try:
         result = measure_legibility(args.dir, workers=args.workers, fresh=not args.recorded,
@@ -63,4 +67,5 @@ def register(sub) -> None:
                    help="use the readings generation recorded on the evidence (no Tesseract needed) instead of "
                         "reading the scans now")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--no-verify", action="store_true", help="read a corpus whose files fail their hashes anyway")
     p.set_defaults(func=cmd_legibility)
