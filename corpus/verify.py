@@ -17,7 +17,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterable
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from generation.qa import recompute_assertion
@@ -28,10 +28,14 @@ from ir.qa_models import Assertion, QAPair
 from .store import (
     ASSERTIONS_TABLE,
     DOCUMENTS_TABLE,
+    LEGIBILITY_QA_TABLE,
+    LEGIBILITY_TABLE,
     MANIFEST,
     PAGES_TABLE,
     QA_FILE,
     QA_TABLE,
+    REPORT_FILE,
+    SPEC_FILE,
     TABLES,
     CorpusError,
     CorpusManifest,
@@ -72,6 +76,25 @@ def unsafe_path(rel: str) -> bool:
 
 # ---------------------------------------------------------------- integrity
 
+VIEW_FILES = (MANIFEST, SPEC_FILE, REPORT_FILE, LEGIBILITY_TABLE, LEGIBILITY_QA_TABLE, "croissant.json")
+"""The files of a corpus folder that are not in its manifest by design: the manifest itself, the spec it was built
+for, and the views made from it (the report, the legibility tables, Croissant metadata written in place:
+``corpus.views.exports.croissant.FILE_NAME``, a test checks the two agree)."""
+
+
+def untracked_files(corpus_dir: str | os.PathLike[str], manifest: CorpusManifest) -> list[str]:
+    """Every file under the corpus that is neither in the manifest nor one of its ``VIEW_FILES``, named: an extra
+    page, a copied document folder or a stray file is not part of what the manifest vouches for."""
+    root = Path(corpus_dir)
+    known = set(manifest.files) | set(VIEW_FILES)
+    extra = sorted(rel for p in root.rglob("*") if (p.is_file() or p.is_symlink())
+                   and (rel := p.relative_to(root).as_posix()) not in known)
+    out = [f"{rel}: a file the manifest does not list (not part of the corpus)" for rel in extra[:20]]
+    if len(extra) > 20:
+        out.append(f"... and {len(extra) - 20} more files the manifest does not list")
+    return out
+
+
 def check_corpus(corpus_dir: str | os.PathLike[str]) -> list[str]:
     """Integrity problems (empty list: the corpus is whole and says the same thing everywhere)."""
     try:
@@ -85,6 +108,7 @@ def check_corpus(corpus_dir: str | os.PathLike[str]) -> list[str]:
         return problems  # ids and paths are checked before any of them is opened
     reader = open_corpus(corpus_dir, checked=False)
     problems += check_files(corpus_dir, manifest.files)
+    problems += untracked_files(corpus_dir, manifest)
     records, qa, asr, doc_problems = _documents(reader, manifest)
     problems += doc_problems
     problems += _check_listing(manifest, records)

@@ -16,7 +16,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise CliError(f"--format {args.format!r}: unknown format; choose one of {', '.join(FORMATS)}")
     if not Path(args.dir).is_dir():
         raise CliError(f"{args.dir}: no such directory")
-    check_not_in_corpus(args.out)
+    if not (args.format == "croissant" and Path(args.out).resolve() == Path(args.dir).resolve()):
+        check_not_in_corpus(args.out)  # Croissant metadata in place (croissant.json beside the data) is a view
     require_verified(args.dir, args.no_verify)
     check_writable(Path(args.out).absolute().parent)  # the export is built beside --out, then renamed
     t0 = time.perf_counter()

@@ -213,3 +213,34 @@ def test_reproduce_compares_the_disk_and_legibility_refuses_a_tampered_corpus(co
     assert "all bytes equal" not in out
     rc, _, err = _run(capsys, "legibility", corpus_copy, "--recorded", "--quiet")
     _one_line(rc, err, "does not verify", "--no-verify")
+
+
+# ---------------------------------------------------------------- 7. verify accounts for every file
+
+
+@pytest.mark.parametrize("extra", ["top", "in_doc", "page", "copied_doc"])
+def test_verify_names_a_file_the_manifest_does_not_list(extra, corpus_copy, capsys):
+    import shutil
+
+    from corpus.store import load_manifest
+
+    m = load_manifest(corpus_copy)
+    doc = corpus_copy / "docs" / m.documents[0]
+    made = {"top": corpus_copy / "notes.txt", "in_doc": doc / "extra.bin",
+            "page": doc / "pages" / "page-0099.png", "copied_doc": corpus_copy / "docs" / "doc-00099"}[extra]
+    if extra == "copied_doc":
+        shutil.copytree(doc, made)
+    else:
+        made.parent.mkdir(parents=True, exist_ok=True)
+        made.write_bytes(b"not part of the corpus")
+    rc, out, err = _run(capsys, "verify", corpus_copy)
+    assert rc != 0 and "OK" not in out
+    assert "a file the manifest does not list" in out + err
+    assert made.relative_to(corpus_copy).as_posix().split("/")[0] in out + err
+
+
+def test_the_in_place_croissant_file_is_a_known_view():
+    from corpus.verify import VIEW_FILES
+    from corpus.views.exports.croissant import FILE_NAME
+
+    assert FILE_NAME in VIEW_FILES
