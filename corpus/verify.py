@@ -30,6 +30,7 @@ from .store import (
     DOCUMENTS_TABLE,
     LEGIBILITY_QA_TABLE,
     LEGIBILITY_TABLE,
+    LOCK_FILE,
     MANIFEST,
     PAGES_TABLE,
     QA_FILE,
@@ -76,10 +77,11 @@ def unsafe_path(rel: str) -> bool:
 
 # ---------------------------------------------------------------- integrity
 
-VIEW_FILES = (MANIFEST, SPEC_FILE, REPORT_FILE, LEGIBILITY_TABLE, LEGIBILITY_QA_TABLE, "croissant.json")
+VIEW_FILES = (MANIFEST, SPEC_FILE, LOCK_FILE, REPORT_FILE, LEGIBILITY_TABLE, LEGIBILITY_QA_TABLE, "croissant.json")
 """The files of a corpus folder that are not in its manifest by design: the manifest itself, the spec it was built
-for, and the views made from it (the report, the legibility tables, Croissant metadata written in place:
-``corpus.views.exports.croissant.FILE_NAME``, a test checks the two agree)."""
+for, the run lock while a command holds the folder, and the views made from it (the report, the legibility
+tables, Croissant metadata written in place: ``corpus.views.exports.croissant.FILE_NAME``, a test checks the two
+agree)."""
 
 
 def untracked_files(corpus_dir: str | os.PathLike[str], manifest: CorpusManifest) -> list[str]:
