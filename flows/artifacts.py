@@ -82,7 +82,9 @@ def publish_report_artifact(out: str | os.PathLike[str], manifest: Any) -> str |
     """Write ``<corpus>/report.html`` (kept when the corpus did not change) and a markdown artifact with its
     path and key figures.
 
-    Called at the end of ``generate-corpus``; the report is a view, so a failure is logged, not raised.
+    Called at the end of ``generate-corpus``. The report is a view, but a run whose report could not be written
+    (a full disk, a folder made read-only) did not do what it was asked: an ``OSError`` fails the run, naming the
+    file, so the command exits 2; any other failure of the drawing is logged.
     """
     from prefect import get_run_logger
 
@@ -92,7 +94,9 @@ def publish_report_artifact(out: str | os.PathLike[str], manifest: Any) -> str |
     path = Path(out).resolve() / REPORT_FILE
     try:
         info = write_report(out, path, reuse=True)  # an unchanged corpus keeps its report (a rerun)
-    except Exception as err:  # noqa: BLE001 - the corpus is written; a report failure must not fail the run
+    except OSError:
+        raise
+    except Exception as err:  # noqa: BLE001 - the corpus is written; a drawing failure must not fail the run
         logger.warning(f"corpus report not written: {err.__class__.__name__}: {err}")
         return None
     s = manifest.stats

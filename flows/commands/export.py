@@ -26,7 +26,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     except ExportError as err:
         raise CliError(str(err)) from None
     except OSError as err:
-        raise CliError(f"{args.out}: {err.strerror or err}") from None
+        raise CliError(f"{err.filename or args.out}: {err.strerror or err}") from None
     what = ", ".join(f"{v} {k}" for k, v in counts.items())
     print(f"{args.out}: {args.format} export of {args.dir} ({what}) in {time.perf_counter() - t0:.1f} s")
     return 0

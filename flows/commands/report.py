@@ -27,8 +27,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         info = write_report(args.dir, args.out, ReportOptions(gallery=args.gallery, contact_dpi=args.contact_dpi))
     except ReportError as err:
         raise CliError(str(err)) from None
-    except OSError as err:
-        raise CliError(f"{args.out}: {err.strerror or err}") from None
+    except OSError as err:  # name the file it is about: a corpus file that vanished is not --out's fault
+        raise CliError(f"{err.filename or args.out}: {err.strerror or err}") from None
     print(f"{args.out}: report of {info['documents']} documents, {info['qa_pairs']} QA, {len(info['gallery'])} "
           f"gallery pairs ({info['bytes'] / 1e6:.1f} MB) in {time.perf_counter() - t0:.1f} s")
     return 0

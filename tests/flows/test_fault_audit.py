@@ -244,3 +244,47 @@ def test_the_in_place_croissant_file_is_a_known_view():
     from corpus.views.exports.croissant import FILE_NAME
 
     assert FILE_NAME in VIEW_FILES
+
+
+# ---------------------------------------------------------------- 10. an error names the file it is about
+
+
+def test_report_names_the_file_that_failed_not_its_own_out(corpus_copy, tmp_path, capsys, monkeypatch):
+    import errno
+
+    import corpus.views.report as report_view
+
+    gone = corpus_copy / "docs" / "doc-00000" / "record.json"
+
+    def vanish(*_a, **_k):
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", str(gone))
+
+    monkeypatch.setattr(report_view, "write_report", vanish)
+    rc, _, err = _run(capsys, "report", corpus_copy, "--out", tmp_path / "out.html")
+    line = _one_line(rc, err, str(gone))
+    assert "out.html" not in line
+
+
+# ---------------------------------------------------------------- 9. the report step failing is the run failing
+
+
+@pytest.mark.slow  # a real generate with its temporary Prefect server
+def test_disk_full_while_writing_the_report_fails_the_run(tmp_path, capsys, monkeypatch):
+    import errno
+
+    import corpus.views.report as report_view
+    from tests.corpus.conftest import tiny_spec
+
+    spec = tmp_path / "spec.json"
+    spec.write_text(tiny_spec(n_docs=1).model_dump_json())
+
+    def full(corpus_dir, path, *a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device", str(path))
+
+    monkeypatch.setattr(report_view, "write_report", full)
+    rc, _, err = _run(capsys, "generate", "--spec", spec, "--out", tmp_path / "C", "--runner", "inline",
+                      "--workers", "1")
+    assert rc == 2, err  # the progress lines come first; the failure is one line, the last
+    last = [x for x in err.strip().splitlines() if x.strip()][-1]
+    assert last.startswith("synthdocqa generate: error: ") and "report.html: No space left on device" in last
+    assert "Traceback" not in err and "WARNING" not in err
