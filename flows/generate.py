@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from prefect import flow, get_run_logger, task
+from prefect.cache_policies import NO_CACHE
 
 from corpus.assemble import code_version
 from corpus.generate import completed_document, doc_indices, generate_document, up_to_date
@@ -41,12 +42,6 @@ from ir.spec import CorpusSpec
 from ir.vocab import ProfileName, Runner
 
 
-def doc_cache_key(_ctx, params) -> str:
-    spec: CorpusSpec = params["spec"]
-    return (f"generate-document-{spec.spec_hash()}-{params['index']}-{code_version()}-"
-            f"{os.path.abspath(params['corpus_dir'])}")
-
-
 def retry_unexpected(_task, _task_run, state) -> bool:
     """Retry a document only after an unexpected error: a full disk or a lost lock will not heal."""
     try:
@@ -56,7 +51,7 @@ def retry_unexpected(_task, _task_run, state) -> bool:
     return True
 
 
-@task(name="generate-document", cache_key_fn=doc_cache_key, persist_result=True,
+@task(name="generate-document", cache_policy=NO_CACHE, persist_result=False,
       task_run_name="generate-document-{index}", retries=1, retry_condition_fn=retry_unexpected)
 def generate_document_task(spec: CorpusSpec, index: int, corpus_dir: str, lock: LockToken | None = None,
                            kept: DocRecord | None = None) -> DocRecord:

@@ -288,3 +288,16 @@ def test_disk_full_while_writing_the_report_fails_the_run(tmp_path, capsys, monk
     last = [x for x in err.strip().splitlines() if x.strip()][-1]
     assert last.startswith("synthdocqa generate: error: ") and "report.html: No space left on device" in last
     assert "Traceback" not in err and "WARNING" not in err
+
+
+# ---------------------------------------------------------------- 15. no result cache entry per document
+
+
+def test_documents_leave_no_prefect_result_behind():
+    """A document's record is kept on disk and checked there on a rerun (``kept``); Prefect's result store would
+    only add a never-expiring ~20 KB entry per document under the Prefect home."""
+    from prefect.cache_policies import NO_CACHE
+
+    from flows.generate import generate_document_task
+
+    assert generate_document_task.cache_policy is NO_CACHE and generate_document_task.persist_result is False
