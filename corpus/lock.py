@@ -112,6 +112,27 @@ class OutputLock:
                 lock = cls._held[key] = cls(folder)
             return lock
 
+    @classmethod
+    def probe(cls, folder: str | os.PathLike[str]) -> None:
+        """``LockError`` now when another process holds ``folder``'s lock: a command that would lose the race
+        says so before it starts anything costly (a Prefect server). Takes and drops the lock at once; the run
+        still acquires it for real later (a run starting in between is caught then)."""
+        path = Path(folder) / LOCK_FILE
+        if cls._held.get(os.path.realpath(folder)) is not None and cls._held[os.path.realpath(folder)]._depth:
+            return  # this process holds it
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CLOEXEC)
+        except OSError:
+            return  # no lock file (or unreadable): nobody holds it, or acquire will say why
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as err:
+            if err.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                raise LockError(f"{folder} is in use by another synthdocqa run (pid {_holder(fd)}); wait for it to "
+                                "finish or stop it") from None
+        finally:
+            os.close(fd)  # closing drops a lock this probe took
+
     # ------------------------------------------------------------ acquire / release
     def acquire(self) -> OutputLock:
         if self._depth:

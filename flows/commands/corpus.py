@@ -51,6 +51,9 @@ def cmd_generate(args: argparse.Namespace) -> int:
         doc_indices(spec, args.only)
     except ValueError as err:
         raise CliError(str(err)) from None
+    from corpus.lock import OutputLock
+
+    OutputLock.probe(args.out)  # a run that would lose the folder's lock says so before it starts a server
     quiet_engine = not (args.verbose or args.debug)
     if not args.verbose and not os.environ.get("PREFECT_API_URL"):
         # a temporary API: keep the terminal to the progress bar and warnings (set before prefect loads)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import struct
 import zlib
+from pathlib import Path
 
 import pytest
 
@@ -301,3 +302,35 @@ def test_documents_leave_no_prefect_result_behind():
     from flows.generate import generate_document_task
 
     assert generate_document_task.cache_policy is NO_CACHE and generate_document_task.persist_result is False
+
+
+# ---------------------------------------------------------------- 14. the losing run fails before its server
+
+
+def test_a_generate_into_a_held_folder_fails_before_starting_a_server(tmp_path, capsys, monkeypatch):
+    import os
+
+    import flows.runtime
+
+    started = []
+    monkeypatch.setattr(flows.runtime, "start_early", lambda *a, **k: started.append(a))
+    import subprocess
+    import sys
+    import time
+
+    held = tmp_path / "C"
+    held.mkdir()
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; from corpus.lock import OutputLock; OutputLock(sys.argv[1]).acquire(); "
+        "print('held', flush=True); time.sleep(60)"), str(held)], stdout=subprocess.PIPE, text=True,
+        cwd=str(Path(__file__).resolve().parents[2]), env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        t0 = time.perf_counter()
+        rc, _, err = _run(capsys, "generate", "--profile", "demo", "--docs", "1", "--out", held)
+        took = time.perf_counter() - t0
+    finally:
+        holder.kill()
+        holder.wait()
+    _one_line(rc, err, "is in use by another synthdocqa run", f"pid {holder.pid}")
+    assert started == [] and took < 5 and "Prefect API server" not in err  # no server was asked for
