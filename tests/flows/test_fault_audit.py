@@ -14,14 +14,7 @@ import pytest
 
 from flows.cli import main
 
-
-def _one_line(rc: int, err: str, *words: str, code: int = 2) -> str:
-    assert rc == code, err
-    lines = [x for x in err.strip().splitlines() if x.strip()]
-    assert len(lines) == 1, err
-    for w in words:
-        assert w in lines[0], lines[0]
-    return lines[0]
+from .cli_checks import one_line as _one_line
 
 
 def _run(capsys, *argv: object) -> tuple[int, str, str]:

@@ -37,6 +37,7 @@ from corpus.verify import check_corpus, verify_corpus
 from flows.cli import main
 from tests.corpus.conftest import tiny_spec
 
+from .cli_checks import one_line as _one_line
 from .crafted import XSS_ID, craft_doc_id, rehash_manifest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -44,15 +45,6 @@ BIN = Path(sys.executable).parent
 
 
 # ---------------------------------------------------------------- helpers
-
-def _one_line(rc: int, err: str, *words: str, code: int = 2) -> str:
-    assert rc == code, err
-    lines = [x for x in err.strip().splitlines() if x.strip()]
-    assert len(lines) == 1, err
-    for w in words:
-        assert w in lines[0], lines[0]
-    return lines[0]
-
 
 def _run(capsys, *argv: str) -> tuple[int, str, str]:
     rc = main([str(a) for a in argv])
