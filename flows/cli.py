@@ -19,6 +19,7 @@ import signal
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 from flows.errors import OneLineError, Stopped, clear_stop, expected_failure, record_stop, stop_requested
 
@@ -329,5 +330,67 @@ def main(argv: Sequence[str] | None = None) -> int:
             signal.signal(signum, handler)
 
 
+def _drop_lost_stops(hook):  # noqa: ANN001, ANN202 - sys.unraisablehook
+    """A stop's exception raised inside a callback Python cannot raise from (a weakref callback of the import
+    machinery, a ``__del__``) is lost there and would be printed as "Exception ignored in ..."; the stop itself
+    is recorded (``flows.errors.record_stop``) and honoured by the run. Anything else goes to ``hook``."""
+    def unraisable(args) -> None:  # noqa: ANN001 - sys.UnraisableHookArgs
+        if isinstance(args.exc_value, (Stopped, KeyboardInterrupt)) and stop_requested() is not None:
+            return
+        hook(args)
+
+    return unraisable
+
+
+_own_tmp: str | None = None
+"""The command's temporary folder (``flows.run_tmp``), removed by ``exit_process``."""
+
+
+def exit_process(code: int) -> NoReturn:
+    """End the process with ``code`` as a normal exit would, but without the interpreter's finalization.
+
+    A daemon thread may still be inside native code when a command ends early (torch's import in the
+    warm-up thread after a failed or stopped start, a C++ pool of a model): finalization ends such a thread
+    where it next takes the GIL, unwinding its C++ frames, and now and then that aborts the process
+    (SIGABRT, "terminate called without an active exception", exit 134 instead of the command's code).
+    What a normal exit does for us is done here in the same order (other threads joined, ``atexit``
+    handlers such as the temporary Prefect server's stop, the standard streams flushed), then ``os._exit``."""
+    import atexit
+    import threading
+
+    try:
+        threading._shutdown()  # the join of non-daemon threads that Py_Finalize starts with
+        atexit._run_exitfuncs()
+    finally:
+        from flows.run_tmp import remove_own_temp_dir
+
+        remove_own_temp_dir(_own_tmp)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+
+
+def run(argv: Sequence[str] | None = None) -> NoReturn:
+    """The ``synthdocqa`` command: ``main`` in this process with a temporary folder of its own
+    (``flows.run_tmp``), then ``exit_process`` with its exit code."""
+    from flows.run_tmp import use_own_temp_dir
+
+    sys.unraisablehook = _drop_lost_stops(sys.unraisablehook)
+    global _own_tmp
+    _own_tmp = use_own_temp_dir()
+    try:
+        code = main(argv)
+    except SystemExit as done:  # --help, --version, a usage error
+        if done.code is None or isinstance(done.code, int):
+            code = done.code or 0
+        else:
+            print(done.code, file=sys.stderr)
+            code = 1
+    exit_process(code)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

@@ -73,11 +73,17 @@ def quiet_torch_import() -> None:
 
 def warm_up() -> None:
     """Import the document pipeline and load the layout-CLIP with its library embeddings (cached per process),
-    so an in-process run does it while the Prefect API server starts."""
-    quiet_torch_import()
-    from corpus.assemble import default_layout_chooser
+    so an in-process run does it while the Prefect API server starts.
 
-    default_layout_chooser()
+    Best effort, silent: the run loads what failed here again on its own thread, where an error is the run's
+    (and a stop or a failed start may end the process while this thread is still importing)."""
+    try:
+        quiet_torch_import()
+        from corpus.assemble import default_layout_chooser
+
+        default_layout_chooser()
+    except BaseException:  # noqa: BLE001, S110 - see the docstring
+        pass
 
 
 @dataclass

@@ -33,14 +33,19 @@ module, _, func = sys.argv[1].partition(":")
 rc = getattr(importlib.import_module(module), func)(sys.argv[3:])
 heavy, unneeded = (set(v) for v in json.loads(sys.argv[2]))
 blas = [p["num_threads"] for p in __import__("threadpoolctl").threadpool_info() if p["internal_api"] == "openblas"]
-print(json.dumps({"rc": rc, "heavy": sorted({m.split(".")[0] for m in sys.modules} & heavy),
-                  "unneeded": sorted(set(sys.modules) & unneeded), "blas_threads": blas,
+loaded = [m for m, mod in sys.modules.items() if mod is not None]  # None: blocked (flows: pymupdf's add-ons)
+print(json.dumps({"rc": rc, "heavy": sorted({m.split(".")[0] for m in loaded} & heavy),
+                  "unneeded": sorted(set(loaded) & unneeded), "blas_threads": blas,
                   "blas_env": "OPENBLAS_NUM_THREADS" in __import__("os").environ}))
 """
 
 
 def _entry_point() -> str:
-    return tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]["scripts"]["synthdocqa"]
+    """The command's ``main``: the console script's target (``flows.cli:run``) is ``main`` followed by the end
+    of the process (``flows.cli.exit_process``), which would end it before the modules are listed."""
+    target = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]["scripts"]["synthdocqa"]
+    assert target == "flows.cli:run", target
+    return "flows.cli:main"
 
 
 def _run_cli(*args: str, env: dict | None = None) -> dict:
