@@ -2,8 +2,9 @@
 here, so a command can start it before it imports Prefect).
 
 It imports ``flows.pool_preload`` once when it starts; each worker forked from it inherits the loaded
-pipeline. It is killed when the thread that started it ends (``die_with_parent``: its workers hold the
-pipe it would otherwise watch, so it would not see a ``kill -9`` of the run), and its workers with it.
+pipeline. It ends when the thread that started it ends (``die_with_parent``, SIGTERM: its workers hold the
+pipe it would otherwise watch, so it would not see a ``kill -9`` of the run), and its workers with it; it
+removes the folder of its listening socket then, which the run's own exit would have removed.
 """
 
 from __future__ import annotations
@@ -53,9 +54,14 @@ def start_fork_server() -> bool:
     from multiprocessing import forkserver
 
     quiet_resource_tracker()  # the fork server starts the tracker
+    from multiprocessing import util
+
     from flows.prefect_env import environ
 
-    with environ(SYNTHDOCQA_FORK_SERVER="1", SYNTHDOCQA_FORK_SERVER_PARENT=str(os.getpid())):
+    # the folder of the server's listening socket: removed by this process at exit, and by the server when a
+    # ``kill -9`` of this process ends it first (``flows.pool_preload``)
+    with environ(SYNTHDOCQA_FORK_SERVER="1", SYNTHDOCQA_FORK_SERVER_PARENT=str(os.getpid()),
+                 SYNTHDOCQA_FORK_SERVER_TMP=util.get_temp_dir()):
         forkserver.ensure_running()
     return True
 

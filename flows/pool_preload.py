@@ -20,11 +20,30 @@ def _die_with_the_run() -> None:
     if os.environ.pop("SYNTHDOCQA_FORK_SERVER", None) != "1":  # imported somewhere else: not a fork server
         return
     parent = int(os.environ.pop("SYNTHDOCQA_FORK_SERVER_PARENT", "0"))
+    listener_dir = os.environ.pop("SYNTHDOCQA_FORK_SERVER_TMP", "")
+    import signal
+
     from flows.fork_server import die_with_parent
 
-    die_with_parent()
+    server = os.getpid()
+
+    def _end(signum: int, frame: object) -> None:
+        """The run ended without removing the folder of this server's socket (``kill -9``): remove it, end.
+        Workers forked from here inherit this handler and keep the default end of a SIGTERM."""
+        if os.getpid() != server:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
+            return
+        if listener_dir and os.path.basename(listener_dir).startswith("pymp-"):
+            import shutil
+
+            shutil.rmtree(listener_dir, ignore_errors=True)
+        os._exit(1)  # the workers follow (they die with their parent, flows.workers.init_worker)
+
+    signal.signal(signal.SIGTERM, _end)
+    die_with_parent(signal.SIGTERM)
     if os.getppid() != parent:
-        os._exit(1)  # the run ended before the request took effect
+        _end(signal.SIGTERM, None)  # the run ended before the request took effect
 
 
 def _warm() -> None:

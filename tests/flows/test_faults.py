@@ -98,9 +98,24 @@ def _tree(root: Path) -> dict[str, bytes]:
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+_TMPDIRS: dict[Path, str] = {}
+
+
+def _tmpdir(tmp_path: Path) -> str:
+    """A short temporary folder for the run (a socket path under it must stay within 107 bytes), kept beside
+    ``tmp_path`` by a link, so that what a run leaves there can be looked at."""
+    if tmp_path not in _TMPDIRS:
+        import tempfile
+
+        _TMPDIRS[tmp_path] = tempfile.mkdtemp(prefix="sdq-")
+        (tmp_path / "tmp").symlink_to(_TMPDIRS[tmp_path])
+    return _TMPDIRS[tmp_path]
+
+
 def _env(tmp_path: Path) -> dict[str, str]:
+    """The run's environment: its own Prefect home and its own temporary folder (what a run leaves there is seen)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
-    env.update({"PYTHONPATH": str(REPO), "PREFECT_HOME": str(tmp_path / "prefect-home"),
+    env.update({"PYTHONPATH": str(REPO), "PREFECT_HOME": str(tmp_path / "prefect-home"), "TMPDIR": _tmpdir(tmp_path),
                 "PREFECT_SERVER_ANALYTICS_ENABLED": "false", "HF_HUB_OFFLINE": "1",
                 "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "180"})
     return env
@@ -516,6 +531,11 @@ def test_kill_9_leaves_no_process_of_the_run_and_no_later_write(runner, tmp_path
     assert _all_gone(procs, timeout=30) == []
     proc.communicate()
     assert _late_files(out, t_dead) == []
+    # OCR inputs, the fork server's socket folder, Dask's scratch space: nothing of the run is left in TMPDIR
+    tmp = Path(_tmpdir(tmp_path))
+    left = sorted(str(p.relative_to(tmp)) for p in tmp.rglob("*"))
+    assert left == [], left  # the run's temporary folder (flows.run_tmp) goes with its last process
+    tmp.rmdir()
     assert not (out / "corpus.json").exists() and verify_corpus(out) != []
     assert len(list(out.glob("docs/*/doc.json"))) < 12  # killed while documents were being made
 
