@@ -230,9 +230,17 @@ def _flush_events(timeout: float = 5.0) -> None:
     server, whose client reconnects for a minute or more before the process can end."""
     if "prefect.events.worker" not in sys.modules:
         return
+    import logging
+
     from prefect.events.worker import EventsWorker
 
+    # the service warns "Still processing items" whenever it is stopped with a queue, which is what a flush is
+    service_log = logging.getLogger(EventsWorker.__name__)
+    level = service_log.level
+    service_log.setLevel(logging.ERROR)
     try:
         EventsWorker.drain_all(timeout=timeout, at_exit=False)
     except Exception:  # noqa: BLE001, S110 - best effort: the run's outcome is decided already
         pass
+    finally:
+        service_log.setLevel(level)

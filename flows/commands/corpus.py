@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from flows.cli import MAX_SEED, CliError, check_range, parse_int_list
+from flows.cli import MAX_SEED, CliError, check_range, parse_int_list, require_verified
 from flows.commands.plan import load_spec
 from flows.runtime import MAX_WORKERS
 from ir.spec import MAX_DOCS
@@ -127,6 +127,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     check_range("--sample", args.sample, 1, MAX_DOCS)
     if not Path(args.dir).is_dir():
         raise CliError(f"{args.dir}: no such directory")
+    require_verified(args.dir, args.no_verify)  # a file that fails its hash is verify's finding, not a regeneration's
     checked, diffs = reproduce_corpus(args.dir, sample=args.sample)
     for d in diffs:
         print(f"DIFF {d}")
@@ -165,4 +166,6 @@ def register(sub) -> None:
     r = sub.add_parser("reproduce", help="regenerate documents from the manifest's seed and compare bytes")
     r.add_argument("dir")
     r.add_argument("--sample", type=int, default=None, help="regenerate only K sampled documents (K >= 1)")
+    r.add_argument("--no-verify", action="store_true",
+                   help="compare a corpus that does not verify too (each file on disk against its regeneration)")
     r.set_defaults(func=cmd_reproduce)

@@ -53,8 +53,10 @@ def cmd_hallucination(args: argparse.Namespace) -> int:
         answerer_key = None
         if any(j.api_key_secret_block for j in cfg.judges) or (cfg.answerer and cfg.answerer.api_key_secret_block):
             from flows.hallucination_flow import resolve_secret_keys
+            from flows.prefect_env import prefect_api
 
-            keys, answerer_key = resolve_secret_keys(cfg)
+            with prefect_api():  # the configured API, or a quiet temporary server of our own (not Prefect's chatty one)
+                keys, answerer_key = resolve_secret_keys(cfg)
         corpus = open_corpus(args.corpus, checked=not args.no_verify) if args.corpus is not None else None
         progress = None if args.quiet else llm_progress()
         items, source = prepare_items(cfg, source=corpus, items_path=args.items, answers=args.answers,

@@ -11,6 +11,9 @@ from pathlib import Path
 from flows.cli import CliError, check_range
 from flows.commands import command_group
 
+GGUF_VERSIONS = (2, 3)
+"""The GGUF versions llama.cpp loads (version 1 files are refused by it too)."""
+
 
 def check_gguf(path: Path) -> None:
     """A --model that is not a readable GGUF file is one line, before a server starts (llama.cpp would print a
@@ -19,11 +22,23 @@ def check_gguf(path: Path) -> None:
         raise CliError(f"--model {path}: no such file")
     try:
         with path.open("rb") as f:
-            magic = f.read(4)
+            header = f.read(24)
+        size = path.stat().st_size
     except OSError as err:
         raise CliError(f"--model {path}: cannot read it ({err.strerror})") from None
-    if magic != b"GGUF":
+    if header[:4] != b"GGUF":
         raise CliError(f"--model {path}: not a GGUF model file (it does not start with the GGUF magic)")
+    if len(header) < 24:
+        raise CliError(f"--model {path}: a truncated GGUF file ({size} bytes, shorter than its header)")
+    # the header llama.cpp reads first: version (uint32), tensor count and metadata count (uint64 each)
+    version = int.from_bytes(header[4:8], "little")
+    n_tensors, n_kv = int.from_bytes(header[8:16], "little"), int.from_bytes(header[16:24], "little")
+    if version not in GGUF_VERSIONS:
+        raise CliError(f"--model {path}: GGUF version {version} (llama.cpp reads versions "
+                       f"{', '.join(map(str, GGUF_VERSIONS))}): not a model file it can load")
+    if n_tensors == 0 or n_tensors > size // 32 or n_kv > size // 8:
+        raise CliError(f"--model {path}: a damaged GGUF header ({n_tensors} tensors and {n_kv} metadata entries "
+                       f"in {size} bytes)")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

@@ -67,6 +67,29 @@ def test_llm_serve_with_a_missing_model_file(tmp_path, capsys):
     _one_line(rc, err, "notes.gguf", "GGUF")
 
 
+@pytest.mark.parametrize("header, word", [
+    (b"GGUF" + b"\0" * 64, "version 0"),  # the magic, then nothing: llama.cpp printed 28 lines, exit 1
+    (b"GGUF\x03\0\0\0" + (10**12).to_bytes(8, "little") + (3).to_bytes(8, "little") + b"\0" * 64, "damaged"),
+    (b"GGUF\x03\0", "truncated"),
+])
+def test_llm_serve_with_a_damaged_gguf_header(header, word, tmp_path, capsys):
+    model = tmp_path / "broken.gguf"
+    model.write_bytes(header)
+    rc, _, err = _run(capsys, "llm", "serve", "--model", model)
+    _one_line(rc, err, "broken.gguf", word)
+
+
+def test_the_shipped_model_passes_the_header_check():
+    llm = pytest.importorskip("judges.llm.local_server")
+    from flows.commands.llm import check_gguf
+
+    try:
+        path = llm.default_model_path()
+    except llm.LocalModelError as err:  # the [llm] extra is not installed
+        pytest.skip(f"the [llm] extra's model is missing: {err}")
+    check_gguf(Path(path))
+
+
 # ---------------------------------------------------------------- 3. images a decoder must not be handed
 
 
@@ -96,6 +119,145 @@ def test_degrade_refuses_bad_images_in_one_line(kind, tmp_path, capfd):
     if kind == "huge":
         assert "pixels" in line
     assert not (tmp_path / "o.png").exists()
+
+
+# ---------------------------------------------------------------- 4. an abort at exit after a failed command
+
+# A daemon thread inside torch's C++ code (GIL released) when the command ends: the warm-up thread importing
+# torch after a failed or stopped start. Interpreter finalization ends it where it next takes the GIL, which
+# unwinds C++ frames: "terminate called without an active exception", SIGABRT, exit 134 (every time here).
+DAEMON_IN_TORCH = """
+import sys, threading, time
+import torch
+a = torch.randn(600, 600)
+threading.Thread(target=lambda: [torch.mm(a, a) for _ in iter(int, 1)], daemon=True).start()
+time.sleep(0.3)
+sys.argv = ["synthdocqa", *sys.argv[1:]]
+from flows.cli import run
+run()
+"""
+
+
+def test_a_failed_command_ends_with_its_code_while_a_thread_is_in_native_code(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    proc = subprocess.run([sys.executable, "-c", DAEMON_IN_TORCH, "verify", str(tmp_path / "missing")],
+                          capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path)
+    _one_line(proc.returncode, proc.stderr, "missing")
+
+
+def test_the_command_entry_is_the_one_that_exits_without_finalization():
+    """The installed ``synthdocqa`` script and ``python -m flows`` both end through ``flows.cli.run``."""
+    import tomllib
+
+    repo = Path(__file__).resolve().parents[2]
+    scripts = tomllib.loads((repo / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["synthdocqa"] == "flows.cli:run"
+    assert "run()" in (repo / "flows" / "__main__.py").read_text()
+
+
+@pytest.mark.slow  # two temporary Prefect servers
+def test_a_judge_key_from_a_secret_block_without_prefects_server_chatter(tmp_path):
+    """The Secret block is read through the project's own quiet temporary server (``flows.prefect_env``), from
+    the database Prefect's ephemeral mode saved it in: found, it is the judge's key; missing, one line (Prefect's
+    own temporary server printed four: starting, its docs link, the error, stopping)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    repo = Path(__file__).resolve().parents[2]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(PYTHONPATH=str(repo), PREFECT_HOME=str(tmp_path / "ph"), PREFECT_SERVER_ANALYTICS_ENABLED="false",
+               PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="150")
+    items = tmp_path / "items.jsonl"
+    items.write_text('{"item_id": "a", "question": "What is X?", "references": ["42"], "candidate": "42"}\n')
+    script = textwrap.dedent(f"""
+        import json, subprocess, sys
+        from prefect.blocks.system import Secret
+        from tests.judges.fake_openai_server import FakeOpenAIServer
+
+        Secret(value="sk-block-31").save("judge-key")
+        with FakeOpenAIServer(lambda req: '{{"verdict": "not_hallucinated"}}') as srv:
+            runs = []
+            for block in ("judge-key", "no-such-block"):
+                cfg = {str(tmp_path)!r} + f"/{{block}}.yaml"
+                open(cfg, "w").write(f"judges:\\n  - name: j\\n    base_url: {{srv.url}}\\n    model: m\\n"
+                                     f"    api_key_secret_block: {{block}}\\nlabelers: [exact_match]\\n")
+                p = subprocess.run([sys.executable, "-m", "flows", "judge", "hallucination", "--items",
+                                    {str(items)!r}, "--judges", cfg, "--out", cfg + ".out", "--quiet"],
+                                   capture_output=True, text=True, timeout=240)
+                runs.append([p.returncode, p.stderr])
+            print(json.dumps({{"runs": runs, "auth": sorted(set(srv.auth_headers))}}))
+    """)
+    proc = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=600,
+                          cwd=repo)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    (rc_found, err_found), (rc_missing, err_missing) = got["runs"]
+    assert rc_found == 0 and err_found.strip() == "", err_found
+    assert got["auth"] == ["Bearer sk-block-31"]
+    _one_line(rc_missing, err_missing, "no-such-block")
+
+
+# ---------------------------------------------------------------- 5. no stray line when a stop lands mid-start
+
+
+def test_a_failing_warm_up_thread_prints_nothing(monkeypatch):
+    """A stop during the server's start ends the process while the warm-up thread is still importing; what
+    fails in that thread then is not the run's error (the run loads again on its own thread)."""
+    import threading
+
+    import corpus.assemble
+    from flows.runtime import warm_up
+
+    def broken() -> None:
+        raise ImportError("open_clip: interpreter shutting down")
+
+    monkeypatch.setattr(corpus.assemble, "default_layout_chooser", broken)
+    seen = []
+    monkeypatch.setattr(threading, "excepthook", seen.append)
+    t = threading.Thread(target=warm_up, name="warm-up", daemon=True)
+    t.start()
+    t.join()
+    assert seen == []
+
+
+def test_a_stop_lost_in_a_callback_prints_nothing(capsys, monkeypatch):
+    """SIGTERM's handler raises ``Stopped`` wherever the main thread is; inside a weakref callback of the import
+    machinery Python cannot raise it and printed "Exception ignored in ..." under the one-line stop message."""
+    import sys
+    import weakref
+
+    from flows.cli import _drop_lost_stops
+    from flows.errors import Stopped, clear_stop, record_stop
+
+    printed = []
+    monkeypatch.setattr(sys, "unraisablehook", _drop_lost_stops(printed.append))
+
+    class Obj:
+        pass
+
+    def callback(_ref) -> None:  # noqa: ANN001
+        raise Stopped(15)
+
+    record_stop(15)
+    try:
+        obj = Obj()
+        ref = weakref.ref(obj, callback)
+        del obj
+        assert ref() is None and printed == []
+        other = Obj()
+        ref2 = weakref.ref(other, lambda _r: 1 / 0)  # anything else still reaches the hook
+        del other
+        assert ref2() is None and len(printed) == 1 and isinstance(printed[0].exc_value, ZeroDivisionError)
+    finally:
+        clear_stop()
 
 
 # ---------------------------------------------------------------- 6. another command's output into a corpus
@@ -202,7 +364,9 @@ def test_reproduce_compares_the_disk_and_legibility_refuses_a_tampered_corpus(co
     pdf = next(r for r in m.files if r.endswith("document.pdf"))
     data = (corpus_copy / pdf).read_bytes()
     (corpus_copy / pdf).write_bytes(data[: len(data) // 2])  # cut short on disk, the manifest untouched
-    rc, out, _ = _run(capsys, "reproduce", corpus_copy)
+    rc, _, err = _run(capsys, "reproduce", corpus_copy)
+    _one_line(rc, err, "does not verify", pdf, "--no-verify")
+    rc, out, _ = _run(capsys, "reproduce", corpus_copy, "--no-verify")
     assert rc == 1 and f"DIFF {pdf}: the file on disk differs from the regenerated bytes" in out
     assert "all bytes equal" not in out
     rc, _, err = _run(capsys, "legibility", corpus_copy, "--recorded", "--quiet")

