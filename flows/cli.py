@@ -77,7 +77,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 class _VersionAction(argparse._VersionAction):
-    """``--version``, reading the installed version (``importlib.metadata``) only when asked for."""
+    """``--version``: the code version a corpus records (``corpus.assemble.code_version``: the package version,
+    the generator revision and the digest of the sources), computed only when asked for."""
 
     def __call__(self, parser, namespace, values, option_string=None):  # noqa: ANN001, ANN204 - argparse's
         self.version = f"%(prog)s {_version()}"
@@ -112,12 +113,9 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 
 def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
+    from corpus.assemble import code_version
 
-    try:
-        return version("synthdocqa")
-    except PackageNotFoundError:
-        return "0+unknown"
+    return code_version()
 
 
 def parse_int_list(text: str) -> list[int]:

@@ -167,3 +167,15 @@ def test_a_complete_corpus_is_up_to_date_until_something_changes(corpus_copy, tm
     page = next((corpus_copy / "docs").glob("*/pages/page-0001.png"))
     page.write_bytes(page.read_bytes()[:-10])  # a damaged file
     assert up_to_date(corpus_copy, spec) is None
+
+
+def test_version_is_the_code_version_a_corpus_records(capsys):
+    """``--version`` names the code a corpus records (``manifest.code_version``), not only the package's."""
+    from corpus.assemble import code_version
+    from flows.cli import main
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    out = capsys.readouterr().out.strip()
+    assert out == f"synthdocqa {code_version()}" and ".src" in out
