@@ -342,7 +342,13 @@ def verify_document(corpus_dir: str | os.PathLike[str] | CorpusReader, doc_id: s
     rmap = RenderMap(doc_id=doc_id, spans=[SpanBox(block_id="b000", fact_ids=["f0000"], page_no=k[0], bbox=k[1],
                                                    text=k[2]) for k in unique])
     keys = list(unique)
-    for problem in verify_text_layer(pdf, rmap):
+    try:
+        text_problems = verify_text_layer(pdf, rmap)
+    except RuntimeError as err:  # pymupdf's FileDataError and friends: a damaged file is a finding, not a crash
+        problems.append(f"{doc_id}: document.pdf cannot be read as a PDF ({' '.join(str(err).split())[:120]}); "
+                        "its evidence was not checked")
+        text_problems = []
+    for problem in text_problems:
         idx = getattr(problem, "span_index", None)
         where = unique[keys[idx]] if isinstance(idx, int) and 0 <= idx < len(keys) else doc_id
         problems.append(f"{where}: evidence not found in the PDF text layer: {problem}")

@@ -15,6 +15,16 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+EXIT_OK = 0
+EXIT_BUG = 1
+"""An unexpected error: a bug of ours (one line; ``--debug`` shows the traceback)."""
+EXIT_FAILURE = 2
+"""An expected failure: a bad argument, spec or input file, a refused folder, the machine (one line)."""
+EXIT_FINDINGS = 3
+"""The command ran and what it checks did not pass: ``verify`` found problems, ``reproduce`` differences,
+``lint`` failing checks, ``legibility --check`` QA pairs marked answerable that do not read. Its findings are
+on stdout (or in ``--json``)."""
+
 
 class OneLineError(Exception):
     """An expected failure whose message is already the one line to show."""

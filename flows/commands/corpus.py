@@ -10,6 +10,7 @@ from pathlib import Path
 
 from flows.cli import MAX_SEED, CliError, check_range, parse_int_list, require_verified
 from flows.commands.plan import load_spec
+from flows.errors import EXIT_FINDINGS
 from flows.runtime import MAX_WORKERS
 from ir.spec import MAX_DOCS
 from ir.vocab import PROFILE_NAMES, RUNNERS
@@ -114,7 +115,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         if more > 0:
             print(f"... and {more} more")
         print(f"{args.dir}: {len(problems)} problem(s)", file=sys.stderr)
-        return 1
+        return EXIT_FINDINGS
     manifest = load_manifest(args.dir)
     print(f"{args.dir}: OK ({len(manifest.files)} files, {manifest.stats['qa_pairs']} QA, "
           f"{manifest.stats['assertions']} assertions verified)")
@@ -133,7 +134,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         print(f"DIFF {d}")
     status = "all bytes equal" if not diffs else f"{len(diffs)} difference(s)"
     print(f"{args.dir}: regenerated {len(checked)} document(s): {status}")
-    return 0 if not diffs else 1
+    return 0 if not diffs else EXIT_FINDINGS
 
 
 def register(sub) -> None:

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 from flows.cli import CliError, require_verified
+from flows.errors import EXIT_FINDINGS
 
 
 def cmd_legibility(args: argparse.Namespace) -> int:
@@ -31,7 +32,7 @@ def cmd_legibility(args: argparse.Namespace) -> int:
     failed = args.check and (result["falsely_answerable"] > 0 or result["not_marked"] > 0)
     if args.json:
         print(json.dumps(result, indent=1))
-        return 1 if failed else 0
+        return EXIT_FINDINGS if failed else 0
     print(f"{'tier':<10} {'assertions':>10} {'legible':>8} {'share':>7} {'QA':>5} {'legible':>8} {'share':>7} "
           f"{'mean CER':>8} {'answerable from scan':>20}")
     for t in result["by_tier"]:
@@ -47,7 +48,7 @@ def cmd_legibility(args: argparse.Namespace) -> int:
           + (f"; {result['not_marked']} not marked (scans not read at generation)" if result["not_marked"] else ""))
     if failed:
         print("check FAILED: a QA pair marked answerable from the scan does not read on it, or is not marked")
-    return 1 if failed else 0
+    return EXIT_FINDINGS if failed else 0
 
 
 def register(sub) -> None:
@@ -61,7 +62,7 @@ def register(sub) -> None:
                    help="documents read in parallel (one tesseract process each; default: CPUs, at most 4)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--check", action="store_true",
-                   help=f"exit 1 when a QA pair marked answerable from the scan has a span read at CER > "
+                   help=f"exit 3 when a QA pair marked answerable from the scan has a span read at CER > "
                         f"{UNREADABLE_CER:g}, or a pair is not marked")
     p.add_argument("--recorded", action="store_true",
                    help="use the readings generation recorded on the evidence (no Tesseract needed) instead of "

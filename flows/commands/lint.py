@@ -7,6 +7,7 @@ import json
 import sys
 
 from flows.cli import CliError
+from flows.errors import EXIT_FINDINGS
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
@@ -29,7 +30,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
         for p in report.problems:
             print(p.line())
         print(report.summary(), file=sys.stderr if report.problems else sys.stdout)
-    return 0 if report.ok else 1
+    return 0 if report.ok else EXIT_FINDINGS
 
 
 def register(sub) -> None:

@@ -60,7 +60,7 @@ def _planted(root, kind: str, baseline: dict[str, int], capsys) -> list[str]:
     report = lint_corpus(root)
     assert report.counts[kind] > baseline[kind], (kind, report.counts, baseline)
     capsys.readouterr()
-    assert main(["lint", str(root), "--quiet"]) == 1
+    assert main(["lint", str(root), "--quiet"]) == 3  # EXIT_FINDINGS
     lines = capsys.readouterr().out.splitlines()
     assert lines and all(LINE.match(x) for x in lines), lines
     return [x for x in lines if x.split("\t")[2] == kind]
@@ -285,7 +285,7 @@ def test_lint_on_the_demo_corpus(demo_corpus, capsys):
     rc = main(["lint", str(demo_corpus), "--quiet"])
     out, err = capsys.readouterr()
     report = lint_corpus(demo_corpus)
-    assert rc == (0 if report.ok else 1)
+    assert rc == (0 if report.ok else 3)
     lines = out.splitlines()
     if rc == 0:
         assert len(lines) == 1 and lines[0].startswith(f"{demo_corpus}: 3 documents")

@@ -33,4 +33,42 @@ def test_user_errors_exit_2_with_one_line(tmp_path, args, reason):
 def test_verify_names_an_incomplete_corpus(tmp_path):
     (tmp_path / "c").mkdir()
     r = _cli("verify", "c", "--quiet", cwd=tmp_path)
-    assert r.returncode == 1 and "no manifest" in r.stdout
+    assert r.returncode == 3 and "no manifest" in r.stdout
+
+
+# ---------------------------------------------------------------- the exit codes of the README's table
+
+
+def _tamper(corpus: Path) -> str:
+    from corpus.store import load_manifest
+
+    pdf = next(r for r in load_manifest(corpus).files if r.endswith("document.pdf"))
+    data = (corpus / pdf).read_bytes()
+    (corpus / pdf).write_bytes(data[: len(data) // 2])
+    return pdf
+
+
+@pytest.mark.parametrize("argv, tampered, code", [
+    (["verify", "{c}", "--quiet"], False, 0),
+    (["verify", "{c}", "--quiet"], True, 3),  # a corpus that does not verify: a finding, not a bug (1)
+    (["verify", "{c}/missing"], False, 2),
+    (["reproduce", "{c}", "--sample", "1"], False, 0),
+    (["reproduce", "{c}"], True, 2),  # refused: its files fail their hashes
+    (["reproduce", "{c}", "--no-verify"], True, 3),
+    (["lint", "{c}", "--quiet"], True, 2),  # lint refuses a corpus that does not verify
+    (["legibility", "{c}", "--recorded", "--check", "--quiet"], False, 0),
+    (["report", "{c}", "--out", "{c}/../r.html"], True, 2),
+    (["verify", "{c}", "--max-problems", "x"], False, 2),  # a usage error
+])
+def test_exit_codes_follow_the_table(argv, tampered, code, corpus_copy, capsys):
+    """0 done, 2 an expected failure, 3 a check that did not pass (1 is kept for bugs): README, exit codes."""
+    from flows.cli import main
+
+    if tampered:
+        _tamper(corpus_copy)
+    args = [a.replace("{c}", str(corpus_copy)) for a in argv]
+    try:
+        rc = main(args)
+    except SystemExit as done:  # argparse's usage errors
+        rc = done.code
+    assert rc == code, capsys.readouterr()

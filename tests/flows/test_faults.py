@@ -303,7 +303,7 @@ def test_crafted_doc_id_corpus_is_rejected_everywhere(corpus_copy, tmp_path, cap
     problems = verify_corpus(corpus_copy)
     assert problems and "unsafe id" in problems[0] and XSS_ID in problems[0]
     rc, out, _ = _run(capsys, "verify", corpus_copy, "--quiet")
-    assert rc == 1 and "unsafe id" in out
+    assert rc == 3 and "unsafe id" in out
     for argv in (["report", corpus_copy, "--out", tmp_path / "r.html"],
                  ["judge", "hallucination", "--corpus", corpus_copy, "--out", tmp_path / "j", "--no-embedding"],
                  ["export", corpus_copy, "--format", "synthdocqa-card", "--out", tmp_path / "e"]):
