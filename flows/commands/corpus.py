@@ -17,14 +17,14 @@ from ir.vocab import PROFILE_NAMES, RUNNERS
 
 
 def _progress_bar(total_label: str):
-    from tqdm import tqdm
+    from flows.progress import progress_bar
 
     bar = None
 
     def update(n: int, total: int, rec=None) -> None:
         nonlocal bar
         if bar is None:
-            bar = tqdm(total=total, desc=total_label, unit="doc", file=sys.stderr, dynamic_ncols=True)
+            bar = progress_bar(total, total_label, "doc")
         if n == 0:
             return
         bar.update(1)

@@ -84,15 +84,14 @@ def llm_progress():
     """A bar per endpoint on stderr: requests done of the total, with valid / invalid / cached counts."""
     import sys
 
-    from tqdm import tqdm
+    from flows.progress import progress_bar
 
-    bars: dict[str, tqdm] = {}
+    bars: dict = {}
 
     def update(label: str, total: int, stats) -> None:  # noqa: ANN001 (judges.llm.ClientStats)
         bar = bars.get(label)
         if bar is None:
-            bar = bars[label] = tqdm(total=total, desc=label, unit="req", file=sys.stderr, dynamic_ncols=True,
-                                     mininterval=0.5)
+            bar = bars[label] = progress_bar(total, label, "req", sys.stderr, mininterval=0.5)
         bar.set_postfix_str(f"valid {stats.ok}, invalid {sum(stats.invalid.values())}, cached {stats.cache_hits}",
                             refresh=False)
         bar.update(stats.items - bar.n)

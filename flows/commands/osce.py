@@ -94,7 +94,7 @@ def _fit_bar():
     """A progress bar on stderr over the model fits (one line per update when stderr is not a terminal)."""
     import sys
 
-    from tqdm import tqdm
+    from flows.progress import progress_bar
 
     bar = None
 
@@ -103,8 +103,7 @@ def _fit_bar():
         if total == 0:
             return
         if bar is None:
-            bar = tqdm(total=total, desc="osce analyze", unit="fit", file=sys.stderr, dynamic_ncols=True,
-                       mininterval=0.5)
+            bar = progress_bar(total, "osce analyze", "fit", sys.stderr, mininterval=0.5)
         bar.set_postfix_str(label, refresh=False)
         bar.update(done - bar.n)
         if done >= total:
@@ -187,14 +186,14 @@ def _count_bar(desc: str, unit: str):
     """A bar on stderr over (done, total) updates."""
     import sys
 
-    from tqdm import tqdm
+    from flows.progress import progress_bar
 
     bar = None
 
     def update(done: int, total: int, label: str) -> None:
         nonlocal bar
         if bar is None:
-            bar = tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True, mininterval=0.5)
+            bar = progress_bar(total, desc, unit, sys.stderr, mininterval=0.5)
         bar.set_postfix_str(label, refresh=False)
         bar.update(done - bar.n)
         if done >= total:

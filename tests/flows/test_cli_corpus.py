@@ -72,3 +72,41 @@ def test_exit_codes_follow_the_table(argv, tampered, code, corpus_copy, capsys):
     except SystemExit as done:  # argparse's usage errors
         rc = done.code
     assert rc == code, capsys.readouterr()
+
+
+# ---------------------------------------------------------------- progress in a log, progress on a terminal
+
+
+def test_progress_is_lines_in_a_log_and_a_bar_on_a_terminal(tiny_corpus, tmp_path):
+    """A log gets whole lines (``flows.progress.LineProgress``), never tqdm's carriage returns; a terminal
+    gets the bar."""
+    import os
+    import pty
+
+    cmd = [str(Path(sys.executable).parent / "synthdocqa"), "verify", str(tiny_corpus)]
+    logged = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert logged.returncode == 0, logged.stderr
+    assert "\r" not in logged.stderr
+    assert logged.stderr.splitlines() == ["verify: 1/2 doc", "verify: 2/2 doc"]
+    leader, follower = pty.openpty()
+    import fcntl
+    import struct
+    import termios
+
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 100, 0, 0))  # a new pty is 0 x 0
+    try:
+        on_tty = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=follower, timeout=300)
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 65536)
+            except OSError:  # the terminal closed with the command
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(leader)
+    assert on_tty.returncode == 0
+    assert b"\r" in seen and b"verify: 100%" in seen
