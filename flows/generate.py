@@ -30,16 +30,27 @@ from flows.prefect_env import prefect_api
 from flows.runtime import (
     CLI_HOOKS,
     TIMINGS,
+    DaskAddressParam,
     EarlyStart,
+    ForceParam,
     LockWatch,
+    NDocsParam,
+    OnlyParam,
+    OutParam,
+    ProfileParam,
+    RunnerParam,
+    SeedParam,
+    SpecParam,
+    WorkersParam,
     check_dask_address,
     corpus_run,
     enter_phase,
     start_early,
+    with_parameter_docs,
 )
 from generation.planner import planned_page_count
 from ir.spec import CorpusSpec
-from ir.vocab import ProfileName, Runner
+from ir.vocab import Runner
 
 
 def retry_unexpected(_task, _task_run, state) -> bool:
@@ -130,10 +141,13 @@ def _result(fut, poll: float = 0.2):
 
 
 @flow(name="generate-corpus")
-def generate_corpus_flow(seed: int = 0, n_docs: int | None = None, profile: ProfileName = "demo",
-                         out: str | None = None, spec: CorpusSpec | dict | None = None, only: list[int] | None = None,
-                         workers: int = 2, runner: Runner = "process", dask_address: str | None = None,
-                         force: bool = False) -> dict:
+@with_parameter_docs
+def generate_corpus_flow(seed: SeedParam = 0, n_docs: NDocsParam = None, profile: ProfileParam = "demo",
+                         out: OutParam = None, spec: SpecParam = None, only: OnlyParam = None,
+                         workers: WorkersParam = 2, runner: RunnerParam = "process",
+                         dask_address: DaskAddressParam = None, force: ForceParam = False) -> dict:
+    """Generate (or resume) a corpus from a seed: one task per document, then the tables, the manifest and the
+    report; returns the corpus stats."""
     with corpus_run(seed=seed, n_docs=n_docs, profile=profile, out=out, spec=spec, only=only, workers=workers,
                     runner=runner, dask_address=dask_address, force=force) as run:
         recs = generate_documents.with_options(task_runner=run.task_runner())(

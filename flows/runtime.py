@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
@@ -37,7 +37,7 @@ from corpus.store import check_claim, default_corpus_dir, prepare_corpus_dir
 from flows.errors import RunFailed, check_stop, failing_in_one_line, naming, recording_sigterm
 from flows.fork_server import start_fork_server
 from flows.prefect_env import TemporaryServer
-from ir.spec import CorpusSpec, layered_spec, spec_for_profile
+from ir.spec import MAX_DOCS, CorpusSpec, layered_spec, spec_for_profile
 from ir.vocab import ProfileName, Runner
 
 # ---------------------------------------------------------------- before Prefect: the early start
@@ -223,24 +223,61 @@ def enter_phase(text: str, timing: str | None = None) -> None:
 
 # ---------------------------------------------------------------- the run's parameters
 
+# The parameters of ``generate-corpus``, typed and described once: the flow's signature (what a Prefect server
+# validates a deployment run's parameters against, and shows in its form) and ``GenerateParams`` use them.
+SeedParam = Annotated[int, Field(ge=0, lt=2**63, description="root seed: every draw of the corpus derives from it")]
+NDocsParam = Annotated[Annotated[int, Field(ge=1, le=MAX_DOCS)] | None,
+                       Field(description="number of documents (default: the profile's)")]
+ProfileParam = Annotated[ProfileName, Field(description="the embedded profile the corpus starts from")]
+OutParam = Annotated[str | None, Field(description="corpus directory, made absolute where the run starts (default: "
+                                                   "out/corpora/<name>-seed<S>-n<N>)")]
+SpecParam = Annotated[CorpusSpec | dict[str, Any] | None, Field(
+    description="a whole spec, or a partial one laid over its own profile key (or profile); seed and n_docs apply "
+                "when it does not set them")]
+OnlyParam = Annotated[list[Annotated[int, Field(ge=0)]] | None,
+                      Field(description="only these document indices (their files, no tables or manifest)")]
+WorkersParam = Annotated[int, Field(ge=1, le=MAX_WORKERS, description="parallel worker processes")]
+RunnerParam = Annotated[Runner, Field(description="task runner: process (a pool), dask (a cluster) or inline")]
+DaskAddressParam = Annotated[str | None, Field(description="Dask scheduler address (default: a LocalCluster)")]
+ForceParam = Annotated[bool, Field(description="reuse a folder that holds another spec")]
+
+
+def with_parameter_docs(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Add an ``Args:`` section (Google style) to ``fn``'s docstring from the ``Field`` descriptions of its
+    ``Annotated`` parameters: Prefect takes a parameter's description (the deployment's form, its schema) from
+    the docstring only, and this keeps the text in one place, the parameter's type."""
+    import inspect
+    import typing
+
+    hints = typing.get_type_hints(fn, include_extras=True)
+    lines = []
+    for name in inspect.signature(fn).parameters:
+        hint = hints.get(name)
+        meta = getattr(hint, "__metadata__", ()) if typing.get_origin(hint) is Annotated else ()
+        text = next((m.description for m in meta if getattr(m, "description", None)), None)
+        if text:
+            lines.append(f"    {name}: {text}")
+    if lines:
+        fn.__doc__ = inspect.cleandoc(fn.__doc__ or "") + "\n\nArgs:\n" + "\n".join(lines)
+    return fn
+
+
 class GenerateParams(BaseModel):
     """Validated parameters of ``generate-corpus`` (deployment runs pass these as --param). The spec is built
     once, when they are validated: a whole ``CorpusSpec`` is taken as it is, a mapping is laid over its
     profile."""
 
     model_config = ConfigDict(extra="forbid")
-    seed: int = Field(default=0, ge=0)
-    n_docs: int | None = Field(default=None, ge=1)
-    profile: ProfileName = "demo"
-    out: str | None = Field(default=None, description="corpus directory (default: out/corpora/<name>-seed<S>-n<N>)")
-    spec: CorpusSpec | dict[str, Any] | None = Field(
-        default=None, description="a whole spec, or a partial one laid over its own profile key (or profile); "
-                                  "seed and n_docs apply when it does not set them")
-    only: list[int] | None = None
-    workers: int = Field(default=2, ge=1, le=MAX_WORKERS)
-    runner: Runner = "process"
-    dask_address: str | None = None
-    force: bool = False
+    seed: SeedParam = 0
+    n_docs: NDocsParam = None
+    profile: ProfileParam = "demo"
+    out: OutParam = None
+    spec: SpecParam = None
+    only: OnlyParam = None
+    workers: WorkersParam = 2
+    runner: RunnerParam = "process"
+    dask_address: DaskAddressParam = None
+    force: ForceParam = False
     _spec: CorpusSpec | None = PrivateAttr(default=None)
 
     @model_validator(mode="after")
@@ -368,7 +405,8 @@ def corpus_run(**params: Any) -> Iterator[CorpusRun]:
     with failing_in_one_line(), recording_sigterm():
         p = GenerateParams(**params)
         spec = p.corpus_spec()
-        out_dir = str(p.out or default_corpus_dir(spec))
+        # absolute here, where the run starts: a worker of a cluster resolves a relative path in its own folder
+        out_dir = os.path.abspath(p.out or default_corpus_dir(spec))
         try:
             indices = doc_indices(spec, p.only)
         except ValueError as err:

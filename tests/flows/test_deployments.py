@@ -56,6 +56,18 @@ def test_served_deployment_run_completes_and_verifies(server, tmp_path):
         assert "Completed" in r.stdout + r.stderr
         assert verify_corpus(out) == []
         assert load_manifest(out).spec.seed == 7
+        # a bad parameter is refused when the run is created, by the server, not 20 s later on the worker
+        for param, word in (("profile=bogus", "profile"), ("runner=spark", "runner"), ("workers=-3", "workers")):
+            t0 = time.time()
+            r = server.run(str(BIN / "prefect"), "deployment", "run", "generate-corpus/default", "--param", param,
+                           timeout=120)
+            said = r.stdout + r.stderr
+            assert r.returncode != 0 and word in said and "Created flow run" not in said, said[-2000:]
+            assert time.time() - t0 < 60
+        schema = json.loads(server.run(str(BIN / "prefect"), "deployment", "inspect", "generate-corpus/default",
+                                       "--output", "json", timeout=60).stdout)["parameter_openapi_schema"]
+        described = {k for k, v in schema["properties"].items() if v.get("description")}
+        assert {"seed", "n_docs", "profile", "out", "spec", "workers", "runner"} <= described, described
     finally:
         serve.send_signal(signal.SIGINT)
         try:
