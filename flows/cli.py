@@ -118,6 +118,18 @@ def _version() -> str:
     return code_version()
 
 
+def print_json(obj: object) -> None:
+    """A command's ``--json`` result: one JSON document on stdout (paths as given, numbers as numbers)."""
+    import json
+
+    print(json.dumps(obj, indent=1, default=str))
+
+
+def add_json_flag(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true",
+                        help="print the result as one JSON document on stdout (no progress on stderr)")
+
+
 def parse_int_list(text: str) -> list[int]:
     """``"2,5,7"`` -> ``[2, 5, 7]`` (for ``--only``)."""
     try:

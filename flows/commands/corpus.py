@@ -8,7 +8,15 @@ import sys
 import time
 from pathlib import Path
 
-from flows.cli import MAX_SEED, CliError, check_range, parse_int_list, require_verified
+from flows.cli import (
+    MAX_SEED,
+    CliError,
+    add_json_flag,
+    check_range,
+    parse_int_list,
+    print_json,
+    require_verified,
+)
 from flows.commands.plan import load_spec
 from flows.errors import EXIT_FINDINGS
 from flows.runtime import MAX_WORKERS
@@ -78,10 +86,13 @@ def cmd_generate(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     result = run_generate(spec, args.out, workers=args.workers, only=args.only, force=args.force,
                           runner=args.runner, dask_address=args.dask_address,
-                          progress=None if args.quiet else _progress_bar("generate"),
-                          phase=None if args.quiet else _phase_line, early=early)
+                          progress=None if args.quiet or args.json else _progress_bar("generate"),
+                          phase=None if args.quiet or args.json else _phase_line, early=early)
     dt = time.perf_counter() - t0
-    if args.only is None:
+    if args.json:
+        print_json({"out": os.path.abspath(args.out), "seconds": round(dt, 3),
+                    **({"stats": result} if args.only is None else {"documents": result["documents"]})})
+    elif args.only is None:
         print(f"{args.out}: {_stats_line(result)} in {dt:.1f} s")
     else:
         docs = result["documents"]
@@ -107,7 +118,10 @@ def cmd_verify(args: argparse.Namespace) -> int:
     check_range("--max-problems", args.max_problems, 0)
     if not Path(args.dir).is_dir():
         raise CliError(f"{args.dir}: no such directory")
-    problems = verify_corpus(args.dir, progress=None if args.quiet else _progress_bar("verify"))
+    problems = verify_corpus(args.dir, progress=None if args.quiet or args.json else _progress_bar("verify"))
+    if args.json:
+        print_json({"corpus": os.path.abspath(args.dir), "ok": not problems, "problems": problems})
+        return EXIT_FINDINGS if problems else 0
     if problems:
         for p in problems[: args.max_problems]:
             print(f"FAIL {p}")
@@ -130,6 +144,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raise CliError(f"{args.dir}: no such directory")
     require_verified(args.dir, args.no_verify)  # a file that fails its hash is verify's finding, not a regeneration's
     checked, diffs = reproduce_corpus(args.dir, sample=args.sample)
+    if args.json:
+        print_json({"corpus": os.path.abspath(args.dir), "ok": not diffs, "regenerated": checked,
+                    "differences": diffs})
+        return 0 if not diffs else EXIT_FINDINGS
     for d in diffs:
         print(f"DIFF {d}")
     status = "all bytes equal" if not diffs else f"{len(diffs)} difference(s)"
@@ -155,6 +173,7 @@ def register(sub) -> None:
     g.add_argument("--force", action="store_true", help="reuse a directory that holds another spec")
     g.add_argument("--quiet", action="store_true", help="no progress bar")
     g.add_argument("--verbose", action="store_true", help="show Prefect's run logs")
+    add_json_flag(g)
     g.set_defaults(func=cmd_generate,
                    stop_hint="documents already written are kept; rerun the same command to resume")
 
@@ -162,6 +181,7 @@ def register(sub) -> None:
     v.add_argument("dir")
     v.add_argument("--max-problems", type=int, default=50)
     v.add_argument("--quiet", action="store_true")
+    add_json_flag(v)
     v.set_defaults(func=cmd_verify)
 
     r = sub.add_parser("reproduce", help="regenerate documents from the manifest's seed and compare bytes")
@@ -169,4 +189,5 @@ def register(sub) -> None:
     r.add_argument("--sample", type=int, default=None, help="regenerate only K sampled documents (K >= 1)")
     r.add_argument("--no-verify", action="store_true",
                    help="compare a corpus that does not verify too (each file on disk against its regeneration)")
+    add_json_flag(r)
     r.set_defaults(func=cmd_reproduce)

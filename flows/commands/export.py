@@ -6,7 +6,14 @@ import argparse
 import time
 from pathlib import Path
 
-from flows.cli import CliError, check_not_in_corpus, check_writable, require_verified
+from flows.cli import (
+    CliError,
+    add_json_flag,
+    check_not_in_corpus,
+    check_writable,
+    print_json,
+    require_verified,
+)
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -27,6 +34,10 @@ def cmd_export(args: argparse.Namespace) -> int:
         raise CliError(str(err)) from None
     except OSError as err:
         raise CliError(f"{err.filename or args.out}: {err.strerror or err}") from None
+    if args.json:
+        print_json({"out": str(Path(args.out).absolute()), "format": args.format, "corpus": str(Path(args.dir).absolute()),
+                    "counts": counts, "seconds": round(time.perf_counter() - t0, 3)})
+        return 0
     what = ", ".join(f"{v} {k}" for k, v in counts.items())
     print(f"{args.out}: {args.format} export of {args.dir} ({what}) in {time.perf_counter() - t0:.1f} s")
     return 0
@@ -44,4 +55,5 @@ def register(sub) -> None:
                                                 "croissant.json")
     p.add_argument("--no-verify", action="store_true", help="export a corpus that does not verify anyway (ids, "
                                                              "paths and file hashes are still checked)")
+    add_json_flag(p)
     p.set_defaults(func=cmd_export)

@@ -26,7 +26,7 @@ def cmd_legibility(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
     try:
         result = measure_legibility(args.dir, workers=args.workers, fresh=not args.recorded,
-                                    progress=None if args.quiet else _progress_bar("legibility"))
+                                    progress=None if args.quiet or args.json else _progress_bar("legibility"))
     except (LegibilityError, CorpusError) as err:
         raise CliError(str(err)) from None
     failed = args.check and (result["falsely_answerable"] > 0 or result["not_marked"] > 0)

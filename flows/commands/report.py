@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from flows.cli import CliError, check_range, check_writable, require_verified
+from flows.cli import CliError, add_json_flag, check_range, check_writable, print_json, require_verified
 
 MAX_GALLERY = 200
 
@@ -29,6 +29,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         raise CliError(str(err)) from None
     except OSError as err:  # name the file it is about: a corpus file that vanished is not --out's fault
         raise CliError(f"{err.filename or args.out}: {err.strerror or err}") from None
+    if args.json:
+        print_json({"out": str(Path(args.out).absolute()), "corpus": str(Path(args.dir).absolute()),
+                    "documents": info["documents"], "qa_pairs": info["qa_pairs"], "gallery": len(info["gallery"]),
+                    "bytes": info["bytes"], "seconds": round(time.perf_counter() - t0, 3)})
+        return 0
     print(f"{args.out}: report of {info['documents']} documents, {info['qa_pairs']} QA, {len(info['gallery'])} "
           f"gallery pairs ({info['bytes'] / 1e6:.1f} MB) in {time.perf_counter() - t0:.1f} s")
     return 0
@@ -43,4 +48,5 @@ def register(sub) -> None:
     p.add_argument("--gallery", type=int, default=6, help="QA pairs shown with their evidence boxes")
     p.add_argument("--contact-dpi", type=int, default=100, help="resolution of the five-tier contact sheet")
     p.add_argument("--no-verify", action="store_true", help="report on a corpus that does not verify anyway")
+    add_json_flag(p)
     p.set_defaults(func=cmd_report)

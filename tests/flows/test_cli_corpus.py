@@ -52,6 +52,8 @@ def _tamper(corpus: Path) -> str:
     (["verify", "{c}", "--quiet"], False, 0),
     (["verify", "{c}", "--quiet"], True, 3),  # a corpus that does not verify: a finding, not a bug (1)
     (["verify", "{c}/missing"], False, 2),
+    (["verify", "{c}", "--json"], True, 3),
+    (["reproduce", "{c}", "--no-verify", "--json"], True, 3),
     (["reproduce", "{c}", "--sample", "1"], False, 0),
     (["reproduce", "{c}"], True, 2),  # refused: its files fail their hashes
     (["reproduce", "{c}", "--no-verify"], True, 3),
@@ -110,3 +112,48 @@ def test_progress_is_lines_in_a_log_and_a_bar_on_a_terminal(tiny_corpus, tmp_pat
         os.close(leader)
     assert on_tty.returncode == 0
     assert b"\r" in seen and b"verify: 100%" in seen
+
+
+# ---------------------------------------------------------------- --json on every command that checks or writes
+
+
+@pytest.mark.parametrize("argv, keys", [
+    (["verify", "{c}"], {"corpus", "ok", "problems"}),
+    (["reproduce", "{c}", "--sample", "1"], {"corpus", "ok", "regenerated", "differences"}),
+    (["export", "{c}", "--format", "hf", "--out", "{t}/hf"], {"out", "format", "corpus", "counts", "seconds"}),
+    (["report", "{c}", "--out", "{t}/r.html", "--gallery", "1"],
+     {"out", "corpus", "documents", "qa_pairs", "gallery", "bytes", "seconds"}),
+    (["lint", "{c}"], {"counts", "ok", "failing"}),
+    (["legibility", "{c}", "--recorded"], {"by_tier", "qa_pairs"}),
+])
+def test_json_is_one_document_on_stdout_and_nothing_on_stderr(argv, keys, tiny_corpus, tmp_path, capsys):
+    import json
+
+    from flows.cli import main
+
+    args = [a.replace("{c}", str(tiny_corpus)).replace("{t}", str(tmp_path)) for a in argv] + ["--json"]
+    capsys.readouterr()
+    rc = main(args)
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert keys <= set(data), sorted(data)
+    assert err == "" and rc == 0, (rc, err)
+    if "ok" in data:
+        assert data["ok"] is True
+    if "out" in data:
+        assert Path(data["out"]).is_absolute() and Path(data["out"]).exists()
+
+
+@pytest.mark.slow  # a real generate with its temporary Prefect server
+def test_generate_json(tmp_path, capsys, monkeypatch):
+    import json
+
+    from flows.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    rc = main(["generate", "--profile", "demo", "--docs", "1", "--out", "c", "--json"])
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert rc == 0 and data["out"] == str(tmp_path / "c") and data["stats"]["documents"] == 1
+    assert "\r" not in err and "%" not in err  # no progress with --json
