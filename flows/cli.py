@@ -37,6 +37,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "flows.commands.lint",
     "flows.commands.legibility",
     "flows.commands.llm",
+    "flows.commands.completion",
 )
 
 COMMAND_OWNERS: dict[str, str] = {
@@ -56,6 +57,7 @@ COMMAND_OWNERS: dict[str, str] = {
     "lint": "flows.commands.lint",
     "legibility": "flows.commands.legibility",
     "llm": "flows.commands.llm",
+    "completion": "flows.commands.completion",
 }
 """The module of ``COMMAND_MODULES`` that registers each command: a run of a listed command imports only
 that module (registering them all imports corpus, renderers and pydantic, a large share of a quick command's

@@ -179,3 +179,32 @@ def test_version_is_the_code_version_a_corpus_records(capsys):
     assert done.value.code == 0
     out = capsys.readouterr().out.strip()
     assert out == f"synthdocqa {code_version()}" and ".src" in out
+
+
+@pytest.mark.parametrize("words, expected", [
+    (["gen"], ["generate"]),
+    (["generate", "--pro"], ["--profile"]),
+    (["generate", "--profile", ""], ["demo", "reference"]),
+    (["osce", "ana"], ["analyze"]),
+    (["osce", "analyze", "--back"], ["--backend"]),
+    (["verify", "corp"], ["corpus-a", "corpus-b"]),  # not an option: file names
+])
+def test_bash_completion_completes_commands_options_choices_and_files(words, expected, tmp_path, capsys):
+    """The script ``synthdocqa completion bash`` prints, run by bash itself on a command line being typed."""
+    import shutil
+    import subprocess
+
+    if shutil.which("bash") is None:
+        pytest.skip("bash is missing")
+    assert main(["completion", "bash"]) == 0
+    script = tmp_path / "completion.bash"
+    script.write_text(capsys.readouterr().out)
+    for name in ("corpus-a", "corpus-b", "other"):
+        (tmp_path / name).mkdir()
+    line = ["synthdocqa", *words]
+    words_q = " ".join(f"'{w}'" for w in line)
+    probe = (f"source {script}; COMP_WORDS=({words_q}); COMP_CWORD={len(line) - 1}; "
+             "_synthdocqa_complete; printf '%s\\n' \"${COMPREPLY[@]}\"")
+    r = subprocess.run(["bash", "-c", probe], capture_output=True, text=True, cwd=tmp_path, timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert sorted(r.stdout.split()) == expected
