@@ -96,7 +96,8 @@ class OutputLock:
     _guard: ClassVar[threading.Lock] = threading.Lock()
 
     def __init__(self, folder: str | os.PathLike[str]) -> None:
-        self.folder = Path(folder)
+        # absolute: the token goes to workers, which may run in another folder (a Dask worker's own)
+        self.folder = Path(os.path.abspath(folder))
         self.path = self.folder / LOCK_FILE
         self._fd: int | None = None
         self._depth = 0

@@ -124,3 +124,49 @@ def test_killed_flow_run_resumes_only_missing_documents(server, tmp_path):
     generated = set(re.findall(r"(doc-\d{5}): generated, \d+ pages", log))
     assert generated == {f"doc-{i:05d}" for i in range(4)} - set(done_before)
     assert verify_corpus(out) == []
+
+
+@pytest.mark.slow  # a hand-started Dask cluster: a scheduler and two worker processes
+def test_a_hand_started_dask_cluster_with_a_relative_out_gives_the_serial_corpus(tiny_corpus, tmp_path):
+    """Not a LocalCluster: ``dask scheduler`` and two ``dask worker`` processes started in another folder, two
+    runs in a row from the CLI with a relative ``--out`` (made absolute before it reaches the workers; each run
+    with its own temporary Prefect API, which the long-lived workers must not keep using)."""
+    from tests.corpus.conftest import tiny_spec as spec_of
+
+    cluster_dir, run_dir = tmp_path / "cluster", tmp_path / "run"
+    cluster_dir.mkdir()
+    run_dir.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PREFECT_")}
+    env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", PREFECT_HOME=str(tmp_path / "ph"),
+               PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="180")
+    sched_file = cluster_dir / "scheduler.json"
+    procs = [subprocess.Popen([str(BIN / "dask"), "scheduler", "--host", "127.0.0.1", "--port", "0",
+                               "--no-dashboard", "--scheduler-file", str(sched_file)], cwd=cluster_dir, env=env,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)]
+    try:
+        deadline = time.time() + 120
+        while not sched_file.exists() and time.time() < deadline:
+            time.sleep(0.2)
+        address = json.loads(sched_file.read_text())["address"]
+        for _ in range(2):
+            procs.append(subprocess.Popen([str(BIN / "dask"), "worker", "--scheduler-file", str(sched_file),
+                                           "--nthreads", "1", "--no-dashboard"], cwd=cluster_dir, env=env,
+                                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                          start_new_session=True))
+        (run_dir / "spec.json").write_text(spec_of().model_dump_json())
+        for name in ("first", "second"):
+            r = subprocess.run([str(BIN / "synthdocqa"), "generate", "--spec", "spec.json", "--out", name,
+                                "--runner", "dask", "--dask-address", address, "--workers", "2", "--quiet"],
+                               cwd=run_dir, env=env, capture_output=True, text=True, timeout=900)
+            assert r.returncode == 0, r.stderr[-3000:]
+            assert r.stderr.strip() == "", r.stderr[-3000:]
+            assert load_manifest(run_dir / name).files == load_manifest(tiny_corpus).files
+            assert not (cluster_dir / name).exists()  # nothing resolved in the workers' own folder
+    finally:
+        for p in procs:
+            os.killpg(p.pid, signal.SIGTERM)
+        for p in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
