@@ -33,6 +33,7 @@ from .store import (
     LOCK_FILE,
     MANIFEST,
     PAGES_TABLE,
+    PDF_FILE,
     QA_FILE,
     QA_TABLE,
     REPORT_FILE,
@@ -345,7 +346,7 @@ def verify_document(corpus_dir: str | os.PathLike[str] | CorpusReader, doc_id: s
     try:
         text_problems = verify_text_layer(pdf, rmap)
     except RuntimeError as err:  # pymupdf's FileDataError and friends: a damaged file is a finding, not a crash
-        problems.append(f"{doc_id}: document.pdf cannot be read as a PDF ({' '.join(str(err).split())[:120]}); "
+        problems.append(f"{doc_id}: {PDF_FILE} cannot be read as a PDF ({' '.join(str(err).split())[:120]}); "
                         "its evidence was not checked")
         text_problems = []
     for problem in text_problems:

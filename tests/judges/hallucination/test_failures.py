@@ -68,7 +68,11 @@ def test_statistics_of_too_few_items_are_na_with_the_n():
     assert _na(0, "0.5") == "n/a (n=0)" and _na(1, "0.5") == "n/a (n=1)" and _na(2, "0.5") == "0.5"
 
 
-def test_max_items_caps_the_questions_put_to_the_system_under_test(tiny_corpus, tmp_path, capsys):  # noqa: F811
+def test_max_items_caps_the_questions_put_to_the_system_under_test(tiny_corpus, tmp_path, capsys,  # noqa: F811
+                                                                  monkeypatch):
+    import flows.progress
+
+    monkeypatch.setattr(flows.progress, "LINE_AFTER", 0.0)  # a log shows progress of work that lasts: show this
     with FakeOpenAIServer(lambda req: "42") as sut, \
             FakeOpenAIServer(lambda req: '{"verdict": "hallucinated", "reason": "r"}') as judge:
         path = tmp_path / "judges.yaml"
@@ -83,7 +87,8 @@ def test_max_items_caps_the_questions_put_to_the_system_under_test(tiny_corpus, 
         assert flows.cli.main(argv) == 0  # a rerun: the answerer's replies come from the cache too
         assert sut.calls == 3 and judge.calls == 6
     err = capsys.readouterr().err
-    assert "answerer sut" in err and "valid" in err and "cached" in err  # progress on stderr
+    assert "answerer sut: 3/3 req (valid 3, invalid 0, cached 0)" in err  # progress lines on stderr
+    assert "answerer sut: 3/3 req (valid 3, invalid 0, cached 3)" in err  # the rerun's, from the cache
     items = [json.loads(x) for x in (tmp_path / "o" / "items.jsonl").read_text().splitlines()]
     assert len(items) == 3 and {i["candidate"] for i in items} == {"42"}
 

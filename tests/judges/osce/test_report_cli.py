@@ -237,6 +237,9 @@ def test_simulate_unbalanced_preset(tmp_path, monkeypatch):
 
 
 def test_analyze_shows_its_progress_on_stderr_and_quiet_hides_it(analysed, monkeypatch, capsys):
+    import flows.progress
+
+    monkeypatch.setattr(flows.progress, "LINE_AFTER", 0.0)  # a log shows progress of work that lasts: show this
     capsys.readouterr()
     assert run_cli(monkeypatch, "osce", "analyze", str(analysed / "ratings.csv"), "--out", str(analysed / "p1"),
                    "--no-strata") == 0
