@@ -21,12 +21,12 @@ SOCKET_ROOM = 40
 folder that leaves less than that below the 107-byte limit of a socket path is not used."""
 JANITOR = "import shutil, sys\nsys.stdin.buffer.read()\nshutil.rmtree(sys.argv[1], ignore_errors=True)\n"
 
-_held: list[int] = []  # the write end of the janitor's pipe, open for the life of the process
+_held: list[tuple[int, subprocess.Popen]] = []  # the pipe's write end (open for the life of the process), the janitor
 
 
 def use_own_temp_dir() -> str | None:
-    """Make a folder of this process under the temporary folder the temporary folder of the process and of
-    every process it starts (``TMPDIR``); None (and nothing changed) where none can be made."""
+    """Make a new folder under the temporary folder the temporary folder of this process and of every process
+    it starts (``TMPDIR``), with a janitor for it; the folder, or None (nothing changed) where none can be made."""
     try:
         folder = tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-")
     except OSError:
@@ -37,14 +37,14 @@ def use_own_temp_dir() -> str | None:
     try:
         read_end, write_end = os.pipe()  # not inherited by exec'd children
         try:
-            subprocess.Popen([sys.executable, "-I", "-S", "-c", JANITOR, folder], stdin=read_end,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+            janitor = subprocess.Popen([sys.executable, "-I", "-S", "-c", JANITOR, folder], stdin=read_end,
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
         finally:
             os.close(read_end)
     except OSError:
         shutil.rmtree(folder, ignore_errors=True)
         return None
-    _held.append(write_end)
+    _held.append((write_end, janitor))
     os.environ["TMPDIR"] = folder
     tempfile.tempdir = folder
     return folder

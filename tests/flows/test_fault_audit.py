@@ -79,15 +79,12 @@ def test_llm_serve_with_a_damaged_gguf_header(header, word, tmp_path, capsys):
     _one_line(rc, err, "broken.gguf", word)
 
 
+@pytest.mark.needs("model")
 def test_the_shipped_model_passes_the_header_check():
-    llm = pytest.importorskip("judges.llm.local_server")
     from flows.commands.llm import check_gguf
+    from judges.llm.local_server import default_model_path
 
-    try:
-        path = llm.default_model_path()
-    except llm.LocalModelError as err:  # the [llm] extra is not installed
-        pytest.skip(f"the [llm] extra's model is missing: {err}")
-    check_gguf(Path(path))
+    check_gguf(Path(default_model_path()))
 
 
 # ---------------------------------------------------------------- 3. images a decoder must not be handed
