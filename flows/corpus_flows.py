@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
@@ -18,6 +20,7 @@ def verify_task(corpus_dir: str) -> list[str]:
 @flow(name="verify-corpus")
 def verify_corpus_flow(corpus_dir: str) -> dict:
     """Re-check hashes, evidence boxes and derivations; the run fails if anything is wrong."""
+    corpus_dir = os.path.abspath(corpus_dir)  # the logs and the artifact name the folder wherever they are read
     problems = verify_task(corpus_dir)
     lines = [f"# verify `{corpus_dir}`", "", "**OK**" if not problems else f"**{len(problems)} problem(s)**", ""]
     lines += [f"- {p}" for p in problems[:200]]
@@ -36,6 +39,7 @@ def reproduce_task(corpus_dir: str, sample: int | None) -> tuple[list[str], list
 @flow(name="reproduce-corpus")
 def reproduce_corpus_flow(corpus_dir: str, sample: int | None = None) -> dict:
     """Regenerate documents from the manifest's seed and compare bytes; fails on any difference."""
+    corpus_dir = os.path.abspath(corpus_dir)
     checked, diffs = reproduce_task(corpus_dir, sample)
     create_markdown_artifact(key="reproduce-corpus", markdown="\n".join(
         [f"# reproduce `{corpus_dir}`", "", f"{len(checked)} document(s) regenerated, {len(diffs)} difference(s)",

@@ -1,10 +1,17 @@
-"""The project's deployments: what ``synthdocqa serve`` serves and ``prefect.yaml`` declares."""
+"""The project's deployments: what ``synthdocqa serve`` serves and ``prefect.yaml`` declares.
+
+One server can hold both: ``prefect deploy --all`` creates ``<flow>/<name>`` (run by a work pool's worker,
+with prefect.yaml's pull steps) and ``synthdocqa serve`` creates ``<flow>/<name>-served`` (run by the serving
+process). With one name, each would replace the other's deployment, and a run of the replaced one would start
+in the wrong place (a worker without the pull steps: ``FileNotFoundError: .../None``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
 EVALUATION_CRON = "0 3 * * *"  # nightly evaluation batch, 03:00 UTC
+SERVED_SUFFIX = "-served"
+"""What ``synthdocqa serve`` adds to a deployment's name, so it never replaces prefect.yaml's."""
 
 
 @dataclass(frozen=True)
@@ -15,6 +22,11 @@ class DeploymentSpec:
     parameters: dict = field(default_factory=dict)
     cron: str | None = None
     description: str = ""
+
+    @property
+    def served_name(self) -> str:
+        """The name ``synthdocqa serve`` gives it (``default-served``)."""
+        return self.name + SERVED_SUFFIX
 
 
 DEPLOYMENTS: tuple[DeploymentSpec, ...] = (
@@ -56,7 +68,7 @@ def to_deployments(only: list[str] | None = None):
         if only and d.flow not in only:
             continue
         fl = load_flow(d.entrypoint)
-        kwargs = {"name": d.name, "parameters": d.parameters, "description": d.description}
+        kwargs = {"name": d.served_name, "parameters": d.parameters, "description": d.description}
         if d.cron:
             kwargs["cron"] = d.cron
         out.append(fl.to_deployment(**kwargs))

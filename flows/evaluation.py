@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from pathlib import Path
 from typing import Literal
 
@@ -79,7 +80,7 @@ def evaluation_batch_flow(seed: int = 0, profile: str = "demo", n_docs: int | No
                              workers=workers, max_items=max_items)
         logger = get_run_logger()
         spec = spec_for_profile(p.profile, p.seed, p.n_docs)
-        cdir = p.corpus_dir or default_corpus_dir(spec)
+        cdir = os.path.abspath(p.corpus_dir or default_corpus_dir(spec))  # logs, artifact and evaluation.json
         if verify_corpus(cdir) == []:  # complete (manifest written) and verified
             logger.info(f"reusing verified corpus {cdir}")
             reused = True
@@ -87,7 +88,7 @@ def evaluation_batch_flow(seed: int = 0, profile: str = "demo", n_docs: int | No
             generate_corpus_flow(spec=spec.model_dump(mode="json"), out=cdir, workers=p.workers)
             reused = False
         batch = f"{spec.name}-seed{spec.seed}-n{spec.n_docs}-{p.batch_key(spec.spec_hash())}"
-        day_dir = Path(p.out) / _run_date() / batch
+        day_dir = Path(p.out).absolute() / _run_date() / batch
         results: dict[str, dict] = {}
         if "hallucination" in p.judges:
             from flows.hallucination_flow import label_hallucinations

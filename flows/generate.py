@@ -1,4 +1,4 @@
-"""The ``generate-corpus`` flow: one task per document, resumable, on a process or Dask task runner.
+"""The ``generate-corpus`` flow: one task per document, resumable, on a process, Dask or Ray task runner.
 
     lock + claim the folder -> plan+render+degrade+QA per document (tasks, parallel)
       -> corpus tables + manifest -> artifacts (report.html)
@@ -38,11 +38,12 @@ from flows.runtime import (
     OnlyParam,
     OutParam,
     ProfileParam,
+    RayAddressParam,
     RunnerParam,
     SeedParam,
     SpecParam,
     WorkersParam,
-    check_dask_address,
+    check_cluster,
     corpus_run,
     enter_phase,
     start_early,
@@ -145,11 +146,12 @@ def _result(fut, poll: float = 0.2):
 def generate_corpus_flow(seed: SeedParam = 0, n_docs: NDocsParam = None, profile: ProfileParam = "demo",
                          out: OutParam = None, spec: SpecParam = None, only: OnlyParam = None,
                          workers: WorkersParam = 2, runner: RunnerParam = "process",
-                         dask_address: DaskAddressParam = None, force: ForceParam = False) -> dict:
+                         dask_address: DaskAddressParam = None, force: ForceParam = False,
+                         ray_address: RayAddressParam = None) -> dict:
     """Generate (or resume) a corpus from a seed: one task per document, then the tables, the manifest and the
     report; returns the corpus stats."""
     with corpus_run(seed=seed, n_docs=n_docs, profile=profile, out=out, spec=spec, only=only, workers=workers,
-                    runner=runner, dask_address=dask_address, force=force) as run:
+                    runner=runner, dask_address=dask_address, ray_address=ray_address, force=force) as run:
         recs = generate_documents.with_options(task_runner=run.task_runner())(
             run.spec, run.indices, run.out_dir, run.lock.token)
         if run.params.only is not None:
@@ -165,7 +167,8 @@ def generate_corpus_flow(seed: SeedParam = 0, n_docs: NDocsParam = None, profile
 
 def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1, only: Iterable[int] | None = None,
                  force: bool = False, runner: Runner = "process", dask_address: str | None = None, progress=None,
-                 phase: Callable[[str], None] | None = None, early: EarlyStart | None = None):
+                 phase: Callable[[str], None] | None = None, early: EarlyStart | None = None,
+                 ray_address: str | None = None):
     """Run ``generate-corpus`` for a spec; returns the corpus stats (or, with ``only``, the doc ids).
 
     Everything that can be checked without a server is checked first (indices, the Dask address, the
@@ -175,8 +178,7 @@ def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1
     itself, not its JSON, so it is built once."""
     try:
         doc_indices(spec, only)
-        if runner == "dask" and dask_address:
-            check_dask_address(dask_address)
+        check_cluster(runner, dask_address, ray_address)
         with OutputLock.of(out), CLI_HOOKS.told(progress, phase):
             check_claim(out, spec, force)
             if only is None and not force:
@@ -211,7 +213,7 @@ def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1
                 TIMINGS.mark("flow run start (Prefect engine)")
                 result = generate_corpus_flow(spec=spec, out=str(out), workers=workers,
                                               only=list(only) if only is not None else None, force=force,
-                                              runner=runner, dask_address=dask_address)
+                                              runner=runner, dask_address=dask_address, ray_address=ray_address)
                 TIMINGS.mark("flow run end, API server stop")
                 return result
     finally:

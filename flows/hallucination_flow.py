@@ -7,6 +7,7 @@ tables as Prefect artifacts.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from prefect import flow, task
@@ -64,6 +65,8 @@ def label_hallucinations(out: str, corpus: str | None = None, items: str | None 
 
     A ``corpus`` must verify (``corpus.verify.check_corpus``) unless ``no_verify``; expected failures
     (a bad judges.yaml, a corpus that does not verify, an unreadable file) fail the run in one line."""
+    out = os.path.abspath(out)  # the summary and the artifact name the folder wherever they are read
+    corpus = None if corpus is None else os.path.abspath(corpus)
     with failing_in_one_line():
         try:
             cfg = load_judges_config(judges)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
@@ -19,6 +21,7 @@ def build_layout_library_flow(seed: int = 20261130, count: int = 10000, out: str
     """Write the procedural layout library (rows + wireframe thumbnails); same seed, same bytes."""
     if count < 1:
         raise ValueError("count must be >= 1")
+    out = os.path.abspath(out)  # the log names the folder wherever it is read
     info = build_library_task(seed, count, out)
     get_run_logger().info(f"layout library of {count} layouts written to {out}")
     return info
@@ -41,7 +44,7 @@ def train_clip_task(library: str, out: str, seed: int, epochs: int | None) -> di
 @flow(name="train-layout-clip")
 def train_layout_clip_flow(library: str, out: str, seed: int = 0, epochs: int | None = None) -> dict:
     """Train the small layout-CLIP contrastively on a built library (CPU, seeded)."""
-    res = train_clip_task(library, out, seed, epochs)
+    res = train_clip_task(os.path.abspath(library), os.path.abspath(out), seed, epochs)
     create_markdown_artifact(key="train-layout-clip", markdown=(
         f"# layout-CLIP\n\nweights `{res['weights_path']}` (sha256 `{res['weights_sha256'][:16]}`), "
         f"{res['n_train']} training layouts, {res['steps']} steps in {res['seconds']:.0f} s, "

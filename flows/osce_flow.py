@@ -6,6 +6,7 @@ fits as tasks (so a process/Dask task runner can spread them) and publishes the 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -61,6 +62,7 @@ def osce_analysis(ratings: str, out_dir: str, taxonomy: str | None = None, adjus
                   judge_ratings: str | None = None) -> str:
     """Analyse a ratings file into ``out_dir`` (report.md, report.html, analysis.json, PNGs); with
     ``judge_ratings`` (the LLM rubric judge's scores) the report compares the judge with the raters."""
+    out_dir = os.path.abspath(out_dir)  # the returned report folder, wherever it is read
     tax = load_taxonomy(taxonomy)
     options = AnalysisOptions(adjust_main=adjust, stratifiers=("history_category", "linguistic_form") if strata else (),
                               backend=backend, response_effect=response_effect, ordinal=ordinal)

@@ -8,6 +8,7 @@ named as Prefect Secret blocks in the responders file are resolved here and pass
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from prefect import flow, task
@@ -49,6 +50,7 @@ def packets_task(run_dir: str, raters: int, seed: int, out: str, language: str, 
 def osce_study(responders: str, out: str, raters: int = 17, seed: int = 0, language: str = "en",
                cases: str | None = None, questions: str | None = None) -> dict:
     """VSP run into ``out/run``, then ``raters`` blinded packets into ``out/packets`` (the key beside them)."""
+    out = os.path.abspath(out)  # the artifact and the result name the folders wherever they are read
     run_dir, packets_dir = str(Path(out) / "run"), str(Path(out) / "packets")
     summary = vsp_task(cases, questions, responders, run_dir, language)
     made = packets_task(run_dir, raters, seed, packets_dir, language, cases)
@@ -100,6 +102,7 @@ def osce_collect_analyze(packets: str, key: str, out: str, taxonomy: str | None 
     """Filled packets -> ``out/ratings.csv`` -> the analysis report in ``out/report``. The report compares the
     LLM rubric judge with the raters when ``judge_ratings`` holds its scores, or when ``judge_endpoint`` (an
     endpoint YAML) and ``run`` (the VSP run folder) are given: then the judge scores the run's dialogues first."""
+    out = os.path.abspath(out)
     ratings = collect_task(packets, key, str(Path(out) / "ratings.csv"), taxonomy)
     if judge_endpoint:
         if not run:

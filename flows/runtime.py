@@ -237,8 +237,11 @@ SpecParam = Annotated[CorpusSpec | dict[str, Any] | None, Field(
 OnlyParam = Annotated[list[Annotated[int, Field(ge=0)]] | None,
                       Field(description="only these document indices (their files, no tables or manifest)")]
 WorkersParam = Annotated[int, Field(ge=1, le=MAX_WORKERS, description="parallel worker processes")]
-RunnerParam = Annotated[Runner, Field(description="task runner: process (a pool), dask (a cluster) or inline")]
+RunnerParam = Annotated[Runner, Field(description="task runner: process (a pool), dask (a Dask cluster), ray (a Ray "
+                                                  "cluster, the [ray] extra) or inline")]
 DaskAddressParam = Annotated[str | None, Field(description="Dask scheduler address (default: a LocalCluster)")]
+RayAddressParam = Annotated[str | None, Field(description="Ray cluster address, HOST:PORT of its head or "
+                                                          "ray://HOST:PORT (default: a local Ray instance)")]
 ForceParam = Annotated[bool, Field(description="reuse a folder that holds another spec")]
 
 
@@ -277,6 +280,7 @@ class GenerateParams(BaseModel):
     workers: WorkersParam = 2
     runner: RunnerParam = "process"
     dask_address: DaskAddressParam = None
+    ray_address: RayAddressParam = None
     force: ForceParam = False
     _spec: CorpusSpec | None = PrivateAttr(default=None)
 
@@ -315,9 +319,55 @@ def check_dask_address(address: str, timeout: float = 5.0) -> None:
         raise RunFailed(f"dask address {address}: cannot connect ({reason})") from None
 
 
-def make_task_runner(runner: Runner, workers: int, dask_address: str | None = None, n_docs: int | None = None):
-    """Process pool on one machine (CPU-bound work); Dask for a cluster (or a LocalCluster); this process for a
-    small run (``in_process``)."""
+def check_cluster(runner: Runner, dask_address: str | None, ray_address: str | None) -> None:
+    """The cluster a run is given answers (and its runner is installed): checked before any work."""
+    if runner == "dask" and dask_address:
+        check_dask_address(dask_address)
+    if runner == "ray":
+        if ray_address:
+            check_ray_address(ray_address)
+        else:
+            ray_runner_class()
+
+
+def check_ray_address(address: str, timeout: float = 5.0) -> None:
+    """Fail in one line, before any work, when prefect-ray is missing or the Ray head does not answer."""
+    ray_runner_class()
+    if address == "auto":
+        return
+    parts = urlsplit(address if "://" in address else f"ray://{address}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if parts.scheme != "ray" or not parts.hostname or port is None:
+        raise RunFailed(f"ray address {address!r}: expected HOST:PORT (the head's GCS port) or ray://HOST:PORT")
+    try:
+        with socket.create_connection((parts.hostname, port), timeout=timeout):
+            pass
+    except OSError as err:
+        reason = err.strerror or str(err) or err.__class__.__name__
+        raise RunFailed(f"ray address {address}: cannot connect ({reason})") from None
+
+
+def ray_runner_class():
+    """prefect-ray's ``RayTaskRunner``, or a one-line failure naming the extra that brings it."""
+    try:
+        from prefect_ray import RayTaskRunner
+    except ImportError:
+        raise RunFailed("--runner ray needs Ray and prefect-ray: pip install 'synthdocqa[ray]'") from None
+    return RayTaskRunner
+
+
+RAY_LOCAL_OBJECT_STORE = 256 * 2**20
+"""Object store of the local Ray instance a run starts: records and specs are small; Ray's default (30% of
+memory) would reserve shared memory the documents' rendering needs."""
+
+
+def make_task_runner(runner: Runner, workers: int, dask_address: str | None = None, n_docs: int | None = None,
+                     ray_address: str | None = None):
+    """Process pool on one machine (CPU-bound work); Dask or Ray for a cluster (or a local one); this process for
+    a small run (``in_process``)."""
     from prefect.task_runners import ThreadPoolTaskRunner
 
     from flows.workers import GuardedProcessPoolTaskRunner
@@ -326,6 +376,13 @@ def make_task_runner(runner: Runner, workers: int, dask_address: str | None = No
         return ThreadPoolTaskRunner(max_workers=1)
     if runner == "process":
         return GuardedProcessPoolTaskRunner(max_workers=workers)
+    if runner == "ray":
+        ray_runner = ray_runner_class()
+        quiet = {"log_to_driver": False, "logging_level": "error"}
+        if ray_address:
+            return ray_runner(address=ray_address, init_kwargs=quiet)
+        return ray_runner(init_kwargs={**quiet, "num_cpus": workers, "include_dashboard": False,
+                                       "object_store_memory": RAY_LOCAL_OBJECT_STORE})
     from prefect_dask import DaskTaskRunner
 
     if dask_address:
@@ -387,7 +444,8 @@ class CorpusRun:
     def task_runner(self):
         """The task runner the documents are mapped on (``make_task_runner``)."""
         p = self.params
-        return make_task_runner(p.runner, p.workers, p.dask_address, n_docs=len(self.indices))
+        return make_task_runner(p.runner, p.workers, p.dask_address, n_docs=len(self.indices),
+                                ray_address=p.ray_address)
 
     def phase(self, text: str, timing: str | None = None) -> None:
         """Before a corpus-level step: the run still holds its folder and was not asked to stop."""
@@ -411,8 +469,7 @@ def corpus_run(**params: Any) -> Iterator[CorpusRun]:
             indices = doc_indices(spec, p.only)
         except ValueError as err:
             raise RunFailed(str(err)) from None
-        if p.runner == "dask" and p.dask_address:
-            check_dask_address(p.dask_address)
+        check_cluster(p.runner, p.dask_address, p.ray_address)
         with claimed_output(out_dir, spec, p.force) as lock, naming(out_dir):
             TIMINGS.mark("worker start and the first document")
             yield CorpusRun(p, spec, out_dir, indices, lock)

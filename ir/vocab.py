@@ -110,10 +110,10 @@ SCAN_PLANS: tuple[ScanPlan, ...] = get_args(ScanPlan)
 """How the pages of a document get their scan: ``document`` (every page the document's tier and device)
 or ``cycle`` (pages cycle through the tiers and devices)."""
 
-Runner = Literal["process", "dask", "inline"]
+Runner = Literal["process", "dask", "ray", "inline"]
 RUNNERS: tuple[Runner, ...] = get_args(Runner)
-"""Where ``generate-corpus`` builds its documents: a process pool, a Dask cluster, or the run's own
-process."""
+"""Where ``generate-corpus`` builds its documents: a process pool, a Dask cluster, a Ray cluster (the
+``[ray]`` extra), or the run's own process."""
 
 PageSize = Literal["Letter", "A4"]
 PAGE_SIZE_NAMES: tuple[PageSize, ...] = get_args(PageSize)

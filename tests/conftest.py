@@ -67,10 +67,16 @@ def _missing(tool: str) -> str | None:
         from judges.llm.local_server import missing
 
         return missing()
+    if tool == "ray":
+        try:
+            import prefect_ray  # noqa: F401
+        except ImportError:
+            return "Ray and prefect-ray not installed (the [ray] extra)"
+        return None
     raise ValueError(f"unknown external component {tool!r}")
 
 
-EXTERNAL = ("tesseract", "chromium", "browser", "postgres", "R", "model")
+EXTERNAL = ("tesseract", "chromium", "browser", "postgres", "R", "model", "ray")
 
 
 def pytest_configure(config):

@@ -308,7 +308,7 @@ def test_writer_check_catches_a_planted_writer(tmp_path):
     'ORDER = ["annotation", "text", "form", "figure", "table", "none"]\n',
     'FAM = {"corporate", "modern", "classic", "technical", "government"}\n',
     'CHARTS = ("bar", "line", "pie")\n',
-    'from typing import Literal\nR = Literal["process", "dask", "inline"]\n',
+    'from typing import Literal\nR = Literal["process", "dask", "ray", "inline"]\n',
     'PLANS = ("document", "cycle")\n',
 ])
 def test_vocabulary_check_catches_a_planted_copy(tmp_path, src):

@@ -85,7 +85,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         quiet_engine_errors()  # the CLI says in one line what failed; tracebacks stay behind --debug
     t0 = time.perf_counter()
     result = run_generate(spec, args.out, workers=args.workers, only=args.only, force=args.force,
-                          runner=args.runner, dask_address=args.dask_address,
+                          runner=args.runner, dask_address=args.dask_address, ray_address=args.ray_address,
                           progress=None if args.quiet or args.json else _progress_bar("generate"),
                           phase=None if args.quiet or args.json else _phase_line, early=early)
     dt = time.perf_counter() - t0
@@ -168,6 +168,8 @@ def register(sub) -> None:
     g.add_argument("--runner", choices=RUNNERS, default="process",
                    help="task runner of the generate-corpus flow")
     g.add_argument("--dask-address", default=None, help="scheduler address (default: a LocalCluster)")
+    g.add_argument("--ray-address", default=None,
+                   help="Ray head address, HOST:PORT or ray://HOST:PORT (default: a local Ray instance)")
     g.add_argument("--only", type=parse_int_list, help="comma-separated document indices (no manifest)")
     g.add_argument("--timings", action="store_true", help="print the wall time of each phase on stderr at the end")
     g.add_argument("--force", action="store_true", help="reuse a directory that holds another spec")

@@ -25,7 +25,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    p = sub.add_parser("serve", help="serve all deployments (prefect.yaml's) against the configured Prefect API")
+    p = sub.add_parser("serve", help="serve prefect.yaml's deployments against the configured Prefect API, each as "
+                       "<flow>/<name>-served (beside `prefect deploy`'s <flow>/<name>)")
     p.add_argument("--only", action="append", help="serve only this flow (repeatable)")
     p.add_argument("--limit", type=int, default=None, help="maximum concurrent flow runs")
     p.set_defaults(func=cmd_serve)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 import yaml
@@ -37,20 +39,38 @@ def test_prefect_yaml_matches_the_served_deployments():
 
 @pytest.mark.slow  # a Prefect server
 def test_served_deployment_run_completes_and_verifies(server, tmp_path):
+    """``prefect deploy`` (prefect.yaml, a process work pool) and ``synthdocqa serve`` on one server: both
+    deployments of generate-corpus live side by side (``default`` and ``default-served``), serving does not
+    replace the deployed one (its work pool and pull steps kept), and a run of the served one completes."""
+    r = server.run(str(BIN / "prefect"), "work-pool", "create", "synthdocqa-process", "--type", "process",
+                   timeout=120)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+    r = server.run(str(BIN / "prefect"), "--no-prompt", "deploy", "--name", "default",
+                   "flows/generate.py:generate_corpus_flow", timeout=300)
+    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
+
+    def inspect(name):
+        r = server.run(str(BIN / "prefect"), "deployment", "inspect", name, "--output", "json", timeout=60)
+        return json.loads(r.stdout) if r.returncode == 0 else None
+
+    deployed = inspect("generate-corpus/default")
+    assert deployed["work_pool_name"] == "synthdocqa-process" and deployed["pull_steps"], deployed
     serve_log = open(tmp_path / "serve.log", "w")
     serve = subprocess.Popen([str(BIN / "synthdocqa"), "serve", "--only", "generate-corpus"], env=server.env,
                              cwd=REPO, stdout=serve_log, stderr=subprocess.STDOUT)
     try:
         deadline = time.time() + 180
         while time.time() < deadline:
-            r = server.run(str(BIN / "prefect"), "deployment", "inspect", "generate-corpus/default", timeout=60)
-            if r.returncode == 0:
+            if inspect("generate-corpus/default-served") is not None:
                 break
             assert serve.poll() is None, (tmp_path / "serve.log").read_text()[-3000:]
             time.sleep(2)
+        kept = inspect("generate-corpus/default")
+        assert (kept["id"], kept["work_pool_name"], kept["pull_steps"]) == (
+            deployed["id"], "synthdocqa-process", deployed["pull_steps"])
         out = tmp_path / "corpus"
         params = {"spec": tiny_spec(seed=7).model_dump(mode="json"), "out": str(out), "workers": 1}
-        r = server.run(str(BIN / "prefect"), "deployment", "run", "generate-corpus/default",
+        r = server.run(str(BIN / "prefect"), "deployment", "run", "generate-corpus/default-served",
                        "--params", json.dumps(params), "--watch", timeout=600)
         assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
         assert "Completed" in r.stdout + r.stderr
@@ -59,13 +79,12 @@ def test_served_deployment_run_completes_and_verifies(server, tmp_path):
         # a bad parameter is refused when the run is created, by the server, not 20 s later on the worker
         for param, word in (("profile=bogus", "profile"), ("runner=spark", "runner"), ("workers=-3", "workers")):
             t0 = time.time()
-            r = server.run(str(BIN / "prefect"), "deployment", "run", "generate-corpus/default", "--param", param,
+            r = server.run(str(BIN / "prefect"), "deployment", "run", "generate-corpus/default-served", "--param", param,
                            timeout=120)
             said = r.stdout + r.stderr
             assert r.returncode != 0 and word in said and "Created flow run" not in said, said[-2000:]
             assert time.time() - t0 < 60
-        schema = json.loads(server.run(str(BIN / "prefect"), "deployment", "inspect", "generate-corpus/default",
-                                       "--output", "json", timeout=60).stdout)["parameter_openapi_schema"]
+        schema = inspect("generate-corpus/default-served")["parameter_openapi_schema"]
         described = {k for k, v in schema["properties"].items() if v.get("description")}
         assert {"seed", "n_docs", "profile", "out", "spec", "workers", "runner"} <= described, described
     finally:
@@ -170,3 +189,88 @@ def test_a_hand_started_dask_cluster_with_a_relative_out_gives_the_serial_corpus
                 p.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, signal.SIGKILL)
+
+
+@pytest.mark.slow  # a hand-started Ray head (`ray start --head`)
+@pytest.mark.needs("ray")
+def test_a_ray_cluster_runs_the_documents_and_gives_the_serial_corpus(tiny_corpus, tmp_path):
+    """``--runner ray --ray-address``: a Ray head started here (token authentication on, as Ray 2.5x starts
+    it, the token handed through the environment, nothing written to ~/.ray), two runs in a row from another
+    folder with a relative ``--out``. The documents ran in Ray's worker processes (their own log files name
+    every document), and the corpus is the serial one, file for file."""
+    import secrets
+    import socket
+    import tempfile
+
+    from tests.corpus.conftest import tiny_spec as spec_of
+
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    ray_tmp = tempfile.mkdtemp(prefix="ray-", dir="/tmp")  # short: Ray's socket paths live under it
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PREFECT_", "RAY_"))}
+    env.update(PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", PREFECT_HOME=str(tmp_path / "ph"), HOME=str(tmp_path),
+               PREFECT_SERVER_ANALYTICS_ENABLED="false", PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="180",
+               RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(16), RAY_USAGE_STATS_ENABLED="0")
+    head = subprocess.run([str(BIN / "ray"), "start", "--head", "--node-ip-address", "127.0.0.1", "--port",
+                           str(port), "--num-cpus", "2", "--include-dashboard", "false", "--temp-dir", ray_tmp,
+                           "--object-store-memory", str(200 * 2**20), "--disable-usage-stats"],
+                          env=env, capture_output=True, text=True, timeout=180)
+    try:
+        assert head.returncode == 0, head.stderr[-3000:]
+        (run_dir / "spec.json").write_text(spec_of().model_dump_json())
+        expected = load_manifest(tiny_corpus)
+        for name in ("first", "second"):
+            r = subprocess.run([str(BIN / "synthdocqa"), "generate", "--spec", "spec.json", "--out", name,
+                                "--runner", "ray", "--ray-address", f"127.0.0.1:{port}", "--quiet"],
+                               cwd=run_dir, env={**env, "SYNTHDOCQA_SMALL_RUN_DOCS": "0"}, capture_output=True,
+                               text=True, timeout=900)
+            assert r.returncode == 0, r.stderr[-3000:]
+            assert r.stderr.strip() == "", r.stderr[-3000:]
+            assert load_manifest(run_dir / name).files == expected.files
+        logs = "".join(p.read_text(errors="replace")
+                       for p in sorted((Path(ray_tmp) / "session_latest" / "logs").glob("worker-*.err")))
+        generated = re.findall(r"(doc-\d{5}): generated, \d+ pages", logs)
+        assert sorted(generated) == sorted(2 * list(expected.documents))  # both runs, on Ray
+        assert not (tmp_path / ".ray").exists()
+    finally:
+        subprocess.run([str(BIN / "ray"), "stop", "--force"], env=env, capture_output=True, timeout=120)
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
+def test_the_ray_runner_without_its_extra_fails_in_one_line(monkeypatch):
+    """Without prefect-ray the run says which extra brings it, before any work."""
+    from flows.errors import RunFailed
+    from flows.runtime import check_cluster
+
+    monkeypatch.setitem(sys.modules, "prefect_ray", None)  # import prefect_ray -> ImportError
+    with pytest.raises(RunFailed, match=r"pip install 'synthdocqa\[ray\]'"):
+        check_cluster("ray", None, None)
+    with pytest.raises(RunFailed, match=r"pip install 'synthdocqa\[ray\]'"):
+        check_cluster("ray", None, "127.0.0.1:1")
+
+
+@pytest.mark.needs("ray")
+def test_a_ray_address_that_does_not_answer_fails_in_one_line():
+    from flows.errors import RunFailed
+    from flows.runtime import check_cluster
+
+    with pytest.raises(RunFailed, match=r"ray address 127\.0\.0\.1:1: cannot connect"):
+        check_cluster("ray", None, "127.0.0.1:1")
+    with pytest.raises(RunFailed, match="expected HOST:PORT"):
+        check_cluster("ray", None, "http://somewhere")
+
+
+@pytest.mark.needs("ray")
+def test_the_ray_runner_starts_a_small_quiet_local_instance_or_joins_a_cluster():
+    from prefect_ray import RayTaskRunner
+
+    from flows.runtime import make_task_runner
+
+    local = make_task_runner("ray", 3, n_docs=2)  # a small run still goes to Ray when Ray is asked for
+    assert isinstance(local, RayTaskRunner) and local.address is None
+    assert local.init_kwargs["num_cpus"] == 3 and local.init_kwargs["log_to_driver"] is False
+    joined = make_task_runner("ray", 3, ray_address="head:6379")
+    assert joined.address == "head:6379" and "num_cpus" not in joined.init_kwargs
