@@ -17,14 +17,25 @@ from flows.cli import (
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from corpus.views.exports import FORMATS, ExportError, export_corpus
+    from corpus.views.exports import FORMATS, ExportError, export_corpus, is_export_dir
 
     if args.format not in FORMATS:  # checked here, not by argparse, so the error is one line
         raise CliError(f"--format {args.format!r}: unknown format; choose one of {', '.join(FORMATS)}")
     if not Path(args.dir).is_dir():
         raise CliError(f"{args.dir}: no such directory")
-    if not (args.format == "croissant" and Path(args.out).resolve() == Path(args.dir).resolve()):
-        check_not_in_corpus(args.out)  # Croissant metadata in place (croissant.json beside the data) is a view
+    out = Path(args.out)
+    if not (args.format == "croissant" and out.resolve() == Path(args.dir).resolve()):
+        # Croissant metadata in place (croissant.json beside the data) is a view. A previous export is replaced
+        # whole, even a croissant one (a copy of the corpus with its marker): only the folders above it count.
+        if out.is_dir() and out.resolve() != Path(args.dir).resolve() and is_export_dir(out):
+            from corpus.store import MANIFEST
+
+            for folder in out.absolute().parents:
+                if (folder / MANIFEST).is_file():
+                    raise CliError(f"--out {args.out}: lies inside {folder}, which is a generated corpus; write "
+                                   "this output to another folder")
+        else:
+            check_not_in_corpus(args.out)
     require_verified(args.dir, args.no_verify)
     check_writable(Path(args.out).absolute().parent)  # the export is built beside --out, then renamed
     t0 = time.perf_counter()
@@ -50,9 +61,9 @@ def register(sub) -> None:
                                       "Croissant")
     p.add_argument("dir", help=f"corpus directory (with {MANIFEST})")
     p.add_argument("--format", required=True, metavar="FORMAT", help="synthdocqa-card, hf or croissant")
-    p.add_argument("--out", required=True, help="output folder (new, empty, or a previous export; replaced "
-                                                "atomically); for croissant the corpus folder itself writes only "
-                                                "croissant.json")
+    p.add_argument("--out", required=True, help="output folder (new, empty, or a previous export: a folder holding "
+                                                "synthdocqa-export.json; replaced atomically); for croissant the "
+                                                "corpus folder itself writes only croissant.json")
     p.add_argument("--no-verify", action="store_true", help="export a corpus that does not verify anyway (ids, "
                                                              "paths and file hashes are still checked)")
     add_json_flag(p)

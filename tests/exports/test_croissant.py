@@ -28,10 +28,14 @@ def test_metadata_validates_with_rai_fields_and_hashes(corpus, exports):
                 "rai:dataUseCases", "rai:hasSyntheticData"):
         assert meta[key], key
     objects = [d for d in meta["distribution"] if d["@type"] == "cr:FileObject"]
-    assert len(objects) == counts["file_objects"] == 6 + 3 * 2
+    # corpus.json, 4 tables, qa.jsonl, 3 files per document, + the export's QA table and its marker
+    assert len(objects) == counts["file_objects"] == 6 + 3 * 2 + 2
     for d in objects:
-        assert sha256(out / d["contentUrl"]) == d["sha256"] == sha256(corpus / d["contentUrl"])
-    assert {r["name"] for r in meta["recordSet"]} == {"qa", "assertions", "documents", "pages", "page_images"}
+        assert sha256(out / d["contentUrl"]) == d["sha256"]
+        if d["contentUrl"] not in ("qa_with_evidence.parquet", "synthdocqa-export.json"):
+            assert d["sha256"] == sha256(corpus / d["contentUrl"])
+    assert {r["name"] for r in meta["recordSet"]} == {"qa", "assertions", "documents", "pages", "page_images",
+                                                      "scan_images"}
 
 
 def test_records_match_the_corpus(corpus, exports):
@@ -48,7 +52,9 @@ def test_records_match_the_corpus(corpus, exports):
     assert len(asr) == truth["stats"]["assertions"]
     one = next(a for a in asr if _value(a["assertions/assertion_id"]) in truth["assertions"])
     want = truth["assertions"][_value(one["assertions/assertion_id"])]
-    assert json.loads(_value(one["assertions/evidence_json"])) == want["evidence"]
+    got = [{k.rsplit("/", 1)[1]: _value(v) for k, v in e.items()} for e in one["assertions/evidence"]]
+    assert [(e["fact_id"], e["page_no"], e["bbox_pdf"], e["scan_quad"]) for e in got] == [
+        (e["fact_id"], e["page_no"], e["bbox_pdf"], e["scan_quad"]) for e in want["evidence"]]
     assert len(list(ds.records("documents"))) == truth["stats"]["documents"]
     pages = list(ds.records("pages"))
     assert len(pages) == truth["stats"]["pages"]
@@ -62,5 +68,8 @@ def test_croissant_in_the_corpus_folder_writes_only_its_file(corpus_copy):
     export_corpus(corpus_copy, "croissant", corpus_copy)
     after = sorted(p.relative_to(corpus_copy) for p in corpus_copy.rglob("*"))
     assert set(after) - set(before) == {corpus_copy.joinpath("croissant.json").relative_to(corpus_copy)}
-    mlc.Dataset(jsonld=str(corpus_copy / "croissant.json"))
+    ds = mlc.Dataset(jsonld=str(corpus_copy / "croissant.json"))
+    assert not ds.metadata.ctx.issues.errors and not ds.metadata.ctx.issues.warnings
+    for rs in ds.metadata.record_sets:  # in place, qa is read from qa.jsonl (typed, without evidence)
+        assert next(iter(ds.records(rs.name)), None) is not None, rs.name
     assert verify_corpus(corpus_copy) == []

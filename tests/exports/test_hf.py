@@ -20,25 +20,27 @@ datasets = pytest.importorskip("datasets", reason="the test extra installs datas
 def test_pyarrow_tables_match_the_corpus(corpus, exports):
     truth = corpus_truth(corpus)
     out, counts = exports["hf"]
-    qa = pd.read_parquet(out / "data" / "qa.parquet")
-    asr = pd.read_parquet(out / "data" / "assertions.parquet")
-    docs = pd.read_parquet(out / "data" / "documents.parquet")
-    pages = pd.concat([pd.read_parquet(p) for p in sorted((out / "data").glob("pages-*.parquet"))])
+    def table(config):
+        return pd.concat([pd.read_parquet(p) for p in sorted((out / "data").glob(f"{config}-*-of-*.parquet"))])
+
+    qa, asr, docs, pages = table("qa"), table("assertions"), table("documents"), table("pages")
     s = truth["stats"]
     assert (len(qa), len(asr), len(docs), len(pages)) == (s["qa_pairs"], s["assertions"], s["documents"], s["pages"])
     assert counts == {"qa": s["qa_pairs"], "assertions": s["assertions"], "documents": s["documents"],
                       "pages": s["pages"]}
-    meta = json.loads(pq.read_schema(out / "data" / "qa.parquet").metadata[b"huggingface"])
+    meta = json.loads(pq.read_schema(next((out / "data").glob("qa-*.parquet"))).metadata[b"huggingface"])
     assert meta["info"]["features"]["page_nos"] == {"feature": {"dtype": "int32", "_type": "Value"},
                                                     "_type": "Sequence"}
+    assert meta["info"]["features"]["images"] == {"feature": {"_type": "Image"}, "_type": "Sequence"}
     for doc in docs.itertuples():
-        assert doc.pdf == (corpus / "docs" / doc.doc_id / "document.pdf").read_bytes()
+        assert doc.pdf["bytes"] == (corpus / "docs" / doc.doc_id / "document.pdf").read_bytes()
+        assert doc.scan_pdf["bytes"] == (corpus / "docs" / doc.doc_id / "scan.pdf").read_bytes()
 
 
 def test_datasets_parquet_builder_reads_typed_answers_and_boxes(corpus, exports, tmp_path):
     truth = corpus_truth(corpus)
     out, _ = exports["hf"]
-    qa = datasets.load_dataset("parquet", data_files=str(out / "data" / "qa.parquet"), split="train",
+    qa = datasets.load_dataset("parquet", data_files=str(out / "data" / "qa-*.parquet"), split="train",
                                cache_dir=str(tmp_path / "cache"))
     assert qa.num_rows == truth["stats"]["qa_pairs"]
     assert isinstance(qa.features["page_nos"], datasets.List | datasets.Sequence)

@@ -1,6 +1,8 @@
 """Corpus exports for the tools users already have: the SynthDocQA card layout, Hugging Face Parquet
 (+ dataset card), and Croissant 1.0 metadata. Each export reads a complete corpus (hashes checked
-against its manifest) and writes its output folder atomically; same corpus, same bytes.
+against its manifest) and writes its output folder atomically; same corpus, same bytes. Every export folder
+is self-contained (each path it names lies inside it), holds no hidden file, and carries the visible
+``synthdocqa-export.json`` that marks it as replaceable by a later export.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ import os
 from collections.abc import Callable
 
 from .card import export_card
-from .common import EXPORT_MARKER, ExportError
+from .common import EXPORT_MARKER, ExportError, hidden_paths, is_export_dir
 from .croissant import croissant_metadata, export_croissant
 from .hf import export_hf
 
@@ -50,4 +52,5 @@ def refuse_unsafe_ids(corpus_dir: str | os.PathLike[str]) -> None:
 
 
 __all__ = ["EXPORTERS", "EXPORT_MARKER", "FORMATS", "ExportError", "croissant_metadata",
-           "export_card", "export_corpus", "export_croissant", "export_hf", "refuse_unsafe_ids"]
+           "export_card", "export_corpus", "export_croissant", "export_hf", "hidden_paths", "is_export_dir",
+           "refuse_unsafe_ids"]

@@ -1,4 +1,5 @@
-"""The SynthDocQA dataset-card layout: ``ALL_queries.json`` + ``manifest_files/<doc_id>.json`` + the PDFs.
+"""The SynthDocQA dataset-card layout: ``ALL_queries.json`` + ``manifest_files/<doc_id>.json`` + the PDFs,
+page images, scans and generation IR they name.
 
 The public card's field names come first and keep their meaning (``Id``, ``query``, ``refs[{filePath,
 element_type, Artifact_ID, data_source}]``, ``assertions``; ``doc_id``, ``title``, ``topic_id``,
@@ -9,6 +10,10 @@ replacing theirs, so a consumer of the public card reads our export unchanged.
 Mapping: ``Artifact_ID`` is the IR block id (``b012``); ``element_type`` comes from the block's type;
 ``filePath`` is the PDF inside the export, ``data_source`` the same file's path in the corpus;
 ``assertions`` are the atomic claims; ``topic_id`` is the document's domain slug.
+
+The export is self-contained: every file a manifest names (``files``, ``ir``, ``pages[].image`` and
+``pages[].scan``) and every ``filePath`` is a path inside the export folder. ``data_source`` alone is
+provenance, the corpus path the PDF was copied from.
 """
 
 from __future__ import annotations
@@ -37,10 +42,35 @@ QUERIES_FILE = "ALL_queries.json"
 MANIFEST_DIR = "manifest_files"
 PDF_DIR = "grounding_pdfs"
 SCAN_DIR = "scan_pdfs"
+PAGE_DIR = "page_images"
+SCAN_IMAGE_DIR = "scan_images"
+IR_DIR = "ir"
 
 
 def _pdf_path(doc_id: str) -> str:
     return f"{PDF_DIR}/{doc_id}.pdf"
+
+
+def _scan_pdf_path(doc_id: str) -> str:
+    return f"{SCAN_DIR}/{doc_id}.pdf"
+
+
+def _ir_path(doc_id: str) -> str:
+    return f"{IR_DIR}/{doc_id}.json"
+
+
+def _image_path(folder: str, doc_id: str, corpus_rel: str) -> str:
+    """Where a page image or scan of the corpus lies in the export: ``<folder>/<doc_id>/<its file name>``."""
+    return f"{folder}/{doc_id}/{Path(corpus_rel).name}"
+
+
+def export_files(view: CorpusReader, doc_id: str) -> list[tuple[str, str]]:
+    """(path in the export, path in the corpus) of every file the document's manifest names."""
+    f = DocFiles(doc_id)
+    out = [(_pdf_path(doc_id), f.pdf), (_scan_pdf_path(doc_id), f.scan_pdf), (_ir_path(doc_id), f.ir)]
+    for p in view.record(doc_id).pages:
+        out += [(_image_path(PAGE_DIR, doc_id, p.image), p.image), (_image_path(SCAN_IMAGE_DIR, doc_id, p.scan), p.scan)]
+    return out
 
 
 def _evidence(a: Assertion) -> list[dict[str, Any]]:
@@ -115,7 +145,7 @@ def document_manifest(view: CorpusReader, doc_id: str) -> tuple[dict[str, Any], 
         "topic_id": doc.domain,
         "recipe_name": doc.recipe,
         "seed": doc.seed,
-        "files": [_pdf_path(doc_id), f"{SCAN_DIR}/{doc_id}.pdf"],
+        "files": [_pdf_path(doc_id), _scan_pdf_path(doc_id)],
         "document_brief": doc.topic_brief,
         "structure": structure,
         # ours
@@ -125,11 +155,11 @@ def document_manifest(view: CorpusReader, doc_id: str) -> tuple[dict[str, Any], 
         "n_pages": rec.n_pages,
         "n_qa": rec.n_qa,
         "n_assertions": rec.n_assertions,
+        "ir": _ir_path(doc_id),
         "pages": [{"page_no": p.page_no, "width_pt": p.width_pt, "height_pt": p.height_pt,
-                   "layout_id": p.layout_id, "image": p.image, "scan": p.scan} for p in rec.pages],
+                   "layout_id": p.layout_id, "image": _image_path(PAGE_DIR, doc_id, p.image),
+                   "scan": _image_path(SCAN_IMAGE_DIR, doc_id, p.scan)} for p in rec.pages],
         "answer_policy": ANSWER_POLICY,
-        "corpus_files": {"pdf": DocFiles(doc_id).pdf, "scan_pdf": DocFiles(doc_id).scan_pdf,
-                         "ir": DocFiles(doc_id).ir},
     }
     return manifest, queries
 
@@ -143,13 +173,12 @@ def export_card(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[str])
     def fill(tmp: Path) -> None:
         queries: list[dict[str, Any]] = []
         (tmp / MANIFEST_DIR).mkdir()
-        (tmp / PDF_DIR).mkdir()
-        (tmp / SCAN_DIR).mkdir()
         for doc_id in view.doc_ids:
             manifest, qs = document_manifest(view, doc_id)
             (tmp / MANIFEST_DIR / f"{doc_id}.json").write_text(canonical(manifest), "utf-8")
-            (tmp / PDF_DIR / f"{doc_id}.pdf").write_bytes(view.pdf(doc_id))
-            (tmp / SCAN_DIR / f"{doc_id}.pdf").write_bytes(view.scan_pdf(doc_id))
+            for dst, src in export_files(view, doc_id):
+                (tmp / dst).parent.mkdir(parents=True, exist_ok=True)
+                (tmp / dst).write_bytes(view.read_bytes(src))  # checked against the manifest's sha256
             queries += qs
             counts["documents"] += 1
             counts["structure"] += len(manifest["structure"])

@@ -4,6 +4,11 @@ An export is a folder written beside its final place and renamed into it (``ir.f
 reader sees the old export or the new one, never half of one; a folder that is not a previous export is
 never replaced. Every corpus file an export copies is read through the checked corpus reader, so a file
 changed after generation stops the export.
+
+Every export carries ``synthdocqa-export.json`` (:data:`EXPORT_MARKER`): a visible, documented file saying
+what the folder was exported from (format, corpus name, spec hash, code version, document count). It is what
+lets a later export replace the folder; nothing in an export is hidden, so a Hub upload of the folder
+carries only files its card describes.
 """
 
 from __future__ import annotations
@@ -23,7 +28,11 @@ from ir.rendermap import RenderMap
 
 from ...store import CorpusError, CorpusReader
 
-EXPORT_MARKER = ".synthdocqa-export.json"
+EXPORT_MARKER = "synthdocqa-export.json"
+"""The provenance file at the root of every export; a non-empty folder without it is never replaced."""
+LEGACY_MARKER = ".synthdocqa-export.json"
+"""The hidden marker older releases wrote: a folder holding it is still a previous export (replaced whole, so
+the hidden file goes with it)."""
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -113,22 +122,57 @@ def write_export_dir(out: str | os.PathLike[str], fmt: str, fill: Callable[[Path
                      marker: dict[str, Any]) -> Path:
     """Build the export with ``fill(folder)`` in a temp folder beside ``out``, which then replaces ``out``.
 
-    ``out`` may be missing, an empty folder, or a previous synthdocqa export (replaced whole); anything
-    else is refused before a byte is written.
+    ``out`` may be missing, an empty folder, or a previous synthdocqa export (a folder holding
+    :data:`EXPORT_MARKER`, replaced whole); anything else is refused before a byte is written. The marker is
+    written last; an export holding a hidden path (a name starting with a dot) is refused, never published.
     """
     out = Path(out)
     if out.exists():
         if not out.is_dir():
             raise ExportError(f"{out}: exists and is not a folder")
-        if any(out.iterdir()) and not (out / EXPORT_MARKER).is_file():
-            raise ExportError(f"{out}: exists, is not empty and is not a synthdocqa export; choose another --out")
+        if any(out.iterdir()) and not is_export_dir(out):
+            raise ExportError(f"{out}: exists, is not empty and is not a synthdocqa export (no {EXPORT_MARKER}); "
+                              "choose another --out")
     parent = out.resolve().parent
     if not parent.is_dir():
         raise ExportError(f"{parent}: no such directory")
     with atomic_dir(out) as tmp:
         fill(tmp)
-        (tmp / EXPORT_MARKER).write_text(canonical({"format": fmt, **marker}), "utf-8")
+        (tmp / EXPORT_MARKER).write_text(canonical(marker_file(fmt, marker)), "utf-8")
+        hidden = hidden_paths(tmp)
+        if hidden:  # a bug in an exporter, caught before the folder is published
+            raise ExportError(f"{out}: the export would hold a hidden path ({hidden[0]}); nothing was written")
     return out
+
+
+def marker_file(fmt: str, marker: dict[str, Any]) -> dict[str, Any]:
+    """Content of :data:`EXPORT_MARKER`: what the folder is, what it was made from, what the file is for."""
+    return {"generator": "synthdocqa", "format": fmt, **marker,
+            "about": "Written by `synthdocqa export`: the corpus this folder was exported from. A later export "
+                     "with this folder as --out replaces the folder whole; a non-empty folder without this file "
+                     "is never replaced."}
+
+
+def is_export_dir(folder: str | os.PathLike[str]) -> bool:
+    """``folder`` holds the marker of a previous synthdocqa export (a JSON object naming its generator and format)."""
+    for name, generator in ((EXPORT_MARKER, "synthdocqa"), (LEGACY_MARKER, None)):
+        marker = Path(folder) / name
+        if not marker.is_file():
+            continue
+        try:
+            data = json.loads(marker.read_text("utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError):
+            continue
+        if (isinstance(data, dict) and isinstance(data.get("format"), str)
+                and (generator is None or data.get("generator") == generator)):
+            return True
+    return False
+
+
+def hidden_paths(root: str | os.PathLike[str]) -> list[str]:
+    """Files and folders under ``root`` whose name starts with a dot (relative POSIX paths, sorted)."""
+    root = Path(root)
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.name.startswith("."))
 
 
 def marker_of(reader: CorpusReader) -> dict[str, Any]:

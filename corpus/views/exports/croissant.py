@@ -1,14 +1,24 @@
 """Croissant 1.0 (+ RAI) metadata for a corpus: ``croissant.json`` with a FileObject (sha256) per corpus
-file that readers open directly, FileSets for the page and scan images, and RecordSets over the Parquet
-tables (``qa``, ``assertions``, ``documents``, ``pages``) so ``mlcroissant`` can stream the records.
+file that readers open directly, FileSets for the page images, the scans and the per-document assertions, and
+typed RecordSets ``mlcroissant`` streams: ``qa`` (with its evidence boxes), ``assertions``, ``documents``,
+``pages``, ``page_images`` and ``scan_images``.
 
-The export is a folder holding ``croissant.json`` and a copy of the corpus files it describes, with
-``contentUrl`` relative to it; ``--out`` pointing at the corpus itself writes only ``croissant.json``.
-No timestamp is written (``datePublished`` is left to the publisher), so the same corpus gives the same bytes.
+Fields are typed: lists are ``repeated`` fields, answers and evidence are fields with ``subField``s, boxes are
+repeated ``sc:Float`` (``scan_quad``: four [x, y] corners), images are ``sc:ImageObject``; no field holds JSON
+text except the ``*_json`` copies kept for exact round trips.
+
+The export is a folder holding ``croissant.json``, a copy of the corpus files it describes (``contentUrl``
+relative to it) and ``qa_with_evidence.parquet``, the QA table with every answer's evidence boxes (the
+corpus keeps those per assertion). ``--out`` pointing at the corpus itself writes only ``croissant.json``;
+there the ``qa`` record set is read from ``qa.jsonl`` and has no ``evidence`` field (the boxes are in
+``assertions``, joined on ``qa_id``). ``datePublished`` is the UTC date ``corpus.json`` was written (its
+modification time), so the same corpus gives the same bytes.
 """
 
 from __future__ import annotations
 
+import datetime
+import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -17,6 +27,7 @@ from ir.answers import ANSWER_POLICY
 from ir.files import atomic_write_text, sha256_file
 
 from ...store import (
+    ASSERTIONS_FILE,
     ASSERTIONS_TABLE,
     DOCUMENTS_TABLE,
     IR_FILE,
@@ -30,10 +41,13 @@ from ...store import (
     DocFiles,
     open_corpus,
 )
-from .common import canonical, export_errors, marker_of, write_export_dir
+from . import hf
+from .common import EXPORT_MARKER, canonical, export_errors, marker_file, marker_of, write_export_dir
 
 FORMAT = "croissant"
 FILE_NAME = "croissant.json"
+QA_EVIDENCE_TABLE = "qa_with_evidence.parquet"
+"""The export's own QA table: the typed ``qa`` rows of the Hugging Face export, evidence included, no images."""
 
 CONTEXT: dict[str, Any] = {
     "@language": "en",
@@ -75,37 +89,84 @@ CONTEXT: dict[str, Any] = {
 }
 
 _MIME = {".parquet": "application/x-parquet", ".jsonl": "application/jsonlines", ".json": "application/json",
-         ".pdf": "application/pdf", ".png": "image/png", ".jpg": "image/jpeg"}
+         ".pdf": "application/pdf", ".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
+
+# --------------------------------------------------------------- record sets
+# Record sets are written from the feature language of ``hf.SCHEMAS``: scalars become typed fields, ("seq", x)
+# a repeated field, a struct a field with subFields, ("list", struct) a repeated field with subFields; a
+# subField reads its parent's column through a jsonPath.
+
+_DATA_TYPE = {"string": "sc:Text", "int32": "sc:Integer", "int64": "sc:Integer", "float64": "sc:Float",
+              "bool": "sc:Boolean"}
+
+DESCRIPTIONS: dict[str, str] = {
+    "qa_id": "unique id <doc_id>-q<n>",
+    "doc_id": "document id",
+    "question": "the question",
+    "answer_text": "canonical surface form of the answer",
+    "answer": "typed answer",
+    "answer.kind": "string, number, date, boolean, list or not_answerable",
+    "answer.value": "the value as text (a list joined with '; ', a boolean as true/false)",
+    "answer.values": "the items of a list answer (empty otherwise)",
+    "answer.unit": "unit of a number answer ('' when none)",
+    "answer.currency": "currency of a money answer ('' when none)",
+    "answer_json": "typed answer as JSON (kept for exact round trips)",
+    "accepted_answers": f"accepted surface forms ({ANSWER_POLICY})",
+    "qa_type": "lookup, table_aggregate, comparison, difference, ...",
+    "element_type": "text, table, figure, form, annotation or none",
+    "difficulty": "easy, medium or hard",
+    "page_nos": "1-based pages holding the evidence",
+    "image_page_nos": "pages whose images the question is asked about: page_nos, then any other evidence page",
+    "fact_ids": "the facts the answer rests on",
+    "assertion_ids": "the assertions behind the answer",
+    "answerable_from_scan": "every evidence span reads on the scan file (Tesseract CER <= 0.5); false: a scan "
+                            "stage erased or hid it, answer from the PDF only; empty: the scans were not read",
+    "evidence": "every span the answer cites, with its boxes",
+    "evidence.assertion_id": "the assertion citing the span",
+    "evidence.fact_id": "the fact drawn in the span",
+    "evidence.block_id": "the IR block the span was drawn in",
+    "evidence.page_no": "1-based page of the span (joins page_images and scan_images)",
+    "evidence.text": "the text drawn",
+    "evidence.bbox_pdf": "x0, y0, x1, y1 in PDF points (origin top left)",
+    "evidence.bbox_page_px": "x0, y0, x1, y1 in pixels of the clean page image",
+    "evidence.scan_bbox": "x0, y0, x1, y1 in pixels of the scan image",
+    "evidence.scan_quad": "the span's four corners [x, y] in pixels of the scan image",
+    "evidence.occluded_by": "scan stages whose marks cover part of the span on the scan",
+    "evidence.scan_cer": "character error rate of Tesseract reading the span on the scan (empty: not read)",
+    "evidence.image_index": "position of the span's page in image_page_nos",
+    "assertion_id": "unique id",
+    "claim": "atomic natural-language claim",
+    "value": "typed claimed value",
+    "value.kind": "kind of the claimed value",
+    "value.unit": "unit of a number ('' or empty when none)",
+    "value.currency": "currency of a money value ('' or empty when none)",
+    "derivation": "how a derived value was computed (empty for read values)",
+    "derivation.op": "sum, mean, max, min, count, difference, percent_change, days_between, ...",
+    "derivation.result": "the exact derived value (decimal or ISO date)",
+}
+
+QA_TABLE_SPEC: dict[str, Any] = {k: v for k, v in hf.SCHEMAS["qa"].items() if k not in ("images", "scans")}
+"""Columns of ``qa_with_evidence.parquet`` (and of the folder export's ``qa`` record set)."""
+
+_EVIDENCE_JSONL = {k: v for k, v in hf.EVIDENCE.items() if k != "assertion_id"}
+QA_JSONL_SPEC: dict[str, Any] = {
+    "qa_id": "string", "doc_id": "string", "question": "string", "answer_text": "string",
+    "answer": {"kind": "string", "unit": "string", "currency": "string"},
+    "accepted_answers": ("seq", "string"), "qa_type": "string", "element_type": "string", "difficulty": "string",
+    "page_nos": ("seq", "int32"), "fact_ids": ("seq", "string"), "assertion_ids": ("seq", "string"),
+    "answerable_from_scan": "bool"}
+"""The ``qa`` record set read from the corpus's ``qa.jsonl`` (Croissant written in place)."""
+ASSERTIONS_SPEC: dict[str, Any] = {
+    "assertion_id": "string", "qa_id": "string", "doc_id": "string", "claim": "string",
+    "value": {"kind": "string", "unit": "string", "currency": "string"}, "fact_ids": ("seq", "string"),
+    "evidence": ("list", _EVIDENCE_JSONL), "derivation": {"op": "string", "result": "string"}}
+"""The ``assertions`` record set, read from every document's ``assertions.jsonl``."""
+QA_JSONL_COLUMNS = {"qa_id": "id"}
+ASSERTION_JSONL_COLUMNS = {"assertion_id": "id"}
+"""Record-set field -> JSON-lines key where they differ (a line's own id is its ``id``)."""
 
 # Parquet table -> (record set, description, key column, [(column, dataType, description)])
-RECORD_SETS: list[tuple[str, str, str, str, list[tuple[str, str, str]]]] = [
-    (QA_TABLE, "qa", "Question/answer pairs, one per row, with a typed answer.", "qa_id", [
-        ("qa_id", "sc:Text", "unique id <doc_id>-q<n>"),
-        ("doc_id", "sc:Text", "document the question is about"),
-        ("question", "sc:Text", "the question"),
-        ("answer_text", "sc:Text", "canonical surface form of the answer"),
-        ("answer_kind", "sc:Text", "string, number, date, boolean, list or not_answerable"),
-        ("answer_json", "sc:Text", "typed answer as JSON (value, unit, currency)"),
-        ("accepted_answers", "sc:Text", f"JSON list of accepted surface forms ({ANSWER_POLICY})"),
-        ("qa_type", "sc:Text", "lookup, table_aggregate, comparison, difference, ..."),
-        ("element_type", "sc:Text", "text, table, figure, form, annotation or none"),
-        ("difficulty", "sc:Text", "easy, medium or hard"),
-        ("page_nos", "sc:Text", "JSON list of 1-based pages holding the evidence"),
-        ("fact_ids", "sc:Text", "JSON list of the facts the answer rests on"),
-        ("assertion_ids", "sc:Text", "JSON list of the assertions behind the answer"),
-        ("answerable_from_scan", "sc:Boolean", "every evidence span reads on the scan file (Tesseract CER <= 0.5); "
-         "false: a scan stage erased or hid it, answer from the PDF only; empty: the scans were not read")]),
-    (ASSERTIONS_TABLE, "assertions", "Atomic claims behind each answer with evidence boxes.", "assertion_id", [
-        ("assertion_id", "sc:Text", "unique id"),
-        ("qa_id", "sc:Text", "QA pair the claim belongs to"),
-        ("doc_id", "sc:Text", "document"),
-        ("claim", "sc:Text", "atomic natural-language claim"),
-        ("value_kind", "sc:Text", "kind of the claimed value"),
-        ("value_json", "sc:Text", "typed value as JSON"),
-        ("fact_ids", "sc:Text", "JSON list of facts"),
-        ("page_nos", "sc:Text", "JSON list of evidence pages"),
-        ("evidence_json", "sc:Text", "JSON list of evidence: page, bbox_pdf (points), bbox_page_px, scan_quad"),
-        ("derivation_json", "sc:Text", "operation and operands for derived values (empty otherwise)")]),
+SCALAR_RECORD_SETS: list[tuple[str, str, str, str | None, list[tuple[str, str, str]]]] = [
     (DOCUMENTS_TABLE, "documents", "One row per generated document.", "doc_id", [
         ("doc_id", "sc:Text", "document id"),
         ("index", "sc:Integer", "position in the corpus"),
@@ -169,17 +230,23 @@ RAI: dict[str, Any] = {
 }
 
 
-def _file_object(view: CorpusReader, rel: str, description: str) -> dict[str, Any]:
-    digest = view.manifest.files.get(rel) or sha256_file(view.path(rel))  # the manifest cannot list itself
+def _file_object(view: CorpusReader, rel: str, description: str, data: bytes | None = None) -> dict[str, Any]:
+    """A FileObject for a corpus file (hash from the manifest), or for ``data`` the export writes at ``rel``."""
+    if data is not None:
+        digest, size = hashlib.sha256(data).hexdigest(), len(data)
+    else:
+        digest = view.manifest.files.get(rel) or sha256_file(view.path(rel))  # the manifest cannot list itself
+        size = view.path(rel).stat().st_size
     return {"@type": "cr:FileObject", "@id": rel, "name": rel, "description": description, "contentUrl": rel,
             "encodingFormat": _MIME.get(Path(rel).suffix, "application/octet-stream"),
-            "contentSize": f"{view.path(rel).stat().st_size} B", "sha256": digest}
+            "contentSize": f"{size} B", "sha256": digest}
 
 
 def _described_files(view: CorpusReader) -> list[tuple[str, str]]:
     """(corpus path, description) of every file given its own FileObject, in a stable order."""
     out = [(MANIFEST, "corpus manifest: spec, code version, stats, sha256 of every file"),
-           (QA_TABLE, "QA pairs"), (ASSERTIONS_TABLE, "assertions with evidence"),
+           (QA_TABLE, "QA pairs (corpus table; lists as JSON text)"),
+           (ASSERTIONS_TABLE, "assertions with evidence (corpus table; lists as JSON text)"),
            (DOCUMENTS_TABLE, "documents"), (PAGES_TABLE, "pages"), (QA_FILE, "QA pairs as JSON lines")]
     for doc_id in view.doc_ids:
         f = DocFiles(doc_id)
@@ -189,7 +256,78 @@ def _described_files(view: CorpusReader) -> list[tuple[str, str]]:
     return out
 
 
-def croissant_metadata(view: CorpusReader) -> dict[str, Any]:
+def _field(fid: str, name: str, t: Any, source: dict[str, Any], column: str, key: str,
+           json_path: str | None = None) -> dict[str, Any]:
+    """One Croissant field for a column (or, with ``json_path``, a member of its parent's column)."""
+    d: dict[str, Any] = {"@type": "cr:Field", "@id": fid, "name": name,
+                         "description": DESCRIPTIONS.get(key, name.replace("_", " "))}
+    inner = t
+    if isinstance(t, tuple):
+        d["repeated"] = True
+        inner = t[1]
+        while isinstance(inner, tuple) and inner[0] == "seq":  # a list of lists (scan_quad) stays nested
+            inner = inner[1]
+    if isinstance(inner, dict):
+        d["subField"] = [_field(f"{fid}/{k}", k, v, source, column, f"{key}.{k}", k) for k, v in inner.items()]
+        return d
+    d["dataType"] = _DATA_TYPE[inner]
+    src: dict[str, Any] = {**source, "extract": {"column": column}}
+    if json_path:
+        src["transform"] = {"jsonPath": json_path}
+    d["source"] = src
+    return d
+
+
+def _record_set(name: str, description: str, spec: dict[str, Any], source: dict[str, Any], key: str | None,
+                columns: dict[str, str] | None = None) -> dict[str, Any]:
+    columns = columns or {}
+    rs: dict[str, Any] = {"@type": "cr:RecordSet", "@id": name, "name": name, "description": description,
+                          "field": [_field(f"{name}/{k}", k, v, source, columns.get(k, k), k) for k, v in spec.items()]}
+    if key:
+        rs["key"] = {"@id": f"{name}/{key}"}
+    return rs
+
+
+def _image_record_set(name: str, description: str, file_set: str, folder: str) -> dict[str, Any]:
+    """Images of a FileSet with the (doc_id, page_no) read from their paths ``docs/<doc_id>/<folder>/page-NNNN.*``."""
+    src = {"fileSet": {"@id": file_set}}
+    path_re = rf"^docs/([^/]+)/{folder}/page-(\d+)\.\w+$"
+
+    def from_path(field: str, dtype: str, desc: str, regex: str) -> dict[str, Any]:
+        return {"@type": "cr:Field", "@id": f"{name}/{field}", "name": field, "description": desc, "dataType": dtype,
+                "source": {**src, "extract": {"fileProperty": "fullpath"}, "transform": {"regex": regex}}}
+
+    return {"@type": "cr:RecordSet", "@id": name, "name": name, "description": description,
+            "key": {"@id": f"{name}/path"}, "field": [
+                {"@type": "cr:Field", "@id": f"{name}/path", "name": "path", "dataType": "sc:Text",
+                 "description": "path of the image file in the dataset", "source": {**src, "extract": {"fileProperty": "fullpath"}}},
+                from_path("doc_id", "sc:Text", "document id (joins qa.doc_id, pages.doc_id)", path_re.replace(r"(\d+)", r"\d+")),
+                from_path("page_no", "sc:Integer", "1-based page (joins qa.evidence.page_no, pages.page_no)",
+                          path_re.replace("([^/]+)", "[^/]+")),
+                {"@type": "cr:Field", "@id": f"{name}/image", "name": "image", "dataType": "sc:ImageObject",
+                 "description": "the image", "source": {**src, "extract": {"fileProperty": "content"}}}]}
+
+
+def qa_evidence_table(view: CorpusReader) -> bytes:
+    """``qa_with_evidence.parquet``: every QA pair in corpus order with its typed answer and evidence boxes."""
+    rows = []
+    for doc_id in view.doc_ids:
+        by_id = {a.id: a for a in view.assertions(doc_id)}
+        rows += [hf.qa_row(q, by_id) for q in view.qa(doc_id)]
+    return hf.parquet_bytes(rows, hf.spec_schema(QA_TABLE_SPEC))[0]
+
+
+def date_published(view: CorpusReader) -> str:
+    """The UTC date ``corpus.json`` was written: a property of the corpus, so re-exporting changes no byte."""
+    mtime = view.path(MANIFEST).stat().st_mtime
+    return datetime.datetime.fromtimestamp(mtime, datetime.UTC).date().isoformat()
+
+
+def croissant_metadata(view: CorpusReader, qa_table: bytes | None = None,
+                       marker: bytes | None = None) -> dict[str, Any]:
+    """The metadata; ``qa_table`` (the bytes of ``qa_with_evidence.parquet``) and ``marker`` (the export's
+    ``synthdocqa-export.json``) are files of a folder export, described beside the corpus files. Without
+    ``qa_table`` the ``qa`` record set is read from ``qa.jsonl`` and has no evidence."""
     m = view.manifest
     s = m.stats
     any_doc = DocFiles("*")  # glob patterns over every document's folder
@@ -198,31 +336,47 @@ def croissant_metadata(view: CorpusReader) -> dict[str, Any]:
         if rel != MANIFEST:
             view.read_bytes(rel)  # the hash we publish is the hash of the bytes that are there
         distribution.append(_file_object(view, rel, desc))
+    if qa_table is not None:
+        distribution.append(_file_object(view, QA_EVIDENCE_TABLE, "QA pairs with typed answers and every "
+                                         "evidence box (written by the export)", qa_table))
+    if marker is not None:
+        distribution.append(_file_object(view, EXPORT_MARKER, "what this folder was exported from (corpus, spec "
+                                         "hash, code version); lets a later export replace the folder", marker))
     distribution.append({"@type": "cr:FileSet", "@id": "page-images", "name": "page-images",
                          "description": "clean page images rendered from the PDFs", "encodingFormat": "image/png",
                          "includes": f"{any_doc.images_dir('pages')}/*{PAGE_IMAGE_SUFFIX}"})
-    scan_exts = sorted({Path(rel).suffix for rel in m.files if f"/{SCAN_DIR}/" in rel})
-    for ext in scan_exts:
-        distribution.append({"@type": "cr:FileSet", "@id": f"scan-images{ext}", "name": f"scan-images{ext}",
-                             "description": f"simulated scans of the pages ({ext[1:]})",
-                             "encodingFormat": _MIME.get(ext, "application/octet-stream"),
-                             "includes": f"{any_doc.images_dir('scan')}/*{ext}"})
-    record_sets = [{
-        "@type": "cr:RecordSet", "@id": "page_images", "name": "page_images",
-        "description": "clean page images; the path joins pages.image", "field": [
-            {"@type": "cr:Field", "@id": "page_images/path", "name": "path", "dataType": "sc:Text",
-             "description": "file path of the image",
-             "source": {"fileSet": {"@id": "page-images"}, "extract": {"fileProperty": "filepath"}}},
-            {"@type": "cr:Field", "@id": "page_images/image", "name": "image", "dataType": "sc:ImageObject",
-             "description": "the page image",
-             "source": {"fileSet": {"@id": "page-images"}, "extract": {"fileProperty": "content"}}}]}]
-    for table, name, desc, key, cols in RECORD_SETS:
+    scan_exts = sorted({Path(rel).suffix for rel in m.files if f"/{SCAN_DIR}/" in rel}) or [".jpg"]
+    distribution.append({"@type": "cr:FileSet", "@id": "scan-images", "name": "scan-images",
+                         "description": "simulated scans of the pages",
+                         "encodingFormat": [_MIME.get(e, "application/octet-stream") for e in scan_exts],
+                         "includes": [f"{any_doc.images_dir('scan')}/*{e}" for e in scan_exts]})
+    distribution.append({"@type": "cr:FileSet", "@id": "assertions-jsonl", "name": "assertions-jsonl",
+                         "description": "each document's assertions (JSON lines, evidence boxes as numbers)",
+                         "encodingFormat": _MIME[".jsonl"], "includes": f"docs/*/{ASSERTIONS_FILE}"})
+
+    if qa_table is not None:
+        qa_rs = _record_set("qa", "Question/answer pairs, one per row, with a typed answer and every evidence box.",
+                            QA_TABLE_SPEC, {"fileObject": {"@id": QA_EVIDENCE_TABLE}}, "qa_id")
+    else:
+        qa_rs = _record_set("qa", "Question/answer pairs, one per row, with a typed answer (evidence boxes: "
+                            "assertions, joined on qa_id).", QA_JSONL_SPEC, {"fileObject": {"@id": QA_FILE}},
+                            "qa_id", QA_JSONL_COLUMNS)
+    record_sets = [
+        qa_rs,
+        _record_set("assertions", "Atomic claims behind each answer with their evidence boxes.", ASSERTIONS_SPEC,
+                    {"fileSet": {"@id": "assertions-jsonl"}}, "assertion_id", ASSERTION_JSONL_COLUMNS)]
+    for table, name, desc, key, cols in SCALAR_RECORD_SETS:
         rs: dict[str, Any] = {"@type": "cr:RecordSet", "@id": name, "name": name, "description": desc, "field": [
             {"@type": "cr:Field", "@id": f"{name}/{col}", "name": col, "description": cdesc, "dataType": dtype,
              "source": {"fileObject": {"@id": table}, "extract": {"column": col}}} for col, dtype, cdesc in cols]}
         if key:
             rs["key"] = {"@id": f"{name}/{key}"}
         record_sets.append(rs)
+    record_sets += [
+        _image_record_set("page_images", "clean page images, with the (doc_id, page_no) they show", "page-images",
+                          "pages"),
+        _image_record_set("scan_images", "simulated scans of the pages, with the (doc_id, page_no) they show",
+                          "scan-images", SCAN_DIR)]
     return {
         "@context": CONTEXT,
         "@type": "sc:Dataset",
@@ -234,6 +388,7 @@ def croissant_metadata(view: CorpusReader) -> dict[str, Any]:
         "conformsTo": "http://mlcommons.org/croissant/1.0",
         "citeAs": (f"@misc{{synthdocqa_{m.name}_{m.spec.seed}, title={{SynthDocQA corpus {m.name} (seed "
                    f"{m.spec.seed})}}, note={{generated by synthdocqa {m.code_version}, spec {m.spec_hash[:16]}}}}}"),
+        "datePublished": date_published(view),
         "license": "https://www.apache.org/licenses/LICENSE-2.0",
         "version": "1.0.0",
         "keywords": ["document question answering", "synthetic data", "PDF", "scans", "provenance"],
@@ -247,14 +402,18 @@ def croissant_metadata(view: CorpusReader) -> dict[str, Any]:
 
 @export_errors
 def export_croissant(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[str]) -> dict[str, int]:
-    """``out`` = the corpus folder: write ``croissant.json`` there; else a folder with it and the files."""
+    """``out`` = the corpus folder: write ``croissant.json`` there; else a folder with it, the corpus files and
+    ``qa_with_evidence.parquet``."""
     view = open_corpus(corpus_dir)
-    meta = croissant_metadata(view)
+    out = Path(out)
+    in_place = out.exists() and out.resolve() == view.root.resolve()
+    qa_table = None if in_place else qa_evidence_table(view)
+    marker = None if in_place else canonical(marker_file(FORMAT, marker_of(view))).encode("utf-8")
+    meta = croissant_metadata(view, qa_table, marker)
     counts = {"file_objects": sum(1 for d in meta["distribution"] if d["@type"] == "cr:FileObject"),
               "record_sets": len(meta["recordSet"]), "files": len(view.manifest.files)}
     text = canonical(meta)
-    out = Path(out)
-    if out.exists() and out.resolve() == view.root.resolve():
+    if in_place:
         atomic_write_text(out / FILE_NAME, text)
         return counts
 
@@ -264,6 +423,7 @@ def export_croissant(corpus_dir: str | os.PathLike[str], out: str | os.PathLike[
             dst.parent.mkdir(parents=True, exist_ok=True)
             dst.write_bytes(view.read_bytes(rel))
         (tmp / MANIFEST).write_bytes(view.manifest_bytes())
+        (tmp / QA_EVIDENCE_TABLE).write_bytes(qa_table)
         (tmp / FILE_NAME).write_text(text, "utf-8")
 
     write_export_dir(out, FORMAT, fill, marker_of(view))
