@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -77,10 +78,11 @@ def test_served_deployment_run_completes_and_verifies(server, tmp_path):
         assert verify_corpus(out) == []
         assert load_manifest(out).spec.seed == 7
         # a bad parameter is refused when the run is created, by the server, not 20 s later on the worker
-        for param, word in (("profile=bogus", "profile"), ("runner=spark", "runner"), ("workers=-3", "workers")):
+        for name, (param, word) in itertools.product(
+                ("generate-corpus/default", "generate-corpus/default-served"),
+                (("profile=bogus", "profile"), ("runner=spark", "runner"), ("workers=-3", "workers"))):
             t0 = time.time()
-            r = server.run(str(BIN / "prefect"), "deployment", "run", "generate-corpus/default-served", "--param", param,
-                           timeout=120)
+            r = server.run(str(BIN / "prefect"), "deployment", "run", name, "--param", param, timeout=120)
             said = r.stdout + r.stderr
             assert r.returncode != 0 and word in said and "Created flow run" not in said, said[-2000:]
             assert time.time() - t0 < 60
