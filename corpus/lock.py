@@ -54,6 +54,12 @@ class LockToken:
         try:
             st = os.stat(self.path)
         except FileNotFoundError:
+            folder = os.path.dirname(self.path)
+            if not os.path.isdir(folder) and self.host and self.host != socket.gethostname():
+                # a worker of a cluster without the run's folder: say so, not "removed"
+                raise LockLost(f"{folder}: the output folder is not visible on worker host {socket.gethostname()} "
+                               f"(run {self.pid} on {self.host or 'its host'}); every worker needs it at the same "
+                               "path (a shared file system); stopped") from None
             raise LockLost(f"{self.path}: lock file removed while run {self.pid} was writing; stopped") from None
         if (st.st_dev, st.st_ino) != (self.dev, self.ino):
             raise LockLost(f"{self.path}: lock file replaced while run {self.pid} was writing; stopped")

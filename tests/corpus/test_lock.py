@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import socket
 import subprocess
 
 import pytest
@@ -27,3 +28,17 @@ def test_a_worker_stops_when_the_run_that_locked_the_folder_is_gone(tmp_path):
         (tmp_path / "c" / ".lock").unlink()
         with pytest.raises(LockLost, match="lock file removed"):
             token.check()
+
+
+def test_a_worker_on_another_host_without_the_folder_is_told_so(tmp_path):
+    """A cluster worker that does not see the output folder (no shared file system) stops with a line that
+    says so and names its host; on the run's own host a vanished folder is still "removed"."""
+    with OutputLock.of(tmp_path / "c") as lock:
+        token = lock.token
+    elsewhere = dataclasses.replace(token, path=str(tmp_path / "not-mounted" / ".lock"), host="the-run-host")
+    with pytest.raises(LockLost, match=r"not-mounted: the output folder is not visible on worker host .+ "
+                                       r"\(run \d+ on the-run-host\); every worker needs it at the same path"):
+        elsewhere.check()
+    here = dataclasses.replace(elsewhere, host=socket.gethostname())
+    with pytest.raises(LockLost, match="lock file removed"):
+        here.check()
