@@ -82,6 +82,9 @@ class Session:
     language: str = "en"
     turn_times: deque = field(default_factory=lambda: deque(maxlen=1000))
     admin: bool = False
+    csrf_sent: bool = False
+    """Whether a page carried this session's CSRF token (a form with another token then is a forgery, not a
+    form of a session the server lost)."""
     memory: dict[str, EncounterRow] = field(default_factory=dict)
     """Encounters of a student without research consent: never written, gone with the session."""
     feedback: dict[str, list[dict[str, object]]] = field(default_factory=dict)
@@ -104,12 +107,14 @@ UI: dict[str, dict[str, str]] = {
            "differential": "Your differential diagnosis", "elapsed": "elapsed", "you": "You", "patient": "Patient",
            "cases": "Cases", "start": "Start", "not_kept": "Practice only: nothing of this encounter is kept.",
            "kept": "Kept for research under your consent (you can withdraw it).", "failed": "(no answer)",
-           "done": "Encounter ended", "back": "Back to the cases", "question": "Your question"},
+           "done": "Encounter ended", "back": "Back to the cases", "question": "Your question",
+           "open": "Your open encounters", "turns": "questions", "new": "Start a new encounter"},
     "ko": {"title": "OSCE 병력 청취 연습", "ask": "질문하기", "end": "면담 종료", "differential": "감별 진단",
            "elapsed": "경과", "you": "학생", "patient": "환자", "cases": "증례", "start": "시작",
            "not_kept": "연습 전용: 이 면담의 내용은 저장되지 않습니다.",
            "kept": "연구 동의에 따라 저장됩니다 (동의는 철회할 수 있습니다).", "failed": "(응답 없음)",
-           "done": "면담이 종료되었습니다", "back": "증례 목록으로", "question": "질문"},
+           "done": "면담이 종료되었습니다", "back": "증례 목록으로", "question": "질문",
+           "open": "진행 중인 면담", "turns": "질문", "new": "새 면담 시작"},
 }
 
 
@@ -138,6 +143,7 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
     def page(name: str, session: Session, status: int = 200, **values: object) -> HTMLResponse:
         html = state.env.get_template(name).render(csrf=session.csrf, ui=UI[session.language],
                                                    lang=session.language, hangul_family=HTML_FAMILY, **values)
+        session.csrf_sent = True
         resp = HTMLResponse(html, status_code=status)
         resp.set_cookie(COOKIE, session.sid, httponly=True, samesite="lax")
         resp.headers["Content-Security-Policy"] = "default-src 'self'; style-src 'self' 'unsafe-inline'"
@@ -161,6 +167,10 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
         s = session_of(request)
         form = await _form(request)
         if not hmac.compare_digest(form.get("csrf", ""), s.csrf):
+            if form.get("csrf") and s.student_id is None and not s.csrf_sent:
+                # a form of a session this server does not know (it restarted, or the session expired): the
+                # sign-in page says so; a form of a live session with a wrong token stays a bare 403
+                return page("signin.html.j2", s, status=403, error=None, expired=True)
             return Response("CSRF token missing or wrong", status_code=403)
         return s, form
 
@@ -200,13 +210,13 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
 
     async def index(request: Request) -> Response:
         s = session_of(request)
-        return page("signin.html.j2", s, error=None)
+        return page("signin.html.j2", s, error=None, expired=False)
 
     @form_post()
     async def signin(request: Request, s: Session, form: dict[str, str]) -> Response:
         code = form.get("code", "").strip()
         if not 4 <= len(code) <= 32 or set(code) - _CODE_CHARS:
-            return page("signin.html.j2", s, status=400,
+            return page("signin.html.j2", s, status=400, expired=False,
                         error="The code is 4 to 32 letters, digits, - or _ (no names or e-mail addresses).")
         assert state.store is not None
         s.student_id = await state.store.student_id(code)
@@ -245,7 +255,12 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
         kept = await research(s)
         items = [{"id": c.id, "language": lang, "title": c.title(lang), "complaint": c.chief_complaint(lang)}
                  for c in config.cases.values() for lang in ("en", "ko")]
-        return page("cases.html.j2", s, cases=items, kept=kept)
+        assert state.store is not None and s.student_id is not None
+        stored = await state.store.student_encounters(s.student_id) if kept else []
+        held = [e for e in s.memory.values() if e.ended_at is None]
+        open_encounters = [{"id": e.id, "language": e.language, "title": config.cases[e.case].title(e.language),
+                            "turns": len(e.turns)} for e in [*stored, *held] if e.case in config.cases]
+        return page("cases.html.j2", s, cases=items, kept=kept, open_encounters=open_encounters)
 
     @form_post(signed=True)
     async def start(request: Request, s: Session, form: dict[str, str]) -> Response:
@@ -275,6 +290,8 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
 
     async def encounter(request: Request) -> Response:
         s = session_of(request)
+        if s.student_id is None:  # not signed in (a restart ends every session): no encounter, the way back
+            return page("signin.html.j2", s, status=404, error=None, expired=True)
         e = await find(s, request.path_params["eid"])
         if e is None:
             return Response("no such encounter", status_code=404)

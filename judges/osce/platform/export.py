@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -26,6 +27,8 @@ from .store import EncounterRow, PlatformStore
 
 DIALOGUES_FILE, ENCOUNTERS_FILE, CARD_FILE = "dialogues.csv", "encounters.csv", "README.md"
 HF_DIR = "hf"
+META_COLUMNS = ["encounter", "student", "case", "language", "model", "prompt_sha256", "started_date", "turns",
+                "failed_turns", "differential"]
 
 
 def _pseudonyms(ids: list[str], prefix: str, width: int, rng: secrets.SystemRandom) -> dict[str, str]:
@@ -34,27 +37,47 @@ def _pseudonyms(ids: list[str], prefix: str, width: int, rng: secrets.SystemRand
     return {x: f"{prefix}{k + 1:0{width}d}" for k, x in enumerate(order)}
 
 
-def export_frames(rows: list[EncounterRow]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The dialogues table (one row per answered turn) and the encounters table, pseudonymised afresh."""
+@dataclass(frozen=True)
+class Pseudonymised:
+    """Encounters pseudonymised for one export: the dialogues (answered turns only; an encounter without one has
+    none), the encounters table, and the key from the stored encounter ids to their pseudonyms, which lives in
+    memory only (the nightly evaluation uses it to know which stored encounters it scored) and is never written."""
+
+    dialogues: list[Dialogue]
+    meta: pd.DataFrame
+    encounter_key: dict[str, str]
+
+    def table(self) -> pd.DataFrame:
+        """The dialogues table (one row per answered turn), checked as the rubric and the packets read it."""
+        table = dialogues_frame(self.dialogues)
+        validate_dialogues(table, source="export")
+        return table
+
+
+def pseudonymise(rows: list[EncounterRow]) -> Pseudonymised:
+    """The rows pseudonymised afresh (a new random key for this call)."""
     rng = secrets.SystemRandom()
     students = _pseudonyms([e.student_id for e in rows], "S", 3, rng)
     encs = _pseudonyms([e.id for e in rows], "E", 4, rng)
     dialogues = [Dialogue(case=e.case, encounter=encs[e.id], responder=e.model, turns=tuple(
         Turn(turn=t.n, utterance_id=f"T{t.n:02d}", question=t.question, response=t.answer or "")
         for t in e.turns if t.status == "ok" and t.answer)) for e in rows]
-    table = dialogues_frame([d for d in dialogues if d.turns])
-    validate_dialogues(table, source="export")  # what the rubric and the packets will read
     meta = pd.DataFrame([{
         "encounter": encs[e.id], "student": students[e.student_id], "case": e.case, "language": e.language,
         "model": e.model, "prompt_sha256": e.prompt_sha256, "started_date": e.started_at.date().isoformat(),
         "turns": len(e.turns), "failed_turns": sum(t.status != "ok" for t in e.turns),
-        "differential": e.differential or ""} for e in rows],
-        columns=["encounter", "student", "case", "language", "model", "prompt_sha256", "started_date", "turns",
-                 "failed_turns", "differential"])
-    return table, meta.sort_values("encounter").reset_index(drop=True)
+        "differential": e.differential or ""} for e in rows], columns=META_COLUMNS)
+    return Pseudonymised(dialogues=[d for d in dialogues if d.turns],
+                         meta=meta.sort_values("encounter").reset_index(drop=True), encounter_key=encs)
 
 
-def _card(meta: pd.DataFrame, n_turns: int) -> str:
+def export_frames(rows: list[EncounterRow]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The dialogues table (one row per answered turn) and the encounters table, pseudonymised afresh."""
+    made = pseudonymise(rows)
+    return made.table(), made.meta
+
+
+def dataset_card(meta: pd.DataFrame, n_turns: int) -> str:
     cases = ", ".join(f"{c} ({n})" for c, n in meta["case"].value_counts().sort_index().items()) or "none"
     return f"""---
 license: other
@@ -87,7 +110,7 @@ async def export_consented(store: PlatformStore, out_dir: str | os.PathLike[str]
     rows = await store.encounters(consented_only=True, ended_only=True)
     table, meta = export_frames(rows)
     with atomic_dir(Path(out_dir)) as tmp:
-        card = _card(meta, len(table))
+        card = dataset_card(meta, len(table))
         for folder in (tmp, tmp / HF_DIR):
             folder.mkdir(parents=True, exist_ok=True)
             table.to_csv(folder / DIALOGUES_FILE, index=False, lineterminator="\n")
@@ -99,4 +122,4 @@ async def export_consented(store: PlatformStore, out_dir: str | os.PathLike[str]
     return {"encounters": len(meta), "students": int(meta["student"].nunique()), "turns": len(table)}
 
 
-__all__ = ["export_consented", "export_frames"]
+__all__ = ["Pseudonymised", "dataset_card", "export_consented", "export_frames", "pseudonymise"]

@@ -248,6 +248,13 @@ class PlatformStore:
         """The database URL with the password masked."""
         return self._safe_url
 
+    @property
+    def database_id(self) -> str:
+        """A stable id of this database for what is kept outside it (the nightly evaluation's cursor): a hash of
+        its pseudonym salt, which it does not reveal; the same for a copy of the file, another for another
+        database."""
+        return hashlib.sha256(b"synthdocqa-platform-database\0" + self._salt).hexdigest()[:16]
+
     # -- opening -------------------------------------------------------------------------------------------
 
     @classmethod
@@ -430,6 +437,14 @@ class PlatformStore:
             where.append(encounters.c.ended_at.is_not(None))
         return await self._encounter_rows(sa.and_(sa.true(), *where))
 
+    async def student_encounters(self, student_id: str, *, open_only: bool = True) -> list[EncounterRow]:
+        """One student's stored encounters, oldest first (open_only: not yet ended): what a student signing in
+        again, after a restart, goes back to."""
+        where = [encounters.c.student_id == student_id]
+        if open_only:
+            where.append(encounters.c.ended_at.is_(None))
+        return await self._encounter_rows(sa.and_(*where))
+
     async def _encounter_rows(self, where: sa.ColumnElement[bool]) -> list[EncounterRow]:
         eq = sa.select(encounters).where(where).order_by(encounters.c.started_at, encounters.c.id)
         tq = (sa.select(turns).join(encounters, turns.c.encounter_id == encounters.c.id).where(where)
@@ -446,6 +461,11 @@ class PlatformStore:
             id=e["id"], student_id=e["student_id"], case=e["case_id"], language=e["language"], model=e["model"],
             prompt_sha256=e["prompt_sha256"], started_at=e["started_at"], ended_at=e["ended_at"],
             differential=e["differential"], turns=tuple(by_encounter.get(e["id"], ()))) for e in erows]
+
+    async def encounter_ids(self) -> set[str]:
+        """The ids of every stored encounter, whatever its consent or state (no turns read)."""
+        async with self._tx(write=False) as conn:
+            return {r[0] for r in (await conn.execute(sa.select(encounters.c.id))).all()}
 
     async def counts_per_case(self) -> dict[str, int]:
         """Stored encounters per case (sorted by case)."""

@@ -274,3 +274,32 @@ def test_idle_sessions_are_dropped_once_many_exist(tmp_path, vsp, monkeypatch):
         c.cookies.clear()
         c.get("/")
         assert len(sessions) == 1 and mine.sid not in sessions
+
+
+def test_after_a_restart_a_student_is_sent_to_sign_in_and_finds_the_open_encounter(tmp_path, vsp):
+    """Sessions live in the server's memory: after a restart (a new app on the same database) the page a
+    student still has open posts a token the server never gave; it gets the sign-in page saying so (403, not
+    a bare error), the encounter's address shows the same (404), and signed in again the case list links the
+    open encounter with its stored turns. A live session's wrong token stays a bare 403 (a forgery)."""
+    with TestClient(_app(tmp_path, vsp)) as c:
+        _student(c, "RESTART-1", research=True)
+        eid = _start(c)
+        _ask(c, eid, "When did it start?")
+        old_token = _csrf(c.get(f"/encounters/{eid}").text)
+        assert "Your open encounters" in c.get("/cases").text
+        cookie = dict(c.cookies)
+    with TestClient(_app(tmp_path, vsp), cookies=cookie) as c:  # the restarted server, the same browser
+        r = c.post(f"/encounters/{eid}/turns", data={"csrf": old_token, "question": "lost?"})
+        assert r.status_code == 403 and "You are not signed in" in r.text and 'action="/signin"' in r.text
+        r = c.get(f"/encounters/{eid}")
+        assert r.status_code == 404 and "You are not signed in" in r.text and "When did it start?" not in r.text
+        _student(c, "RESTART-1", research=True)
+        cases = c.get("/cases").text
+        assert "Your open encounters" in cases and f'href="/encounters/{eid}"' in cases and "questions: 1" in cases
+        assert "When did it start?" in c.get(f"/encounters/{eid}").text
+        token = _csrf(cases)
+        assert c.post(f"/encounters/{eid}/turns", data={"csrf": "forged", "question": "x"}).text == \
+            "CSRF token missing or wrong"
+        assert c.post(f"/encounters/{eid}/turns", data={"csrf": token, "question": "Any pain?"}).status_code == 200
+    (e,) = _stored(tmp_path)
+    assert [t.question for t in e.turns] == ["When did it start?", "Any pain?"]  # "lost?" was never stored
