@@ -1,11 +1,12 @@
 """The corpus report: one self-contained HTML page to look at a corpus before trusting it.
 
-Stats tables (by domain, recipe, tier, element and QA type) and matplotlib charts, a gallery of
-sampled QA pairs with their evidence boxes drawn over the clean page (``bbox_page_px``) and over the
+Stats tables (by domain, recipe, tier, element and QA type) and matplotlib charts, the QA browser (every QA
+pair filtered and searched in the page, its evidence pages' thumbnails with boxes, every page: ``report_browser``),
+a gallery of sampled QA pairs with their evidence boxes drawn over the clean page (``bbox_page_px``) and over the
 scan (``scan_quad``), and the five-tier contact sheet of one page (the page's PDF rasterised again and
 passed through every tier with ``degrade_page``). Every image is inlined as base64 (``report_images``
-draws them), nothing is fetched; the sample is seeded by the corpus seed, so the same corpus gives the
-same bytes.
+draws them), nothing is fetched; the only script is the browser's own, fed escaped JSON; the sample is seeded
+by the corpus seed, so the same corpus gives the same bytes.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from ..store import (
     open_corpus,
 )
 from .exports.common import ExportError
+from .report_browser import BROWSER_CSS, browser_section
 from .report_images import PALETTE, chart, crop_around, draw_boxes, draw_quads, fit_width, jpeg_uri, open_rgb
 
 CLEAN_COLOUR = (220, 30, 60)
@@ -56,6 +58,11 @@ class ReportOptions:
     """Width in pixels of page thumbnails in the gallery."""
     contact_dpi: int = 100
     """Resolution at which the contact-sheet page is rasterised and degraded."""
+    page_thumb_width: int | None = None
+    """Width in pixels of the QA browser's page thumbnails (one clean and one scan JPEG per corpus page); None:
+    chosen from the corpus's page count to keep them within a size budget (``report_browser.thumb_width``: 260
+    up to 333 pages, then down with the square root of the page count so they stay within about 10 MB, never
+    under 80)."""
 
 
 # ----------------------------------------------------------------- stats
@@ -326,20 +333,23 @@ def _build_report(view: CorpusReader, opts: ReportOptions) -> tuple[str, dict[st
     busiest = t["pages"].sort_values(["n_spans", "doc_id", "page_no"], ascending=[False, True, True],
                                      kind="stable").iloc[0]
     c_doc, c_page = str(busiest["doc_id"]), int(busiest["page_no"])
+    browser = browser_section(view, t, opts.page_thumb_width)
 
     body = _TEMPLATES.get_template("report.html.j2").render(
-        title=f"SynthDocQA corpus report: {m.name} (seed {seed})", css=CSS, stats=s,
+        title=f"SynthDocQA corpus report: {m.name} (seed {seed})", css=CSS + BROWSER_CSS, stats=s,
         report_key=report_key(view.root, opts),
         code_version=m.code_version, spec_hash=m.spec_hash[:16], dpi=m.spec.dpi, seed=seed, manifest=MANIFEST,
         cards=[(k, _fmt(v)) for k, v in cards],
         panels=[{"title": title, "table": _table_data(df, idx)} for title, df, idx in panels if df is not None],
         charts=charts, gallery=[gallery_item(view, t, qid, opts) for qid in chosen],
+        browser=browser,
         sheet={"doc_id": c_doc, "page_no": c_page, "dpi": opts.contact_dpi,
                "tiers": contact_sheet(view, c_doc, c_page, seed, opts.contact_dpi)})
     summary = {"documents": s["documents"], "pages": s["pages"], "qa_pairs": s["qa_pairs"],
                "assertions": s["assertions"], "gallery": chosen, "contact_sheet": [c_doc, c_page],
                "qa_by_element": s["qa_by_element"], "by_tier": s["by_tier"],
-               "legibility": None if legible is None else legible["legible %"].to_dict()}
+               "legibility": None if legible is None else legible["legible %"].to_dict(),
+               "browser": {k: browser[k] for k in ("n_qa", "n_pages", "thumb_width", "thumbnail_bytes")}}
     return body, summary
 
 
@@ -351,8 +361,9 @@ def report_key(corpus_dir: str | os.PathLike[str], opts: ReportOptions | None = 
     h = hashlib.sha256()
     h.update((Path(corpus_dir) / MANIFEST).read_bytes())
     h.update(repr(opts or ReportOptions()).encode())
-    for code in (Path(__file__), Path(__file__).parent / "report_images.py",
-                 Path(__file__).parent / "templates" / "report.html.j2"):
+    here = Path(__file__).parent
+    for code in (Path(__file__), here / "report_images.py", here / "report_browser.py",
+                 here / "templates" / "report.html.j2"):
         h.update(code.read_bytes())
     return h.hexdigest()
 

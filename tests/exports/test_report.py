@@ -26,7 +26,7 @@ class _Tags(HTMLParser):
         self.imgs: list[str] = []
         self.links: list[str] = []
         self.classes: list[str] = []
-        self.scripts = 0
+        self.scripts: list[dict] = []
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -35,7 +35,7 @@ class _Tags(HTMLParser):
         if tag in ("a", "link", "script", "iframe") and (a.get("href") or a.get("src")):
             self.links.append(a.get("href") or a.get("src"))
         if tag == "script":
-            self.scripts += 1
+            self.scripts.append(a)
         self.classes += (a.get("class") or "").split()
 
 
@@ -51,7 +51,8 @@ def test_report_is_self_contained_with_every_section(corpus, report):
     tags = _Tags()
     text = report.read_text("utf-8")
     tags.feed(text)
-    assert tags.scripts == 0
+    # the QA browser's data (JSON, not run) and its own inline script; nothing loaded from anywhere
+    assert tags.scripts == [{"type": "application/json", "id": "qb-data"}, {}]
     assert all(src.startswith(("data:image/png;base64,", "data:image/jpeg;base64,")) for src in tags.imgs)
     assert all(link.startswith(("#", "data:")) for link in tags.links)  # nothing fetched
     n_gallery = tags.classes.count("qa")
@@ -69,9 +70,12 @@ def test_report_is_self_contained_with_every_section(corpus, report):
         assert f'<th scope="row">{qa_type}</th><td class="n">{n}</td>' in text
 
 
-def test_report_is_deterministic(corpus, report):
+def test_report_is_deterministic(corpus, report, corpus_copy):
     again, _ = build_report(corpus, ReportOptions())
     assert again.encode("utf-8") == report.read_bytes()
+    assert 'id="qb-data"' in again  # the QA browser, its thumbnails and data included
+    elsewhere, _ = build_report(corpus_copy, ReportOptions())
+    assert elsewhere == again  # nor does the corpus's folder enter the page
 
 
 def test_gallery_questions_are_sampled_over_element_types(corpus):
@@ -96,18 +100,28 @@ def test_boxes_and_quads_are_drawn_where_given():
 
 
 @pytest.mark.needs("chromium")
-def test_report_opens_in_headless_chromium_without_errors(report):
+def test_report_opens_in_headless_chromium_without_errors(corpus, report):
+    truth = corpus_truth(corpus)
+    pages_of = {q: set(truth["qa"][q]["page_nos"]) for q in truth["qa"]}
+    for a in truth["assertions"].values():
+        pages_of[a["qa_id"]] |= {e["page_no"] for e in a["evidence"]}
+    with_evidence = {a["qa_id"] for a in truth["assertions"].values() if a["evidence"]}
     page = check_page(report, width=1400, height=1000)
     assert page.errors == []
     assert page.requests == []  # no network request leaves the file
-    assert page.broken_images == 0 and page.images >= 6 + 5
+    # charts, gallery, contact sheet, and the browser's: a thumbnail per page in the grid and per evidence page
+    # of each QA pair (all shown: fewer than 200)
+    assert page.broken_images == 0
+    assert page.images == (6 + 4 * min(6, len(with_evidence)) + len(DEVICES) * len(TIERS) + truth["stats"]["pages"]
+                           + sum(len(p) for p in pages_of.values()))
     assert page.title.startswith("SynthDocQA corpus report")
     assert page.height > 2000
 
 
 @pytest.mark.needs("chromium")
-def test_report_runs_no_script(report):
-    assert check_page(report).scripts == []
+def test_report_runs_only_its_own_script(report):
+    """One script: the QA browser's, inline in the file (the JSON data block is not run)."""
+    assert check_page(report).scripts == [report.resolve().as_uri()]
 
 
 def test_report_refuses_a_crafted_doc_id_corpus(corpus_copy, tmp_path, capsys):
@@ -126,7 +140,8 @@ def test_crafted_doc_id_report_opens_in_chromium_with_no_script_run(corpus_copy,
     path = tmp_path / "crafted.html"
     path.write_text(html, "utf-8")
     page = check_page(path)
-    assert page.scripts == []
+    assert page.scripts == [path.resolve().as_uri()]  # the browser's own script; the id opened none
+    assert page.errors == [] and page.broken_images == 0
     assert page.title.startswith("SynthDocQA corpus report")
 
 

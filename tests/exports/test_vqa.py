@@ -18,8 +18,22 @@ from flows.cli import main
 
 from .helpers import corpus_truth, sha256
 
-datasets = pytest.importorskip("datasets", reason="the test extra installs datasets")
-mlc = pytest.importorskip("mlcroissant", reason="the test extra installs mlcroissant")
+class _OnFirstUse:
+    """A module imported when a test first uses it, not when pytest collects this file: mlcroissant imported at
+    collection binds its logging to the capture stream of that moment, and a later in-process CLI run of another
+    file then writes to a closed file (the whole session fails)."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attr: str):
+        import importlib
+
+        return getattr(importlib.import_module(self._name), attr)
+
+
+datasets = _OnFirstUse("datasets")  # the [test] extra installs both
+mlc = _OnFirstUse("mlcroissant")
 
 PATH_LIKE = re.compile(r"^[\w.-]+(/[\w.-]+)+$")
 
