@@ -18,6 +18,7 @@ from flows.cli import main
 
 from .helpers import corpus_truth, sha256
 
+
 class _OnFirstUse:
     """A module imported when a test first uses it, not when pytest collects this file: mlcroissant imported at
     collection binds its logging to the capture stream of that moment, and a later in-process CLI run of another
