@@ -302,21 +302,28 @@ class GenerateParams(BaseModel):
 
 # ---------------------------------------------------------------- the run
 
-def check_dask_address(address: str, timeout: float = 5.0) -> None:
-    """Fail in one line, before any work, when the Dask scheduler does not answer (Dask would wait 30 s)."""
-    parts = urlsplit(address if "://" in address else f"tcp://{address}")
+def check_address(kind: str, address: str, default_scheme: str, schemes: tuple[str, ...], expected: str,
+                  timeout: float = 5.0) -> None:
+    """Fail in one line, before any work, when a cluster's address is malformed or nothing answers on it (Dask
+    would wait 30 s, Ray longer)."""
+    parts = urlsplit(address if "://" in address else f"{default_scheme}://{address}")
     try:
         port = parts.port
     except ValueError:
         port = None
-    if parts.scheme not in ("tcp", "tls") or not parts.hostname or port is None:
-        raise RunFailed(f"dask address {address!r}: expected tcp://HOST:PORT")
+    if parts.scheme not in schemes or not parts.hostname or port is None:
+        raise RunFailed(f"{kind} address {address!r}: expected {expected}")
     try:
         with socket.create_connection((parts.hostname, port), timeout=timeout):
             pass
     except OSError as err:
         reason = err.strerror or str(err) or err.__class__.__name__
-        raise RunFailed(f"dask address {address}: cannot connect ({reason})") from None
+        raise RunFailed(f"{kind} address {address}: cannot connect ({reason})") from None
+
+
+def check_dask_address(address: str, timeout: float = 5.0) -> None:
+    """The Dask scheduler answers (``check_address``)."""
+    check_address("dask", address, "tcp", ("tcp", "tls"), "tcp://HOST:PORT", timeout)
 
 
 def check_cluster(runner: Runner, dask_address: str | None, ray_address: str | None) -> None:
@@ -331,23 +338,10 @@ def check_cluster(runner: Runner, dask_address: str | None, ray_address: str | N
 
 
 def check_ray_address(address: str, timeout: float = 5.0) -> None:
-    """Fail in one line, before any work, when prefect-ray is missing or the Ray head does not answer."""
+    """prefect-ray is installed and the Ray head answers (``check_address``)."""
     ray_runner_class()
-    if address == "auto":
-        return
-    parts = urlsplit(address if "://" in address else f"ray://{address}")
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    if parts.scheme != "ray" or not parts.hostname or port is None:
-        raise RunFailed(f"ray address {address!r}: expected HOST:PORT (the head's GCS port) or ray://HOST:PORT")
-    try:
-        with socket.create_connection((parts.hostname, port), timeout=timeout):
-            pass
-    except OSError as err:
-        reason = err.strerror or str(err) or err.__class__.__name__
-        raise RunFailed(f"ray address {address}: cannot connect ({reason})") from None
+    if address != "auto":
+        check_address("ray", address, "ray", ("ray",), "HOST:PORT (the head's GCS port) or ray://HOST:PORT", timeout)
 
 
 def ray_runner_class():
