@@ -47,7 +47,7 @@ from PIL import Image
 
 from ir.vocab import DIFFICULTIES, QA_ELEMENTS, QA_TYPES, TIERS
 
-from ..store import CorpusError, CorpusReader
+from ..store import PDF_FILE, CorpusError, CorpusReader
 
 THUMB_QUALITY = 65
 """JPEG quality of the page thumbnails (baseline; Huffman tables optimised, which is deterministic too: the same
@@ -166,8 +166,7 @@ def page_thumbnails(view: CorpusReader, prows: pd.DataFrame, width: int) -> list
                         pdf.close()
                     pdf, pdf_doc = pymupdf.open(stream=view.pdf(doc_id), filetype="pdf"), doc_id
                 if not 1 <= page_no <= pdf.page_count:
-                    raise CorpusError(f"{doc_id}: page {page_no} is not in its document.pdf ({pdf.page_count} "
-                                      "pages)")
+                    raise CorpusError(f"{doc_id}: page {page_no} is not in its {PDF_FILE} ({pdf.page_count} pages)")
                 size, scan_thumb = job.result()
                 out.append((_render_thumb(pdf[page_no - 1], width, size), scan_thumb))
         finally:

@@ -28,7 +28,7 @@ import yaml
 from ir.answers import ANSWER_POLICY
 from ir.qa_models import Assertion, Evidence, QAPair
 
-from ...store import CorpusReader, DocFiles, DocRecord, open_corpus
+from ...store import PDF_FILE, SCAN_PDF_FILE, CorpusReader, DocFiles, DocRecord, open_corpus
 from .common import EXPORT_MARKER, ExportError, canonical, export_errors, marker_of, write_export_dir
 
 FORMAT = "hf"
@@ -247,8 +247,8 @@ def _document_rows(view: CorpusReader) -> Iterator[dict[str, Any]]:
                "title": rec.title, "topic_brief": doc.topic_brief, "tier": rec.tier, "seed": doc.seed,
                "n_pages": rec.n_pages, "n_facts": rec.n_facts, "n_spans": rec.n_spans,
                "n_qa": rec.n_qa, "n_assertions": rec.n_assertions,
-               "pdf": {"bytes": view.pdf(doc_id), "path": f"{doc_id}/document.pdf"},
-               "scan_pdf": {"bytes": view.scan_pdf(doc_id), "path": f"{doc_id}/scan.pdf"},
+               "pdf": {"bytes": view.pdf(doc_id), "path": f"{doc_id}/{PDF_FILE}"},
+               "scan_pdf": {"bytes": view.scan_pdf(doc_id), "path": f"{doc_id}/{SCAN_PDF_FILE}"},
                "ir_json": view.read_text(DocFiles(doc_id).ir)}
 
 
