@@ -2,6 +2,7 @@
 local runs keep exploring new random inputs and remember failures in .hypothesis/."""
 
 import os
+import sys
 
 import pytest
 from hypothesis import settings
@@ -96,7 +97,21 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.external)
 
 
+def _unbind_absl_handler_from_capture() -> None:
+    """absl (imported by mlcroissant) makes its logging handler at import, bound to the ``sys.stderr`` of that
+    moment: pytest's capture file when a test module imports it at collection. Its ``close()`` closes any stream
+    that is not the current ``sys.stderr``/``stdout``, and ``logging.config.dictConfig`` (Prefect's logging set-up
+    in an in-process CLI run) closes every handler ever made: under ``capsys`` that closed pytest's global capture
+    file and ended the session ("lost sys.stderr"). Point the handler at the real stderr, which it never closes."""
+    absl_logging = sys.modules.get("absl.logging")
+    if absl_logging is not None:
+        handler = absl_logging.get_absl_handler().python_handler
+        if handler.stream is not sys.__stderr__:
+            handler.stream = sys.__stderr__
+
+
 def pytest_runtest_setup(item):
+    _unbind_absl_handler_from_capture()
     for m in item.iter_markers(name="needs"):
         why = _missing(m.args[0])
         if why is not None:
