@@ -156,26 +156,24 @@ def main() -> int:
             try:
                 sign_in(b, s.base, "DEMO-EN", research=True, shot=lambda name: save(b, out(name)))
                 save(b, out("cases"))
-                start_case(b, "hematuria", "en")
-                for q in EN:
-                    ask(b, q)
-                save(b, out("encounter"))
-                b.find_element(By.NAME, "differential").send_keys("Bladder cancer; kidney cancer; prostate")
-                save(b, out("end"), bottom=True)
-                submit(b, "//form[contains(@action,'/end')]//button")
-                save(b, out("ended"))
+
+                def encounter(language: str, questions: list[str], differential: str, prefix: str) -> None:
+                    """One hematuria encounter in ``language``: its turns, its end with the differential typed,
+                    the ended page (shots ``<prefix>encounter``, ``<prefix>end``, ``<prefix>ended``)."""
+                    start_case(b, "hematuria", language)
+                    for q in questions:
+                        ask(b, q)
+                    save(b, out(f"{prefix}encounter"))
+                    b.find_element(By.NAME, "differential").send_keys(differential)
+                    save(b, out(f"{prefix}end"), bottom=True)
+                    submit(b, "//form[contains(@action,'/end')]//button")
+                    save(b, out(f"{prefix}ended"))
+
+                encounter("en", EN, "Bladder cancer; kidney cancer; prostate", "")
                 b.find_element(By.PARTIAL_LINK_TEXT, "Machine feedback").click()
                 save(b, out("feedback"))
-
                 b.get(s.base + "/cases")
-                start_case(b, "hematuria", "ko")
-                for q in KO:
-                    ask(b, q)
-                save(b, out("ko_encounter"))
-                b.find_element(By.NAME, "differential").send_keys("방광암, 신장암, 전립선 비대증")
-                save(b, out("ko_end"), bottom=True)
-                submit(b, "//form[contains(@action,'/end')]//button")
-                save(b, out("ko_ended"))
+                encounter("ko", KO, "방광암, 신장암, 전립선 비대증", "ko_")
                 b.get(s.base + "/cases")  # the list in the language of the last encounter opened
                 save(b, out("ko_cases"))
             finally:
