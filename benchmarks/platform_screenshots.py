@@ -13,8 +13,9 @@ error). Needs Debian chromium and chromium-driver, and selenium (the test extra)
 
 English: sign-in, consent, cases, an encounter (an XSS payload shown as text), the end of an encounter with the
 differential typed, the ended page, the machine feedback, the admin page. Korean (the case decides the
-language): the case list after a Korean encounter, the Korean encounter, its end with the differential, the
-ended page. Sign-in and consent are one bilingual page for both languages (the English pictures are those).
+language): the Korean encounter, its end with the differential, the ended page, its machine feedback. The
+pages no case decides (sign-in, consent, the case list, withdrawal) are bilingual (the English pictures are
+those).
 The admin page at 800 x 480 (at a phone's width its encounters table runs off the right edge).
 
 Each picture is checked for Hangul that Chromium drew without a font that has it (empty boxes): the elements
@@ -174,8 +175,8 @@ def main() -> int:
                 save(b, out("feedback"))
                 b.get(s.base + "/cases")
                 encounter("ko", KO, "방광암, 신장암, 전립선 비대증", "ko_")
-                b.get(s.base + "/cases")  # the list in the language of the last encounter opened
-                save(b, out("ko_cases"))
+                b.find_element(By.PARTIAL_LINK_TEXT, "자동 피드백").click()
+                save(b, out("ko_feedback"))
             finally:
                 b.quit()
             admin = browser(viewport=(800, 480))  # a desk's page: its tables are wider than a phone

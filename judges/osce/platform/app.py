@@ -79,7 +79,6 @@ class Session:
     last_seen: float = field(default_factory=time.monotonic)
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     student_id: str | None = None
-    language: str = "en"
     turn_times: deque = field(default_factory=lambda: deque(maxlen=1000))
     admin: bool = False
     csrf_sent: bool = False
@@ -108,14 +107,42 @@ UI: dict[str, dict[str, str]] = {
            "cases": "Cases", "start": "Start", "not_kept": "Practice only: nothing of this encounter is kept.",
            "kept": "Kept for research under your consent (you can withdraw it).", "failed": "(no answer)",
            "done": "Encounter ended", "back": "Back to the cases", "question": "Your question",
-           "open": "Your open encounters", "turns": "questions", "new": "Start a new encounter"},
+           "open": "Your open encounters", "turns": "questions", "new": "Start a new encounter",
+           "metric": "Metric", "score": "Score", "reason": "The judge's reason", "not_scored": "(not scored)",
+           "no_feedback": "No answered questions to give feedback on.", "feedback_link": "Machine feedback",
+           "machine_note": "Machine feedback from an LLM rubric judge on the whole dialogue, not an examiner's rating; "
+                           "read it as a prompt for reflection.",
+           "withdrawn": "Research consent withdrawn",
+           "deleted": "{n} stored encounter(s) deleted. You can go on practising; nothing more is kept.",
+           "privacy_needed": "The privacy terms are needed to practise.",
+           "bad_code": "The code is 4 to 32 letters, digits, - or _ (no names or e-mail addresses)."},
     "ko": {"title": "OSCE 병력 청취 연습", "ask": "질문하기", "end": "면담 종료", "differential": "감별 진단",
            "elapsed": "경과", "you": "학생", "patient": "환자", "cases": "증례", "start": "시작",
            "not_kept": "연습 전용: 이 면담의 내용은 저장되지 않습니다.",
            "kept": "연구 동의에 따라 저장됩니다 (동의는 철회할 수 있습니다).", "failed": "(응답 없음)",
            "done": "면담이 종료되었습니다", "back": "증례 목록으로", "question": "질문",
-           "open": "진행 중인 면담", "turns": "질문", "new": "새 면담 시작"},
+           "open": "진행 중인 면담", "turns": "질문", "new": "새 면담 시작",
+           "metric": "항목", "score": "점수", "reason": "채점기의 근거", "not_scored": "(채점되지 않음)",
+           "no_feedback": "피드백할 답변이 없습니다.", "feedback_link": "자동 피드백 보기",
+           "machine_note": "대화 전체에 대한 LLM 루브릭 채점기의 자동 피드백이며 평가자의 점수가 아닙니다. "
+                           "스스로 돌아보는 데 참고하세요.",
+           "withdrawn": "연구 동의가 철회되었습니다",
+           "deleted": "저장된 면담 {n}건이 삭제되었습니다. 계속 연습할 수 있으며, 이후에는 아무것도 저장되지 않습니다.",
+           "privacy_needed": "연습하려면 개인정보 처리 방침에 동의해야 합니다.",
+           "bad_code": "코드는 영문자, 숫자, - 또는 _ 4~32자입니다 (이름이나 이메일 주소는 안 됩니다)."},
 }
+UI["both"] = {k: f"{UI['en'][k]} · {UI['ko'][k]}" for k in UI["en"]}
+"""The pages no case decides (sign-in, consent, the case list, withdrawal, admin) say everything in both
+languages; an encounter's own pages (the encounter, its end, its feedback) speak the case's language only."""
+
+METRIC_LABELS: dict[str, dict[str, str]] = {
+    "en": {"comprehensibility": "Comprehensibility", "consistency": "Consistency",
+           "hallucination_freeness": "Nothing invented", "engagement": "Engagement", "accuracy": "Accuracy",
+           "overall": "Overall"},
+    "ko": {"comprehensibility": "이해하기 쉬움", "consistency": "일관성", "hallucination_freeness": "지어낸 내용 없음",
+           "engagement": "대화 참여", "accuracy": "의학적 정확성", "overall": "종합"},
+}
+"""The encounter-level rubric metrics as the feedback page names them (a metric not listed shows its own name)."""
 
 
 def _euc_kr(ch: str) -> bool:
@@ -140,9 +167,12 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
     """The application; ``transport`` replaces the VSP's HTTP (tests)."""
     state = _State(config, transport)
 
-    def page(name: str, session: Session, status: int = 200, **values: object) -> HTMLResponse:
-        html = state.env.get_template(name).render(csrf=session.csrf, ui=UI[session.language],
-                                                   lang=session.language, hangul_family=HTML_FAMILY, **values)
+    def page(name: str, session: Session, status: int = 200, language: str = "both", **values: object
+             ) -> HTMLResponse:
+        """``language``: an encounter's (``en``/``ko``), or ``both`` for the pages no case decides."""
+        html = state.env.get_template(name).render(csrf=session.csrf, ui=UI[language],
+                                                   lang="en" if language == "both" else language,
+                                                   hangul_family=HTML_FAMILY, **values)
         session.csrf_sent = True
         resp = HTMLResponse(html, status_code=status)
         resp.set_cookie(COOKIE, session.sid, httponly=True, samesite="lax")
@@ -217,7 +247,7 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
         code = form.get("code", "").strip()
         if not 4 <= len(code) <= 32 or set(code) - _CODE_CHARS:
             return page("signin.html.j2", s, status=400, expired=False,
-                        error="The code is 4 to 32 letters, digits, - or _ (no names or e-mail addresses).")
+                        error=UI["both"]["bad_code"])
         assert state.store is not None
         s.student_id = await state.store.student_id(code)
         return RedirectResponse("/consent", status_code=303)
@@ -235,7 +265,7 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
         if form.get("privacy") != "yes":
             return page("consent.html.j2", s, status=400, versions=CONSENT_VERSIONS,
                         current=await state.store.consents(s.student_id),
-                        error="The privacy terms are needed to practise.")
+                        error=UI["both"]["privacy_needed"])
         await state.store.set_consent(s.student_id, "privacy", CONSENT_VERSIONS["privacy"], True)
         await state.store.set_consent(s.student_id, "research", CONSENT_VERSIONS["research"],
                                       form.get("research") == "yes")
@@ -245,21 +275,23 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
     async def withdraw(request: Request, s: Session, form: dict[str, str]) -> Response:
         assert state.store is not None and s.student_id is not None
         n = await state.store.withdraw(s.student_id)
-        return page("message.html.j2", s, heading="Research consent withdrawn",
-                    text=f"{n} stored encounter(s) deleted. You can go on practising; nothing more is kept.")
+        return page("message.html.j2", s, heading=UI["both"]["withdrawn"],
+                    text=" · ".join(UI[lang]["deleted"].format(n=n) for lang in ("en", "ko")))
 
     async def cases(request: Request) -> Response:
         s = session_of(request)
         if (r := signed_in(s)) is not None:
             return r
         kept = await research(s)
-        items = [{"id": c.id, "language": lang, "title": c.title(lang), "complaint": c.chief_complaint(lang)}
+        items = [{"id": c.id, "language": lang, "title": c.title(lang), "complaint": c.chief_complaint(lang),
+                  "start": UI[lang]["start"]}
                  for c in config.cases.values() for lang in ("en", "ko")]
         assert state.store is not None and s.student_id is not None
         stored = await state.store.student_encounters(s.student_id) if kept else []
         held = [e for e in s.memory.values() if e.ended_at is None]
         open_encounters = [{"id": e.id, "language": e.language, "title": config.cases[e.case].title(e.language),
-                            "turns": len(e.turns)} for e in [*stored, *held] if e.case in config.cases]
+                            "turns": len(e.turns), "turns_label": UI[e.language]["turns"]}
+                           for e in [*stored, *held] if e.case in config.cases]
         return page("cases.html.j2", s, cases=items, kept=kept, open_encounters=open_encounters)
 
     @form_post(signed=True)
@@ -295,10 +327,9 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
         e = await find(s, request.path_params["eid"])
         if e is None:
             return Response("no such encounter", status_code=404)
-        s.language = e.language
         case = config.cases[e.case]
         elapsed = int((_now() - e.started_at).total_seconds())
-        return page("encounter.html.j2", s, e=e, case_title=case.title(e.language),
+        return page("encounter.html.j2", s, language=e.language, e=e, case_title=case.title(e.language),
                     complaint=case.chief_complaint(e.language), kept=e.id not in s.memory,
                     elapsed=f"{elapsed // 60}:{elapsed % 60:02d}")
 
@@ -354,7 +385,7 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
         elif e.ended_at is None:
             assert state.store is not None and s.student_id is not None
             await state.store.end_encounter(e.id, s.student_id, differential)
-        return page("message.html.j2", s, heading=UI[e.language]["done"],
+        return page("message.html.j2", s, language=e.language, heading=UI[e.language]["done"],
                     text=differential and f"{UI[e.language]['differential']}: {differential}", back=True,
                     feedback=f"/encounters/{e.id}/feedback" if config.judge is not None else None)
 
@@ -388,9 +419,10 @@ def create_app(config: PlatformConfig, *, transport: object | None = None) -> St
             return Response("feedback comes after the end of the encounter", status_code=409)
         if e.id not in s.feedback:
             s.feedback[e.id] = await run_in_threadpool(score, e)
-        s.language = e.language
-        return page("feedback.html.j2", s, e=e, case_title=config.cases[e.case].title(e.language),
-                    rows=s.feedback[e.id])
+        labels = METRIC_LABELS[e.language]
+        rows = [{**r, "label": labels.get(str(r["metric"]), str(r["metric"]))} for r in s.feedback[e.id]]
+        return page("feedback.html.j2", s, language=e.language, e=e,
+                    case_title=config.cases[e.case].title(e.language), rows=rows)
 
     def token_ok(given: str) -> bool:
         token = os.environ.get(config.admin_token_env, "")

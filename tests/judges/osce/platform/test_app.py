@@ -97,7 +97,11 @@ def test_a_five_turn_encounter_is_stored_turn_by_turn_and_ended(tmp_path, vsp):
         assert [t.answer for t in e.turns] == [f"Answer {k}." for k in range(1, 6)]  # the context grows per turn
         page = c.get(f"/encounters/{eid}").text
         assert "연구 동의에 따라 저장됩니다" in page and 'lang="ko"' in page
-        c.post(f"/encounters/{eid}/end", data={"csrf": _csrf(page), "differential": "신우신염"})
+        assert "Kept for research" not in page and "Ask" not in page  # the case's language only
+        end = c.post(f"/encounters/{eid}/end", data={"csrf": _csrf(page), "differential": "신우신염"}).text
+        assert "면담이 종료되었습니다" in end and "Encounter ended" not in end
+        cases = c.get("/cases").text  # no case decides the case list: both languages, whatever came before
+        assert "Cases · 증례" in cases and "Kept for research" in cases and "연구 동의에 따라" in cases
     (e,) = _stored(tmp_path)
     assert e.ended_at is not None and e.differential == "신우신염" and e.language == "ko"
     first = vsp.requests[0]["messages"]
@@ -159,6 +163,7 @@ def test_turns_are_rate_limited_per_session_and_withdrawal_deletes(tmp_path, vsp
         assert len(_stored(tmp_path)[0].turns) == 2
         page = c.post("/consent/withdraw", data={"csrf": token})
         assert page.status_code == 200 and "1 stored encounter(s) deleted" in page.text
+        assert "연구 동의가 철회되었습니다" in page.text and "저장된 면담 1건이 삭제되었습니다" in page.text
         assert _stored(tmp_path) == [] and c.get(f"/encounters/{eid}").status_code == 404
 
 
@@ -252,6 +257,15 @@ def test_machine_feedback_after_the_end_scores_the_dialogue_and_says_what_it_is(
             assert judge.calls == calls == 6  # asked once per session
             c.cookies.clear()
             assert c.get(f"/encounters/{eid}/feedback").status_code == 404  # another session
+            # a Korean case: its feedback page speaks Korean only
+            _student(c, "FEEDBACK-2", research=False)
+            eid = _start(c, "fever_in_pregnancy", "ko")
+            page = _ask(c, eid, "언제부터 열이 났어요?")
+            c.post(f"/encounters/{eid}/end", data={"csrf": _csrf(page), "differential": "신우신염"})
+            fb = c.get(f"/encounters/{eid}/feedback").text
+            assert "자동 피드백" in fb and "평가자의 점수가 아닙니다" in fb and 'lang="ko"' in fb
+            assert "<th>항목</th>" in fb and "일관성 (1-5)" in fb and "지어낸 내용 없음 (1-5)" in fb
+            assert "Machine feedback" not in fb and "metric" not in fb.lower().split("<body>")[1]
         assert "When did it start" in judge.requests[0]["messages"][-1]["content"]
     assert _stored(tmp_path) == []  # practice only: the feedback kept nothing either
 
