@@ -11,6 +11,7 @@ Three kinds of text:
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from decimal import Decimal
 
 from ir.arithmetic_rules import PERCENTAGE_POINTS, unit_for_count
@@ -80,9 +81,7 @@ RECIPE_OPENERS = {
                         "{role} without delay."),
     "compliance_report": ("Controls were tested on a sample basis in line with the annual compliance plan "
                           "approved by the audit committee.",),
-    "board_minutes": ("The chair opened the meeting, noted that a quorum was present and asked members to "
-                      "declare any conflicts of interest.",
-                      "The committee received the report of the {role} and discussed {topic} at length."),
+    "board_minutes": ("The committee received the report of the {role} and discussed {topic} at length.",),
     "invoice": ("Thank you for your business. Please find below the charges for services delivered by {org} "
                 "during the period.",),
     "purchase_order": ("Please supply the goods and services listed below in accordance with the terms of "
@@ -135,12 +134,17 @@ def heading(ctx: DocContext, text: str, level: int = 1) -> HeadingBlock:
 
 
 def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
-    picks = _fresh(ctx, rng, OPENERS + OPENERS_MORE, n_sentences)
+    reg = register(ctx)
+    picks = _fresh(ctx, rng, reg.openers, n_sentences)
     said: set[str] = ctx.remember("own_openers", set)  # a genre's own opening is said once a document
     own = [t for t in RECIPE_OPENERS.get(ctx.recipe.slug, ()) if t not in said]
     if own and rng.bernoulli(0.5):
         picks = [rng.choice(own)] + picks[1:]
         said.add(picks[0])
+    if reg.one_item:  # one item is opened once: who presented it, then what was said of it
+        item = _item(ctx, rng)
+        text = [_fill(picks[0], ctx, rng, **item), *remarks(ctx, rng, len(picks) - 1, reg.reflections, item)]
+        return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(text))])
     return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(_fill(t, ctx, rng) for t in picks))])
 
 
@@ -159,7 +163,7 @@ SUBSECTION_OPENERS = (
 def subsection_opener(ctx: DocContext, rng: Rng, subject: str) -> TextBlock:
     """The first paragraph of a subsection: what it is about (its heading's subject)."""
     lc = subject[0].lower() + subject[1:]
-    return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(SUBSECTION_OPENERS), ctx, rng,
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(register(ctx).subsection_openers), ctx, rng,
                                                                subject=lc, Subject=subject))])
 
 
@@ -234,6 +238,149 @@ TAILS = (", and the {role} has been informed", ", as agreed with the {role}", ",
          ", as reported in {month_year}", ", which the {dept} team will confirm at the next review",
          ", in line with the approach set out at the start of {year}")
 """Endings a short remark may take (before its full stop)."""
+
+MINUTES_OPENERS = (
+    "The {role} introduced the report on {topic} and took questions from members.",
+    "The committee received the report of the {dept} team on {topic} for the period to {month_year}.",
+    "The paper had been circulated in advance and was taken as read.",
+    "The {role} summarised the position on {topic} and invited comments from members.",
+    "The {role} presented an update on {topic}, the first since the committee's review of {topic2}.",
+    "The {role} reported that work on {topic} was on schedule and that no new issues had arisen since the last "
+    "meeting.",
+    "The {role} explained the main changes since the last report; members welcomed the progress on {topic}.",
+    "The committee considered a paper from the {dept} team on {topic}.",
+    "The {role} gave an oral update on {topic}; a written report would follow for the next meeting.",
+    "The {role} reminded members that {topic} had been identified as a priority for the year.",
+    "The {role} drew attention to {topic2}, which remained the main risk, and to the steps taken since the last "
+    "meeting.",
+    "The committee received a short report on {topic} from the {dept} team, which the {role} introduced.",
+    "The {role} took members through the main points of the paper on {topic}.",
+    "Members had asked at the last meeting for more detail on {topic}; the {role} presented it.",
+    "The committee discussed {topic} at some length.",
+    "The {role} said that {topic} and {topic2} were now reported together, as the committee had asked.",
+)
+"""How the minutes of a meeting open an item: who presented what, in the past tense and the third person (a
+minute records a meeting; it does not manage anything)."""
+
+MINUTES_DISCUSSION = (
+    "Members asked about {topic2}; the {role} said that a fuller update would come to the next meeting.",
+    "A member asked whether pressure on {topic2} would affect the plan for the coming year. The {role} replied "
+    "that the position would be clearer once the current review was complete.",
+    "It was agreed that the {dept} team would circulate a short note on {topic2} before the next meeting.",
+    "The committee asked the {role} to bring proposals on {topic2} to a future meeting.",
+    "Members asked how {topic} compared with the position a year earlier; the {role} agreed to include the "
+    "comparison in the next report.",
+    "In discussion, members noted that {topic} had been affected by factors outside the organisation's control.",
+    "A member asked who owned the follow-up on {topic2}; the {role} confirmed that the {dept} team did.",
+    "The committee asked the {role} to confirm the position on {topic2} in writing.",
+    "It was agreed to keep {topic} under review.",
+    "Members welcomed the progress on {topic} and asked that it be sustained.",
+    "A member asked whether the {dept} team had the resources it needed for {topic}; the {role} said that this "
+    "would be looked at in the budget round.",
+    "The {role} undertook to report back on {topic2} at the next meeting.",
+    "Members asked that the risks around {topic2} be added to the risk register.",
+    "The committee noted the report.",
+    "A member asked when {topic} would be back on plan; the {role} expected it to be by the end of the year.",
+    "The {role} said that staff had been consulted on the changes to {topic}.",
+    "Members agreed that {topic} should come back to the committee once the review of {topic2} had reported.",
+    "The committee thanked the {role} for the update.",
+    "A member noted that {topic2} had been raised at the previous two meetings and asked for a firm date; the "
+    "{role} agreed to provide one.",
+    "The {role} confirmed that no decision was needed from the committee at this stage.",
+    "Members discussed whether {topic} should be reported monthly; it was agreed to keep the quarterly cycle.",
+    "The {role} said that the {dept} team would present a fuller report on {topic} later in the year.",
+    "The {role} agreed to circulate the revised timetable for {topic} by e-mail.",
+    "A member asked for the views of the {dept} team on {topic2}; the {role} said that they would be reported to "
+    "the next meeting.",
+    "Members noted the risks to {topic} set out in the paper.",
+    "The committee agreed that the {role} should lead the work on {topic2}.",
+    "A member asked whether the changes to {topic} had been explained to staff; the {role} confirmed that they "
+    "had.",
+    "The {role} said that a decision on {topic2} would be needed before the end of the year.",
+)
+"""What a meeting said of an item, as minuted: questions, answers, what was agreed (no exhibit presupposed)."""
+
+MINUTES_REMARKS = (
+    "The committee noted the figures.",
+    "The {role} explained that most of the change came from two {item_kinds}.",
+    "A member asked about the lowest result; the {role} said that the {item_kind} concerned had agreed a recovery "
+    "plan.",
+    "Members asked whether the figures were final. The {role} confirmed that they were unaudited and could be "
+    "restated at the year end.",
+    "It was agreed that the {dept} team would provide a breakdown by {item_kind} for the next meeting.",
+    "The {role} confirmed that the figures had been prepared on the same basis as those presented at the last "
+    "meeting.",
+    "The committee asked for an explanation of each result outside the expected range.",
+    "The {role} advised that seasonal effects accounted for part of the pattern.",
+    "A member questioned the effect of {topic2} on these results, and the {role} agreed to look into it.",
+    "The committee agreed that no change of approach was needed at this stage.",
+    "The {role} said that the spread between the highest and lowest results was the main point to address.",
+    "Members asked that future reports show the trend over three years.",
+    "The {role} said that the results had been discussed with the owners concerned, who had confirmed them.",
+    "It was noted that the targets for the coming year would take these results as their starting point.",
+    "In answer to a question, the {role} said that no adjustments had been made to the prior-period figures.",
+    "A member asked whether the trend would persist; the {role} expected it to continue into the next period.",
+    "The {role} reported that a small number of late corrections had been processed after the cut-off.",
+    "Members noted that improvements in {topic} had been partly offset by pressure on {topic2}.",
+    "The {role} noted that {topic} had now improved for three consecutive periods.",
+    "In answer to a question, the {role} confirmed that the figures had been reconciled to the {dept_lc} ledger.",
+    "A member asked how the figures compared with the budget; the {role} said that the variance was within the "
+    "agreed tolerance.",
+    "The committee thanked the {dept} team for the clarity of the report.",
+    "A member asked why one {item_kind} had moved so much; the {role} said that it reflected a one-off item.",
+    "The {role} pointed out that the figures for the last period were provisional.",
+    "Members asked that the next report show the figures against target.",
+    "The committee noted that the figures were in line with the plan.",
+)
+"""A meeting's comment on the figures of a paper before it, as minuted."""
+
+MINUTES_LEAD_INS = ("Under this item, ", "Later in the discussion, ", "At this point, ")
+"""Openings a minuted remark may take (not one that opens with "In ...", nor a paragraph's first)."""
+
+MINUTES_SUBSECTION_OPENERS = (
+    "The committee turned to {subject}. The {role} presented the position as at {month_year}.",
+    "Under this item the {role} reported on {subject} since the last meeting and took questions.",
+    "The committee considered {subject}. Members asked the {role} about the effect on {topic2}.",
+)
+
+
+@dataclass(frozen=True)
+class Register:
+    """The sentence pools of one way of writing: section openers, remarks on an exhibit's figures, general
+    reflections (no exhibit presupposed), subsection openers, and the lead-ins and tails a remark may take."""
+
+    openers: tuple[str, ...]
+    remarks: tuple[str, ...]
+    reflections: tuple[str, ...]
+    subsection_openers: tuple[str, ...]
+    lead_ins: tuple[str, ...]
+    tails: tuple[str, ...]
+    one_item: bool = False
+    """A paragraph keeps to one item: one topic (and its second topic), one speaker, one team throughout (minutes
+    minute an item at a time; a report's remarks range over the organisation's topics)."""
+
+
+REPORT_REGISTER = Register(OPENERS + OPENERS_MORE, INTERPRETATIONS + INTERPRETATIONS_MORE,
+                           INTERPRETATIONS + INTERPRETATIONS_MORE, SUBSECTION_OPENERS, LEAD_INS, TAILS)
+"""A management report's voice: the organisation explains its figures (the default)."""
+REGISTERS: dict[str, Register] = {
+    "board_minutes": Register(MINUTES_OPENERS, MINUTES_REMARKS, MINUTES_DISCUSSION, MINUTES_SUBSECTION_OPENERS,
+                              MINUTES_LEAD_INS, (), one_item=True),
+}
+"""Genres that do not write as a management report, by recipe: minutes record who said what (no tails: a minute
+ends with what was said or agreed)."""
+
+
+def register(ctx: DocContext) -> Register:
+    return REGISTERS.get(ctx.recipe.slug, REPORT_REGISTER)
+
+
+def _item(ctx: DocContext, rng: Rng) -> dict[str, str]:
+    """One paragraph's item, for a register that keeps to one (``Register.one_item``): its topics, speaker, team."""
+    d = ctx.domain
+    t1, t2 = rng.sample(d.topics, 2)
+    dept = rng.choice(d.departments)
+    return dict(topic=t1, topic2=t2, role=rng.choice(d.roles), dept=dept, dept_lc=lower_common(dept))
 _EXHIBIT_NO = re.compile(r"^((?:Table|Figure) \d+)\. (.+)$")
 
 
@@ -285,22 +432,34 @@ def discussion(ctx: DocContext, rng: Rng, block, n_sentences: int) -> TextBlock 
 
 
 def reflection(ctx: DocContext, rng: Rng, n_sentences: int) -> TextBlock:
-    """A paragraph of what the organisation makes of the exhibit it follows (no values: literal text)."""
-    return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(remarks(ctx, rng, n_sentences)))])
+    """A paragraph of what the organisation makes of the exhibit it follows, or of the item in hand (minutes:
+    their general discussion pool); no values: literal text."""
+    return TextBlock(id=ctx.book.block_id(),
+                     spans=[lit(" ".join(remarks(ctx, rng, n_sentences, register(ctx).reflections)))])
 
 
-def remarks(ctx: DocContext, rng: Rng, n: int) -> list[str]:
-    """``n`` sentences of comment: templates the document has not used yet (``_fresh``), some with a lead-in
-    or a tail, and never a sentence the document has already printed (``remembered``)."""
+def remarks(ctx: DocContext, rng: Rng, n: int, pool: tuple[str, ...] | None = None,
+            item: dict[str, str] | None = None) -> list[str]:
+    """``n`` sentences of comment from ``pool`` (the register's remarks on figures by default): templates the
+    document has not used yet (``_fresh``), some with a lead-in or a tail, and never a sentence the document has
+    already printed (``remembered``). A register that keeps to one item (``Register.one_item``) writes of
+    ``item`` (or one drawn here), and starts no paragraph with a lead-in."""
     printed: set[str] = ctx.remember("printed_remarks", set)
+    reg = register(ctx)
+    if reg.one_item and item is None:
+        item = _item(ctx, rng)
     out = []
-    for t in _fresh(ctx, rng, INTERPRETATIONS + INTERPRETATIONS_MORE, n):
-        for _ in range(4):  # a sentence already printed takes another lead-in or tail
-            text = _fill(t, ctx, rng)
-            if not t.startswith("{") and rng.bernoulli(0.4):
-                text = _fill(rng.choice(LEAD_INS), ctx, rng) + text[0].lower() + text[1:]
-            if ";" not in text and len(text) < 110 and rng.bernoulli(0.3):
-                text = text[:-1] + _fill(rng.choice(TAILS), ctx, rng) + "."
+    pool = reg.remarks if pool is None else pool
+    for k, t in enumerate(_fresh(ctx, rng, pool, n)):
+        for attempt in range(4):  # a sentence already printed takes another lead-in or tail (or other words)
+            if item and attempt:  # one item, said again: another template of the pool about it
+                t = rng.choice(pool)
+            text = _fill(t, ctx, rng, **(item or {}))
+            if reg.lead_ins and not t.startswith("{") and rng.bernoulli(0.4) and not t.startswith("In ") \
+                    and not (reg.one_item and k == 0 and attempt == 0):
+                text = _fill(rng.choice(reg.lead_ins), ctx, rng) + text[0].lower() + text[1:]
+            if reg.tails and ";" not in text and len(text) < 110 and rng.bernoulli(0.3):
+                text = text[:-1] + _fill(rng.choice(reg.tails), ctx, rng) + "."
             if text not in printed:
                 break
         printed.add(text)
@@ -520,7 +679,8 @@ def parties_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     where = b.text(f"Registered address of {cp.name}", cp.attributes["full"], subject=cp.id,
                    attribute="registered_address", group=bid)
     return TextBlock(id=bid, spans=[
-        lit(f"{ctx.recipe.this_noun.capitalize()} {'are' if ctx.recipe.plural_noun else 'is'} issued by {ctx.issuer.name} and concerns its {cp.role} "), fs(name),
+        lit(f"{ctx.recipe.this_noun.capitalize()} {'are' if ctx.recipe.plural_noun else 'is'} issued by {ctx.issuer.name} and "
+            f"{'concern' if ctx.recipe.plural_noun else 'concerns'} its {cp.role} "), fs(name),
         lit(", whose registered address is "), fs(where), lit(".")])
 
 

@@ -224,11 +224,21 @@ def test_domain_and_recipe_data():
 
 
 def test_every_prose_template_fills_for_every_domain():
-    from generation.content.prose import INTERPRETATIONS, OPENERS, OPENERS_MORE, RECIPE_OPENERS, _fill
+    from generation.content.prose import (
+        INTERPRETATIONS,
+        OPENERS,
+        OPENERS_MORE,
+        RECIPE_OPENERS,
+        REGISTERS,
+        _fill,
+    )
     from generation.domains import RECIPE_BY_SLUG
 
-    assert set(RECIPE_OPENERS) <= set(RECIPE_BY_SLUG)
-    templates = OPENERS + OPENERS_MORE + INTERPRETATIONS + tuple(t for v in RECIPE_OPENERS.values() for t in v)
+    assert set(RECIPE_OPENERS) <= set(RECIPE_BY_SLUG) and set(REGISTERS) <= set(RECIPE_BY_SLUG)
+    registers = tuple(t for r in REGISTERS.values()
+                      for t in r.openers + r.remarks + r.reflections + r.lead_ins + r.tails)
+    templates = OPENERS + OPENERS_MORE + INTERPRETATIONS + tuple(t for v in RECIPE_OPENERS.values() for t in v) \
+        + registers
     for d in DOMAINS:
         ctx = make_ctx(domain=d.slug)
         for t in templates:

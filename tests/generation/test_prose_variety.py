@@ -37,7 +37,7 @@ def test_a_long_report_rarely_repeats_a_sentence_and_never_writes_propertys(monk
     assert not [w for w in wrong if re.search(rf"\b{w}\b", said)]
     # planted: the old pool of 24 remarks, no lead-ins or tails, nothing remembered
     monkeypatch.setattr(prose, "INTERPRETATIONS_MORE", ())
-    monkeypatch.setattr(prose, "remarks", lambda ctx, rng, n: [
+    monkeypatch.setattr(prose, "remarks", lambda ctx, rng, n, *_: [
         prose._fill(t, ctx, rng) for t in prose._fresh(ctx, rng, prose.INTERPRETATIONS, n)])
     assert _distinct("annual_report", 40, 5) < 0.85
 
@@ -68,3 +68,57 @@ def test_minutes_take_a_plural_verb():
     assert "These minutes are issued by" in said and "These minutes (reference" in said
     assert not re.search(r"(^|\. )These minutes (is|was|records)\b", said)  # the minutes as the subject
     assert not re.search(r"These minutes \(reference [^)]*\) was\b", said)
+
+
+def _template_regex(template: str, lead_ins: tuple[str, ...]) -> re.Pattern:
+    """A sentence of ``template`` (its slots any words), after one of ``lead_ins`` or none."""
+    body = re.sub(r"\\\{[A-Za-z_0-9]+\\\}", ".+?", re.escape(template))
+    lead = "|".join(re.escape(x) for x in lead_ins)
+    return re.compile(rf"(?:(?:{lead})?(?i:{body[0]}){body[1:]})" if lead_ins else body)
+
+
+def _minuted_share(said: Counter, minutes: prose.Register) -> tuple[float, int]:
+    """Of a document's long sentences: the share a minutes template wrote, and how many a management
+    report's openers or remarks wrote (a template's words before its first slot, 15 characters or more)."""
+    report = prose.REPORT_REGISTER
+    parts = {p for t in minutes.openers + minutes.remarks + minutes.reflections
+             for p in re.split(r"(?<=[.!?])\s+", t)}
+    patterns = [_template_regex(p, minutes.lead_ins) for p in parts]
+    stems = {t.split("{")[0] for t in report.openers + report.remarks if len(t.split("{")[0]) >= 15}
+    n = sum(said.values())
+    minuted = sum(k for s, k in said.items() if any(p.fullmatch(s) for p in patterns))
+    reported = sum(k for s, k in said.items() if any(stem in s for stem in stems))
+    return minuted / n, reported
+
+
+def test_minutes_record_the_meeting_rather_than_report_as_management(monkeypatch):
+    """Minutes say who presented what, what members asked and what was agreed, in the past tense; none of a
+    management report's sentences ("Management considers the position consistent with the plan ...")."""
+    minutes = prose.REGISTERS["board_minutes"]
+    for seed in (5, 6):
+        share, reported = _minuted_share(_sentences("board_minutes", 12, seed), minutes)
+        assert reported == 0 and share >= 0.8, (seed, share, reported)
+    monkeypatch.setattr(prose, "REGISTERS", {})  # planted: minutes in the report's voice, as before
+    share, reported = _minuted_share(_sentences("board_minutes", 12, 5), minutes)
+    assert reported > 20 and share < 0.1
+
+
+def test_a_minuted_paragraph_keeps_to_one_item():
+    """Each paragraph of minutes discusses one item: its topics and its speaker do not change mid-paragraph."""
+    from generation.domains import get_domain
+
+    spec = reference_spec(seed=5, n_docs=1).model_copy(update={
+        "recipes": ["board_minutes"], "pages": PageCountDist(mean=12, sigma=0, min=12, max=12)})
+    doc = plan_document(spec, 0)
+    domain = get_domain(doc.domain)
+    checked = 0
+    for _, b in doc.blocks():
+        text = "".join(s.text for s in b.spans) if b.type == "text_block" else ""
+        if not text or not re.match(r"(The committee|The paper|Members|A member|It was)", text):
+            continue
+        topics = {t for t in domain.topics if t in text}
+        roles = {r for r in domain.roles if f"the {r}" in text or f"The {r}" in text}
+        if len(re.split(r"(?<=[.!?])\s+", text)) >= 3:
+            checked += 1
+            assert len(topics) <= 2 and len(roles) <= 1, text
+    assert checked >= 10
