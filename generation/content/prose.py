@@ -89,7 +89,7 @@ RECIPE_OPENERS = {
     "contract_summary": ("This summary sets out the principal commercial terms; in case of conflict the "
                          "signed agreement prevails.",),
     "research_report": ("We analyse {topic} using operational data collected across every {item_kind}, and "
-                        "we test whether differences persist once {topic2} is taken into account.",),
+                        "we test whether differences persist once we allow for {topic2}.",),
     "incident_report": ("The incident was detected by routine monitoring and escalated to the {role} within "
                         "the agreed response time.",),
     "grant_application": ("The project will address {topic} in partnership with local organisations, with "
@@ -344,6 +344,102 @@ MINUTES_SUBSECTION_OPENERS = (
 )
 
 
+RESEARCH_OPENERS = (
+    "We study {topic} across {item_kinds} and ask whether the differences persist once we allow for {topic2}.",
+    "This section describes the records on {topic} and how they were collected.",
+    "Our question is how the results for {topic} differ between {item_kinds}, and how much of the difference "
+    "{topic2} can account for.",
+    "We draw on the operational records of the {dept} team, which cover every {item_kind}.",
+    "Earlier reviews of {topic} relied on small samples; we use the records of every {item_kind}.",
+    "The analysis proceeds in three steps: we describe {topic}, compare the {item_kinds}, and test the role of "
+    "{topic2}.",
+    "We report estimates with their margins of error and do not interpret differences within them.",
+    "The study was designed with the {dept} team, who also reviewed the definitions we use.",
+    "The records on {topic} were extracted from the source systems in {month_year}.",
+    "We focus on {topic} because it is where the {item_kinds} differ most.",
+    "Our approach follows earlier work on {topic2}, adapted to the records available here.",
+    "The sample covers every {item_kind} with complete records; incomplete ones are excluded.",
+    "We define {topic} as the organisation's own reporting does, so that the results can be compared with it.",
+    "This section sets out what the records show about {topic} and what they cannot show.",
+    "We begin with the records on {topic} and then turn to {topic2}.",
+    "Here we set out the evidence on {topic}, {item_kind} by {item_kind}.",
+    "The comparisons below use the same definitions throughout, so that the {item_kinds} can be ranked.",
+    "We summarise the evidence on {topic} before turning to its limitations.",
+)
+"""How a research report opens a section: what is studied, with what data, by what method (present tense,
+the authors as "we")."""
+
+RESEARCH_REMARKS = (
+    "The differences between {item_kinds} are larger than the margin of error.",
+    "This pattern is consistent with the view that {topic2} can account for much of the variation.",
+    "We cannot rule out that part of the difference reflects the way the {dept} team records {topic}.",
+    "The result holds when the two largest {item_kinds} are excluded.",
+    "The estimates are descriptive and do not by themselves establish a causal effect.",
+    "Seasonal effects account for part of the pattern; we return to them in the discussion.",
+    "The spread between the highest and lowest values is the main feature of these data.",
+    "The figures are unweighted; weighting by size changes the ranking only at the margin.",
+    "These results are in line with those reported for comparable organisations.",
+    "A sensitivity check with the prior period's definitions gives the same ordering.",
+    "The series shows no structural break over the period covered.",
+    "Missing values were not imputed; the {item_kinds} affected are left out of this comparison.",
+    "We interpret the smallest differences with caution, as they are within sampling error.",
+    "The association with {topic2} is weaker than expected and may reflect measurement error.",
+    "Part of the movement reflects timing: several records were entered late in the period.",
+    "The {dept} team checked these figures against the source systems.",
+    "The ordering of the {item_kinds} is the same in both periods.",
+    "Taken together, these results suggest that {topic} should receive closer attention than {topic2}.",
+    "Differences of this size would matter in practice if they persisted.",
+    "The largest values come from a few {item_kinds}, which we examine separately below.",
+    "The same ordering appears when {topic2} is held constant.",
+    "Most of the spread lies between a handful of {item_kinds}; the rest cluster near the middle.",
+    "The values for the smallest {item_kinds} are the least precise and should be read with care.",
+    "We find no sign that the pattern is an artefact of the reporting template.",
+    "The change between periods is small relative to the differences between {item_kinds}.",
+    "Outliers were checked against the source records and kept where they were confirmed.",
+    "Excluding the period's late entries changes none of the comparisons.",
+    "The gap between the highest and lowest {item_kind} is wider than in the earlier review.",
+    "Where the records disagree, we use the figure confirmed by the {dept} team.",
+    "The pattern is clearest for {topic} and weakest for {topic2}.",
+)
+"""A research report's comment on its own tables and charts: what the estimates show, how sure they are."""
+
+RESEARCH_DISCUSSION = (
+    "The records cover one organisation, which limits how far the results generalise.",
+    "Further work could link {topic} to outcomes over a longer period.",
+    "Our evidence on {topic2} is indirect: drawn from the records rather than observed.",
+    "The results bear on decisions about {topic} in the coming year.",
+    "Our conclusions assume that recording practice did not change during the period.",
+    "A follow-up study will test whether the pattern persists after the changes to {topic2}.",
+    "We recommend that {topic} be reported by {item_kind} as a matter of routine.",
+    "The main uncertainty concerns {topic2}, for which the records are incomplete.",
+    "The analysis is descriptive: it shows where the {item_kinds} differ on {topic}, not why.",
+    "Interviews with the {dept} team would help to explain the differences we find.",
+    "Our measure of {topic} is narrower than some used elsewhere, which may understate the differences.",
+    "The findings are consistent across the subgroups we examined.",
+    "We see no evidence that the results are driven by a single {item_kind}.",
+    "A longer series would allow a test for trend, which the present data do not support.",
+    "Comparisons with other organisations would show whether the pattern is general.",
+    "The records do not allow us to separate {topic} from {topic2} completely.",
+    "Practitioners may find the comparison between {item_kinds} more useful than the totals.",
+    "The definitions we use could be adopted in routine reporting at little cost.",
+    "We see the results as a baseline against which later changes to {topic} can be judged.",
+    "Some {item_kinds} reported late, which narrows the period we can compare.",
+    "The study was not designed to evaluate any single initiative on {topic2}.",
+    "A replication with next year's records would test how stable these findings are.",
+)
+"""What a research report says of its study as a whole: limitations, implications, further work."""
+
+RESEARCH_LEAD_INS = ("In this sample, ", "On these records, ", "For the period covered, ", "Across the {item_kinds}, ")
+RESEARCH_TAILS = (", on the records available", ", within the limits of these data", ", as in the earlier review",
+                  ", as the {dept} team also found")
+"""What a research report's remarks on its figures may open or end with (not its general discussion)."""
+RESEARCH_SUBSECTION_OPENERS = (
+    "This subsection turns to {subject}. We describe the records first and then the estimates.",
+    "We next consider {subject}, using the same records and definitions as above.",
+    "{Subject} is examined here because it bears directly on {topic2}.",
+)
+
+
 @dataclass(frozen=True)
 class Register:
     """The sentence pools of one way of writing: section openers, remarks on an exhibit's figures, general
@@ -358,6 +454,11 @@ class Register:
     one_item: bool = False
     """A paragraph keeps to one item: one topic (and its second topic), one speaker, one team throughout (minutes
     minute an item at a time; a report's remarks range over the organisation's topics)."""
+    decorate: tuple[str, ...] | None = None
+    """The templates that take the lead-ins and tails (all by default)."""
+    other_on_repeat: bool = False
+    """A sentence already printed is replaced by another template of the pool (not by another lead-in or tail
+    of the same one: a template without slots would print the same words again)."""
 
 
 REPORT_REGISTER = Register(OPENERS + OPENERS_MORE, INTERPRETATIONS + INTERPRETATIONS_MORE,
@@ -366,9 +467,12 @@ REPORT_REGISTER = Register(OPENERS + OPENERS_MORE, INTERPRETATIONS + INTERPRETAT
 REGISTERS: dict[str, Register] = {
     "board_minutes": Register(MINUTES_OPENERS, MINUTES_REMARKS, MINUTES_DISCUSSION, MINUTES_SUBSECTION_OPENERS,
                               MINUTES_LEAD_INS, (), one_item=True),
+    "research_report": Register(RESEARCH_OPENERS, RESEARCH_REMARKS, RESEARCH_DISCUSSION + RESEARCH_REMARKS,
+                                RESEARCH_SUBSECTION_OPENERS, RESEARCH_LEAD_INS, RESEARCH_TAILS, decorate=RESEARCH_REMARKS,
+                                other_on_repeat=True),
 }
 """Genres that do not write as a management report, by recipe: minutes record who said what (no tails: a minute
-ends with what was said or agreed)."""
+ends with what was said or agreed); a research report states what was studied and found, as "we"."""
 
 
 def register(ctx: DocContext) -> Register:
@@ -452,13 +556,14 @@ def remarks(ctx: DocContext, rng: Rng, n: int, pool: tuple[str, ...] | None = No
     pool = reg.remarks if pool is None else pool
     for k, t in enumerate(_fresh(ctx, rng, pool, n)):
         for attempt in range(4):  # a sentence already printed takes another lead-in or tail (or other words)
-            if item and attempt:  # one item, said again: another template of the pool about it
+            if attempt and (item or reg.other_on_repeat):  # said again: another template of the pool
                 t = rng.choice(pool)
+            decorate = reg.decorate is None or t in reg.decorate
             text = _fill(t, ctx, rng, **(item or {}))
-            if reg.lead_ins and not t.startswith("{") and rng.bernoulli(0.4) and not t.startswith("In ") \
+            if decorate and reg.lead_ins and not t.startswith("{") and rng.bernoulli(0.4) and not t.startswith("In ") \
                     and not (reg.one_item and k == 0 and attempt == 0):
                 text = _fill(rng.choice(reg.lead_ins), ctx, rng) + text[0].lower() + text[1:]
-            if reg.tails and ";" not in text and len(text) < 110 and rng.bernoulli(0.3):
+            if decorate and reg.tails and ";" not in text and len(text) < 110 and rng.bernoulli(0.3):
                 text = text[:-1] + _fill(rng.choice(reg.tails), ctx, rng) + "."
             if text not in printed:
                 break

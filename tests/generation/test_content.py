@@ -235,8 +235,8 @@ def test_every_prose_template_fills_for_every_domain():
     from generation.domains import RECIPE_BY_SLUG
 
     assert set(RECIPE_OPENERS) <= set(RECIPE_BY_SLUG) and set(REGISTERS) <= set(RECIPE_BY_SLUG)
-    registers = tuple(t for r in REGISTERS.values()
-                      for t in r.openers + r.remarks + r.reflections + r.lead_ins + r.tails)
+    registers = tuple(t for r in REGISTERS.values() for t in r.openers + r.remarks + r.reflections + r.lead_ins)
+    tails = tuple(t for r in REGISTERS.values() for t in r.tails)
     templates = OPENERS + OPENERS_MORE + INTERPRETATIONS + tuple(t for v in RECIPE_OPENERS.values() for t in v) \
         + registers
     for d in DOMAINS:
@@ -244,3 +244,6 @@ def test_every_prose_template_fills_for_every_domain():
         for t in templates:
             text = _fill(t, ctx, Rng(3))
             assert "{" not in text and "}" not in text and text[0].isupper()
+        for t in tails:
+            text = _fill(t, ctx, Rng(3))
+            assert "{" not in text and "}" not in text and text.startswith(", ")

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 
+import pytest
+
 from generation.content import prose
 from generation.content.wording import plural
 from generation.domains import DOMAINS
@@ -77,29 +79,32 @@ def _template_regex(template: str, lead_ins: tuple[str, ...]) -> re.Pattern:
     return re.compile(rf"(?:(?:{lead})?(?i:{body[0]}){body[1:]})" if lead_ins else body)
 
 
-def _minuted_share(said: Counter, minutes: prose.Register) -> tuple[float, int]:
-    """Of a document's long sentences: the share a minutes template wrote, and how many a management
-    report's openers or remarks wrote (a template's words before its first slot, 15 characters or more)."""
+def _register_share(said: Counter, own: prose.Register) -> tuple[float, int]:
+    """Of a document's long sentences: the share its genre's register (``own``) wrote, and how many a
+    management report's openers or remarks wrote (a template's words before its first slot, 15 characters or
+    more)."""
     report = prose.REPORT_REGISTER
-    parts = {p for t in minutes.openers + minutes.remarks + minutes.reflections
-             for p in re.split(r"(?<=[.!?])\s+", t)}
-    patterns = [_template_regex(p, minutes.lead_ins) for p in parts]
+    parts = {p for t in own.openers + own.remarks + own.reflections for p in re.split(r"(?<=[.!?])\s+", t)}
+    patterns = [_template_regex(p, own.lead_ins) for p in parts]
     stems = {t.split("{")[0] for t in report.openers + report.remarks if len(t.split("{")[0]) >= 15}
     n = sum(said.values())
-    minuted = sum(k for s, k in said.items() if any(p.fullmatch(s) for p in patterns))
+    written = sum(k for s, k in said.items() if any(p.fullmatch(s) for p in patterns))
     reported = sum(k for s, k in said.items() if any(stem in s for stem in stems))
-    return minuted / n, reported
+    return written / n, reported
 
 
-def test_minutes_record_the_meeting_rather_than_report_as_management(monkeypatch):
-    """Minutes say who presented what, what members asked and what was agreed, in the past tense; none of a
-    management report's sentences ("Management considers the position consistent with the plan ...")."""
-    minutes = prose.REGISTERS["board_minutes"]
+@pytest.mark.parametrize("recipe, floor", [("board_minutes", 0.8), ("research_report", 0.5)])
+def test_minutes_and_research_do_not_speak_as_management(monkeypatch, recipe, floor):
+    """Minutes say who presented what, what members asked and what was agreed, in the past tense; a research
+    report says what was studied and found, as "we"; neither says a management report's sentences
+    ("Management considers the position consistent with the plan ..."). The rest of their sentences are the
+    genre blocks' and the exhibits' own (attendance, references, "Table 1 gives ...")."""
+    own = prose.REGISTERS[recipe]
     for seed in (5, 6):
-        share, reported = _minuted_share(_sentences("board_minutes", 12, seed), minutes)
-        assert reported == 0 and share >= 0.8, (seed, share, reported)
-    monkeypatch.setattr(prose, "REGISTERS", {})  # planted: minutes in the report's voice, as before
-    share, reported = _minuted_share(_sentences("board_minutes", 12, 5), minutes)
+        share, reported = _register_share(_sentences(recipe, 12, seed), own)
+        assert reported == 0 and share >= floor, (seed, share, reported)
+    monkeypatch.setattr(prose, "REGISTERS", {})  # planted: the report's voice, as before
+    share, reported = _register_share(_sentences(recipe, 12, 5), own)
     assert reported > 20 and share < 0.1
 
 
