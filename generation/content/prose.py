@@ -129,16 +129,22 @@ def _fill(template: str, ctx: DocContext, rng: Rng, **extra: str) -> str:
     return template.format(**values)
 
 
+_NUMBERED = re.compile(r"^\d+(\.\d+)*\.?\s+")
+"""A section number before a heading's words ("5 Results", "6.1 Value for money")."""
+
+
 def heading(ctx: DocContext, text: str, level: int = 1) -> HeadingBlock:
+    ctx.memo["heading"] = _NUMBERED.sub("", text)  # the section of the text that follows (``Register.sections``)
     return HeadingBlock(id=ctx.book.block_id(), level=level, spans=[lit(text)])
 
 
 def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
     reg = register(ctx)
-    picks = _fresh(ctx, rng, reg.openers, n_sentences)
+    own_section = (reg.sections or {}).get(ctx.memo.get("heading", ""))
+    picks = _fresh(ctx, rng, own_section or reg.openers, n_sentences)
     said: set[str] = ctx.remember("own_openers", set)  # a genre's own opening is said once a document
     own = [t for t in RECIPE_OPENERS.get(ctx.recipe.slug, ()) if t not in said]
-    if own and rng.bernoulli(0.5):
+    if own and not own_section and rng.bernoulli(0.5):
         picks = [rng.choice(own)] + picks[1:]
         said.add(picks[0])
     if reg.one_item:  # one item is opened once: who presented it, then what was said of it
@@ -429,6 +435,34 @@ RESEARCH_DISCUSSION = (
 )
 """What a research report says of its study as a whole: limitations, implications, further work."""
 
+RESEARCH_SECTIONS: dict[str, tuple[str, ...]] = {
+    "Abstract": (
+        "This report examines {topic} across {item_kinds}, using the {dept} team's records for the period to "
+        "{month_year}.",
+        "We find that the {item_kinds} differ widely on {topic}, and that most of the difference remains once we "
+        "allow for {topic2}.",
+        "Using the records of every {item_kind}, we show that {topic} is concentrated in a few {item_kinds}.",
+        "The results suggest that routine reporting of {topic} by {item_kind} would help the {dept} team to act "
+        "earlier.",
+        "We conclude that less of the variation is due to {topic2} than is often assumed.",
+    ),
+    "Results": (
+        "The {item_kinds} differ markedly on {topic}; the tables below give the detail.",
+        "Differences on {topic} are larger than those on {topic2}.",
+        "Most of the variation in {topic} lies between {item_kinds} rather than over time.",
+        "Allowing for {topic2} narrows the differences but does not remove them.",
+        "We report the results {item_kind} by {item_kind}, with the largest differences first.",
+    ),
+    "Conclusion": (
+        "We set out to learn how {topic} varies between {item_kinds}; it varies widely.",
+        "Our main finding is that the differences on {topic} persist once we allow for {topic2}.",
+        "The practical implication is that {topic} should be tracked by {item_kind}, not only in total.",
+        "Further work should follow the {item_kinds} with the weakest results over a longer period.",
+        "These conclusions rest on one organisation's records and should be tested elsewhere.",
+    ),
+}
+"""What a research report's abstract, results and conclusion open with: what it finds and concludes."""
+
 RESEARCH_LEAD_INS = ("In this sample, ", "On these records, ", "For the period covered, ", "Across the {item_kinds}, ")
 RESEARCH_TAILS = (", on the records available", ", within the limits of these data", ", as in the earlier review",
                   ", as the {dept} team also found")
@@ -456,6 +490,8 @@ class Register:
     minute an item at a time; a report's remarks range over the organisation's topics)."""
     decorate: tuple[str, ...] | None = None
     """The templates that take the lead-ins and tails (all by default)."""
+    sections: dict[str, tuple[str, ...]] | None = None
+    """Openers of their own for the sections so headed (an abstract states what was found)."""
     other_on_repeat: bool = False
     """A sentence already printed is replaced by another template of the pool (not by another lead-in or tail
     of the same one: a template without slots would print the same words again)."""
@@ -469,7 +505,7 @@ REGISTERS: dict[str, Register] = {
                               MINUTES_LEAD_INS, (), one_item=True),
     "research_report": Register(RESEARCH_OPENERS, RESEARCH_REMARKS, RESEARCH_DISCUSSION + RESEARCH_REMARKS,
                                 RESEARCH_SUBSECTION_OPENERS, RESEARCH_LEAD_INS, RESEARCH_TAILS, decorate=RESEARCH_REMARKS,
-                                other_on_repeat=True),
+                                sections=RESEARCH_SECTIONS, other_on_repeat=True, one_item=True),
 }
 """Genres that do not write as a management report, by recipe: minutes record who said what (no tails: a minute
 ends with what was said or agreed); a research report states what was studied and found, as "we"."""

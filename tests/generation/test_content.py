@@ -235,7 +235,8 @@ def test_every_prose_template_fills_for_every_domain():
     from generation.domains import RECIPE_BY_SLUG
 
     assert set(RECIPE_OPENERS) <= set(RECIPE_BY_SLUG) and set(REGISTERS) <= set(RECIPE_BY_SLUG)
-    registers = tuple(t for r in REGISTERS.values() for t in r.openers + r.remarks + r.reflections + r.lead_ins)
+    registers = tuple(t for r in REGISTERS.values() for t in r.openers + r.remarks + r.reflections + r.lead_ins
+                      + tuple(t for pool in (r.sections or {}).values() for t in pool))
     tails = tuple(t for r in REGISTERS.values() for t in r.tails)
     templates = OPENERS + OPENERS_MORE + INTERPRETATIONS + tuple(t for v in RECIPE_OPENERS.values() for t in v) \
         + registers

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 
@@ -84,7 +85,9 @@ def _register_share(said: Counter, own: prose.Register) -> tuple[float, int]:
     management report's openers or remarks wrote (a template's words before its first slot, 15 characters or
     more)."""
     report = prose.REPORT_REGISTER
-    parts = {p for t in own.openers + own.remarks + own.reflections for p in re.split(r"(?<=[.!?])\s+", t)}
+    sections = tuple(t for pool in (own.sections or {}).values() for t in pool)
+    parts = {p for t in own.openers + own.remarks + own.reflections + sections
+             for p in re.split(r"(?<=[.!?])\s+", t)}
     patterns = [_template_regex(p, own.lead_ins) for p in parts]
     stems = {t.split("{")[0] for t in report.openers + report.remarks if len(t.split("{")[0]) >= 15}
     n = sum(said.values())
@@ -127,3 +130,25 @@ def test_a_minuted_paragraph_keeps_to_one_item():
             checked += 1
             assert len(topics) <= 2 and len(roles) <= 1, text
     assert checked >= 10
+
+
+def _opening_after(recipe: str, heading: str, seed: int) -> str:
+    spec = reference_spec(seed=seed, n_docs=1).model_copy(update={
+        "recipes": [recipe], "pages": PageCountDist(mean=12, sigma=0, min=12, max=12)})
+    blocks = [b for _, b in plan_document(spec, 0).blocks()]
+    at = next(i for i, b in enumerate(blocks)  # "3 Abstract" in a numbered document
+              if b.type == "heading" and re.sub(r"^\d+ ", "", "".join(s.text for s in b.spans)) == heading)
+    return next("".join(s.text for s in b.spans) for b in blocks[at + 1:] if b.type == "text_block")
+
+
+def test_a_research_abstract_and_conclusion_state_what_was_found(monkeypatch):
+    """The abstract, results and conclusion of a research report open with what it finds, not with its method."""
+    own = prose.REGISTERS["research_report"]
+    for section in ("Abstract", "Conclusion"):
+        patterns = [_template_regex(t, ()) for t in own.sections[section]]
+        for seed in (5, 6, 7):
+            first = re.split(r"(?<=[.!?])\s+", _opening_after("research_report", section, seed))[0]
+            assert any(p.fullmatch(first) for p in patterns), (section, seed, first)
+    monkeypatch.setattr(prose, "REGISTERS", {"research_report": dataclasses.replace(own, sections=None)})
+    first = re.split(r"(?<=[.!?])\s+", _opening_after("research_report", "Abstract", 5))[0]  # planted: no own
+    assert not any(p.fullmatch(first) for p in (_template_regex(t, ()) for t in own.sections["Abstract"]))
