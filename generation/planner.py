@@ -212,8 +212,10 @@ def kept_sections(recipe: Recipe, rng: Rng) -> tuple[Section, ...]:
     return tuple(sec for sec in recipe.grammar if sec.required or rng.bernoulli(OPTIONAL_SECTION_P))
 
 
-SPEAKS_ALONE = frozenset({"auditor_opinion"})
-"""Genre blocks that are their section's whole text: an auditor's report holds no commentary of management."""
+SPEAKS_ALONE = frozenset({"auditor_opinion", "income_statement", "statement_notes"})
+"""Genre blocks that are their section's whole text: an auditor's report, the financial statements and their
+notes hold no commentary of management (a page of such a section left without blocks of its own takes the
+section's standing text, ``prose.STANDING_TEXT``)."""
 SPEAKS_FIRST = frozenset({"attendance", "memo_header", "contract_parties", "cover_letter", "invoice_header",
                           "order_header", "claimant"})
 """Genre blocks that open their section (who attended, the memo's header, the parties, the letter): the
@@ -610,7 +612,9 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         held_prose = []
         placed_genre += _place(blocks, pending)
         if narrative and not any(b.type == "text_block" for b in blocks):  # a narrative page reads as text
-            blocks.append(prose.opener(ctx, ps, ps.integers(3, 6)))
+            own = kept[sec].blocks[0] if _voice(kept[sec]) == "alone" and kept[sec].blocks else None
+            blocks.append(prose.standing_text(ctx, ps, own) if own in prose.STANDING_TEXT  # a statement's page
+                          else prose.opener(ctx, ps, ps.integers(3, 6)))
         prev_section = more_sections[-1] if more_sections else sec
         body_end = p == n_pages - n_appendix
         ends_section = body_end or section_at[p + 1 - first_body][0] != prev_section
@@ -719,7 +723,9 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         if pending and len(blocks) > 1 and blocks[-1].type == "heading":  # a heading keeps with its section's
             pending.insert(0, blocks.pop())  # blocks: it opens the next page above them, never ends this one
         if all(b.type in ("heading", "annotation") for b in blocks):  # never a page of headings and overlays
-            blocks.append(prose.opener(ctx, ps, ps.integers(2, 4)))
+            first = kept[prev_section].blocks[0] if alone and kept[prev_section].blocks else None
+            blocks.append(prose.standing_text(ctx, ps, first) if first in prose.STANDING_TEXT
+                          else prose.opener(ctx, ps, ps.integers(2, 4)))  # a statement's page: no management text
         pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
     if pending or closing:  # the last section's genre blocks that did not fit: they end the text
         last = len(pages) - 1 - n_appendix

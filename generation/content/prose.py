@@ -376,7 +376,7 @@ RESEARCH_OPENERS = (
 the authors as "we")."""
 
 RESEARCH_REMARKS = (
-    "The differences between {item_kinds} are larger than the margin of error.",
+    "The differences between {item_kinds} on {topic} are larger than the margin of error.",
     "This pattern is consistent with the view that {topic2} can account for much of the variation.",
     "We cannot rule out that part of the difference reflects the way the {dept} team records {topic}.",
     "The result holds when the two largest {item_kinds} are excluded.",
@@ -388,21 +388,21 @@ RESEARCH_REMARKS = (
     "A sensitivity check with the prior period's definitions gives the same ordering.",
     "The series shows no structural break over the period covered.",
     "Missing values were not imputed; the {item_kinds} affected are left out of this comparison.",
-    "We interpret the smallest differences with caution, as they are within sampling error.",
+    "We interpret the smallest differences in {topic} with caution, as they are within sampling error.",
     "The association with {topic2} is weaker than expected and may reflect measurement error.",
     "Part of the movement reflects timing: several records were entered late in the period.",
     "The {dept} team checked these figures against the source systems.",
     "The ordering of the {item_kinds} is the same in both periods.",
     "Taken together, these results suggest that {topic} should receive closer attention than {topic2}.",
-    "Differences of this size would matter in practice if they persisted.",
-    "The largest values come from a few {item_kinds}, which we examine separately below.",
+    "Differences of this size in {topic} would matter in practice if they persisted.",
+    "The largest differences in {topic} come from a few {item_kinds}, which we examine separately below.",
     "The same ordering appears when {topic2} is held constant.",
     "Most of the spread lies between a handful of {item_kinds}; the rest cluster near the middle.",
     "The values for the smallest {item_kinds} are the least precise and should be read with care.",
-    "We find no sign that the pattern is an artefact of the reporting template.",
-    "The change between periods is small relative to the differences between {item_kinds}.",
-    "Outliers were checked against the source records and kept where they were confirmed.",
-    "Excluding the period's late entries changes none of the comparisons.",
+    "We find no sign that the pattern in {topic} is an artefact of the reporting template.",
+    "The change in {topic} between periods is small relative to the differences between {item_kinds}.",
+    "Outliers in the records on {topic} were checked against the source systems and kept where confirmed.",
+    "Excluding the period's late entries changes none of the comparisons of {topic}.",
     "The gap between the highest and lowest {item_kind} is wider than in the earlier review.",
     "Where the records disagree, we use the figure confirmed by the {dept} team.",
     "The pattern is clearest for {topic} and weakest for {topic2}.",
@@ -410,28 +410,28 @@ RESEARCH_REMARKS = (
 """A research report's comment on its own tables and charts: what the estimates show, how sure they are."""
 
 RESEARCH_DISCUSSION = (
-    "The records cover one organisation, which limits how far the results generalise.",
+    "The records cover one organisation, which limits how far the results on {topic} generalise.",
     "Further work could link {topic} to outcomes over a longer period.",
     "Our evidence on {topic2} is indirect: drawn from the records rather than observed.",
     "The results bear on decisions about {topic} in the coming year.",
-    "Our conclusions assume that recording practice did not change during the period.",
+    "Our conclusions on {topic} assume that recording practice did not change during the period.",
     "A follow-up study will test whether the pattern persists after the changes to {topic2}.",
     "We recommend that {topic} be reported by {item_kind} as a matter of routine.",
     "The main uncertainty concerns {topic2}, for which the records are incomplete.",
     "The analysis is descriptive: it shows where the {item_kinds} differ on {topic}, not why.",
     "Interviews with the {dept} team would help to explain the differences we find.",
     "Our measure of {topic} is narrower than some used elsewhere, which may understate the differences.",
-    "The findings are consistent across the subgroups we examined.",
-    "We see no evidence that the results are driven by a single {item_kind}.",
-    "A longer series would allow a test for trend, which the present data do not support.",
-    "Comparisons with other organisations would show whether the pattern is general.",
+    "The findings on {topic} are consistent across the subgroups we examined.",
+    "We see no evidence that the results on {topic} are driven by a single {item_kind}.",
+    "A longer series on {topic} would allow a test for trend, which the present data do not support.",
+    "Comparisons with other organisations would show whether the pattern in {topic} is general.",
     "The records do not allow us to separate {topic} from {topic2} completely.",
-    "Practitioners may find the comparison between {item_kinds} more useful than the totals.",
-    "The definitions we use could be adopted in routine reporting at little cost.",
+    "Practitioners may find the comparison of {topic} between {item_kinds} more useful than the totals.",
+    "The definitions we use for {topic} could be adopted in routine reporting at little cost.",
     "We see the results as a baseline against which later changes to {topic} can be judged.",
-    "Some {item_kinds} reported late, which narrows the period we can compare.",
+    "Some {item_kinds} reported late on {topic}, which narrows the period we can compare.",
     "The study was not designed to evaluate any single initiative on {topic2}.",
-    "A replication with next year's records would test how stable these findings are.",
+    "A replication with next year's records would test how stable these findings on {topic} are.",
 )
 """What a research report says of its study as a whole: limitations, implications, further work."""
 
@@ -850,6 +850,47 @@ def appendix_pointer(ctx: DocContext, rng: Rng, letter: str) -> TextBlock:
 def appendix_intro(ctx: DocContext, rng: Rng) -> TextBlock:
     """What the appendix holds and where it comes from."""
     return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(APPENDIX_INTROS), ctx, rng))])
+
+
+STANDING_TEXT: dict[str, tuple[str, ...]] = {
+    "income_statement": (
+        "The notes on the following pages form part of these financial statements.",
+        "The financial statements were approved by the board of directors and signed on its behalf by the chair "
+        "and the finance director.",
+        "All amounts are stated in {currency}; comparative figures are those of the previous financial year.",
+        "The statements are presented for the group; the parent company's own statements are filed separately.",
+    ),
+    "statement_notes": (
+        "Basis of preparation. The financial statements have been prepared on the going concern basis and under "
+        "the historical cost convention, except for financial instruments measured at fair value.",
+        "Judgements and estimates. Preparing the financial statements requires judgements and estimates; those "
+        "with the greatest effect concern revenue recognition and the recoverable amount of receivables.",
+        "Events after the reporting period. No events have arisen since the year end that require adjustment to, "
+        "or disclosure in, these financial statements.",
+        "Related parties. Transactions with related parties were made on terms equivalent to those of an arm's "
+        "length transaction.",
+        "Going concern. The directors expect the group to have adequate resources to continue in operation for at "
+        "least twelve months from the date these financial statements were approved.",
+        "Financial risk management. The group's activities expose it to credit, liquidity and market risks; the "
+        "board reviews and agrees the policies for managing each of them.",
+        "Contingent liabilities. There were no contingent liabilities at the year end other than those arising in "
+        "the ordinary course of business.",
+    ),
+    "auditor_opinion": (
+        "This report is made solely to the members, as a body. Our audit work has been undertaken so that we "
+        "might state to the members those matters we are required to state in an auditor's report.",
+        "A further description of our responsibilities for the audit of the financial statements is available "
+        "on the website of the audit regulator.",
+    ),
+}
+"""The standing text of a section that speaks alone (the financial statements, their notes, the auditor's
+report): what such pages carry besides their blocks, never a management comment."""
+
+
+def standing_text(ctx: DocContext, rng: Rng, kind: str) -> TextBlock:
+    """A paragraph of ``kind``'s standing text the document has not printed yet (``STANDING_TEXT``)."""
+    picks = _fresh(ctx, rng, STANDING_TEXT[kind], 1)
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(_fill(t, ctx, rng) for t in picks))])
 
 
 ONCE_A_DOCUMENT = frozenset({"contact", "reference", "terms"})

@@ -152,3 +152,35 @@ def test_a_research_abstract_and_conclusion_state_what_was_found(monkeypatch):
     monkeypatch.setattr(prose, "REGISTERS", {"research_report": dataclasses.replace(own, sections=None)})
     first = re.split(r"(?<=[.!?])\s+", _opening_after("research_report", "Abstract", 5))[0]  # planted: no own
     assert not any(p.fullmatch(first) for p in (_template_regex(t, ()) for t in own.sections["Abstract"]))
+
+
+def test_financial_statements_and_their_notes_carry_no_management_comment(monkeypatch):
+    """An annual report's Financial Statements and Notes hold the statements, the notes, the sentences that
+    refer to them and their standing text ("The notes on the following pages form part of ..."); never
+    "Management considers the position ..." on a page of the accounts."""
+    from generation import planner
+
+    def stray(seed: int) -> list[str]:
+        spec = reference_spec(seed=seed, n_docs=1).model_copy(update={
+            "recipes": ["annual_report"], "pages": PageCountDist(mean=36, sigma=0, min=36, max=36)})
+        standing = tuple(t.split("{")[0] for pool in prose.STANDING_TEXT.values() for t in pool)  # to a slot
+        out, section = [], ""
+        for _, b in plan_document(spec, 0).blocks():
+            text = "".join(s.text for s in getattr(b, "spans", None) or [])
+            if b.type == "heading":
+                section = re.sub(r"^\d+ ", "", text)
+            elif section in ("Financial Statements", "Notes to the Financial Statements") \
+                    and b.type == "text_block" and not b.genre_block and not text.startswith(standing):
+                out.append(text)
+        return out
+
+    assert stray(7474) == [] and stray(7475) == []
+    monkeypatch.setattr(planner, "SPEAKS_ALONE", frozenset({"auditor_opinion"}))  # planted: as before
+    assert len(stray(7475)) >= 3
+
+
+@pytest.mark.parametrize("recipe, pages", [("research_report", 40), ("board_minutes", 30)])
+def test_a_long_document_in_its_own_register_rarely_repeats_a_sentence(recipe, pages):
+    """The registers' pools are smaller than a report's: a repeated sentence takes another template, and the
+    slots (topic, speaker, team) keep 40 pages of a research report and 30 of minutes as varied as a report."""
+    assert _distinct(recipe, pages, 5) >= 0.85
