@@ -135,7 +135,9 @@ class LinesFlow(Flow):
 
     def _rest(self, k: int, item: Item, done: list[Line], lines: list[Line]) -> LinesFlow | None:
         rest_items = []
-        if len(done) < len(lines):
+        if not done:  # nothing of the item drawn here: it starts the next slot whole, with its own marker
+            rest_items.append(item)
+        elif len(done) < len(lines):
             rest_items.append(Item(remaining_spans(lines[len(done):], item.spans), "",
                                    continued=bool(item.marker or item.continued)))
         rest_items += self.items[k + 1:]
