@@ -105,6 +105,12 @@ TABLE_COMMENTS = (
     "{top} led on {metric_lc} ({top_text}); {low} trailed at {low_text} and is under review.",
     "The spread between {top} ({top_text}) and {low} ({low_text}) reflects differences in {topic}.",
 )
+NEUTRAL_TABLE_COMMENTS = (
+    TABLE_COMMENTS[0],
+    "{top} was highest on {metric_lc} ({top_text}) and {low} lowest ({low_text}).",
+    "The table ranges from {low_text} ({low}) to {top_text} ({top}).",
+)
+"""What a table shows without a manager's verdict ("... trailed and is under review"): for minutes and research."""
 TOTAL_COMMENT = "In total, {metric_lc} amounted to {total_text} for the period."
 MEAN_COMMENT = "On average, {metric_lc} stood at {total_text} across the {item_kinds} listed."
 CHART_COMMENTS = (  # over time: the series is an item (a proper name, kept as written)
@@ -379,26 +385,26 @@ RESEARCH_REMARKS = (
     "The differences between {item_kinds} on {topic} are larger than the margin of error.",
     "This pattern is consistent with the view that {topic2} can account for much of the variation.",
     "We cannot rule out that part of the difference reflects the way the {dept} team records {topic}.",
-    "The result holds when the two largest {item_kinds} are excluded.",
-    "The estimates are descriptive and do not by themselves establish a causal effect.",
+    "The result for {topic} holds when the two largest {item_kinds} are excluded.",
+    "The estimates for {topic} are descriptive and do not by themselves establish a causal effect.",
     "Seasonal effects account for part of the pattern; we return to them in the discussion.",
     "The spread between the highest and lowest values is the main feature of these data.",
-    "The figures are unweighted; weighting by size changes the ranking only at the margin.",
-    "These results are in line with those reported for comparable organisations.",
-    "A sensitivity check with the prior period's definitions gives the same ordering.",
+    "The figures for {topic} are unweighted; weighting by size changes the ranking only at the margin.",
+    "These results on {topic} are in line with those reported for comparable organisations.",
+    "A sensitivity check with the prior period's definitions gives the same ordering on {topic}.",
     "The series shows no structural break over the period covered.",
-    "Missing values were not imputed; the {item_kinds} affected are left out of this comparison.",
+    "Missing values on {topic} were not imputed; the {item_kinds} affected are left out of this comparison.",
     "We interpret the smallest differences in {topic} with caution, as they are within sampling error.",
     "The association with {topic2} is weaker than expected and may reflect measurement error.",
-    "Part of the movement reflects timing: several records were entered late in the period.",
+    "Part of the movement in {topic} reflects timing: several records were entered late in the period.",
     "The {dept} team checked these figures against the source systems.",
-    "The ordering of the {item_kinds} is the same in both periods.",
+    "The ordering of the {item_kinds} on {topic} is the same in both periods.",
     "Taken together, these results suggest that {topic} should receive closer attention than {topic2}.",
     "Differences of this size in {topic} would matter in practice if they persisted.",
     "The largest differences in {topic} come from a few {item_kinds}, which we examine separately below.",
     "The same ordering appears when {topic2} is held constant.",
-    "Most of the spread lies between a handful of {item_kinds}; the rest cluster near the middle.",
-    "The values for the smallest {item_kinds} are the least precise and should be read with care.",
+    "Most of the spread in {topic} lies between a handful of {item_kinds}; the rest cluster near the middle.",
+    "The estimates on {topic} for the smallest {item_kinds} are the least precise and should be read with care.",
     "We find no sign that the pattern in {topic} is an artefact of the reporting template.",
     "The change in {topic} between periods is small relative to the differences between {item_kinds}.",
     "Outliers in the records on {topic} were checked against the source systems and kept where confirmed.",
@@ -490,6 +496,8 @@ class Register:
     minute an item at a time; a report's remarks range over the organisation's topics)."""
     decorate: tuple[str, ...] | None = None
     """The templates that take the lead-ins and tails (all by default)."""
+    table_comments: tuple[str, ...] = TABLE_COMMENTS
+    """What the sentence after a table says of its highest and lowest rows."""
     sections: dict[str, tuple[str, ...]] | None = None
     """Openers of their own for the sections so headed (an abstract states what was found)."""
     other_on_repeat: bool = False
@@ -502,10 +510,11 @@ REPORT_REGISTER = Register(OPENERS + OPENERS_MORE, INTERPRETATIONS + INTERPRETAT
 """A management report's voice: the organisation explains its figures (the default)."""
 REGISTERS: dict[str, Register] = {
     "board_minutes": Register(MINUTES_OPENERS, MINUTES_REMARKS, MINUTES_DISCUSSION, MINUTES_SUBSECTION_OPENERS,
-                              MINUTES_LEAD_INS, (), one_item=True),
+                              MINUTES_LEAD_INS, (), one_item=True, table_comments=NEUTRAL_TABLE_COMMENTS),
     "research_report": Register(RESEARCH_OPENERS, RESEARCH_REMARKS, RESEARCH_DISCUSSION + RESEARCH_REMARKS,
                                 RESEARCH_SUBSECTION_OPENERS, RESEARCH_LEAD_INS, RESEARCH_TAILS, decorate=RESEARCH_REMARKS,
-                                sections=RESEARCH_SECTIONS, other_on_repeat=True, one_item=True),
+                                sections=RESEARCH_SECTIONS, other_on_repeat=True, one_item=True,
+                                table_comments=NEUTRAL_TABLE_COMMENTS),
 }
 """Genres that do not write as a management report, by recipe: minutes record who said what (no tails: a minute
 ends with what was said or agreed); a research report states what was studied and found, as "we"."""
@@ -655,7 +664,7 @@ def commentary(ctx: DocContext, rng: Rng, block) -> TextBlock | None:
         key = lambda c: c[1].value.absolute() if hasattr(c[1].value, "absolute") else c[1].value.value  # noqa: E731
         top, low = max(cells, key=key), min(cells, key=key)
         metric = _metric_of(top[1].label)
-        text = _fill(rng.choice(TABLE_COMMENTS), ctx, rng, top=top[0], low=low[0], top_text=with_unit(top[1]),
+        text = _fill(rng.choice(register(ctx).table_comments), ctx, rng, top=top[0], low=low[0], top_text=with_unit(top[1]),
                      low_text=with_unit(low[1]), metric_lc=metric)
         last = block.rows[-1]
         if block.total_row and last[j].fact_ids:

@@ -184,3 +184,13 @@ def test_a_long_document_in_its_own_register_rarely_repeats_a_sentence(recipe, p
     """The registers' pools are smaller than a report's: a repeated sentence takes another template, and the
     slots (topic, speaker, team) keep 40 pages of a research report and 30 of minutes as varied as a report."""
     assert _distinct(recipe, pages, 5) >= 0.85
+
+
+def test_minutes_and_research_pass_no_managers_verdict_on_a_table():
+    """A minute or a research report says which row was highest and lowest, not that the lowest "is under
+    review" (the management report's table comment)."""
+    for recipe in ("board_minutes", "research_report"):
+        said = " ".join(s for seed in (5, 6, 7) for s in _sentences(recipe, 12, seed))
+        assert "and is under review" not in said and ("lowest" in said or "ranges from" in said), recipe
+    said = " ".join(s for seed in (5, 6, 7) for s in _sentences("annual_report", 12, seed))
+    assert "and is under review" in said  # the report's own voice keeps it
