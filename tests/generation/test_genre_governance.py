@@ -202,6 +202,8 @@ def test_actions_are_owned_by_members_present_and_due_after_the_meeting():
         text, signed = built["next_meeting"]
         assert one(ctx, [text], "next_meeting_date").value.value > ctx.anchor
         assert one(ctx, [signed], "signatory").value.entity_id == present[0]
+        said = signed.title if signed.type == "form" else " ".join(s.text for s in signed.spans[1:])
+        assert "Chair" in said or "minutes" in said.lower() or "correct record" in said  # says who signs, as what
 
 
 # ---------------------------------------------------------------- contract summary

@@ -433,7 +433,7 @@ def build_next_meeting(ctx: DocContext, rng: Rng) -> list[Block]:
                                 fields=[FormField(label="Chair", value=fs(chair), field_type="person")],
                                 signature_lines=["Chair", "Date"]))
     else:
-        blocks.append(AnnotationBlock(id=bid, kind="signature", spans=[fs(chair)],
+        blocks.append(AnnotationBlock(id=bid, kind="signature", spans=[fs(chair), lit("Chair, signed as a correct record")],
                                       rotation=round(rng.uniform(-4, 4), 1), color=rng.choice(INK_COLORS)))
     return blocks
 
