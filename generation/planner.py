@@ -280,17 +280,30 @@ def sections_on_pages(sections: tuple[str, ...], n_pages: int) -> list[list[int]
     return [list(range(p * len(sections) // n_pages, (p + 1) * len(sections) // n_pages)) for p in range(n_pages)]
 
 
-ONE_PAGE_SECTIONS = ("auditor",)
-"""Sections whose genre block is their whole text (an auditor's report): one page, never more pages of
-general exhibits under their heading."""
+FIXED_PAGES = (("auditor", 1), ("notes to the financial statements", 1), ("financial statements", 2),
+               ("financial summary", 2))
+"""Sections whose genre blocks are their whole text, with the pages that text takes (an auditor's report one,
+the three financial statements two, their notes one): never more pages under their heading, which would hold
+nothing but a line of standing text. The first key a heading contains counts."""
+
+
+def _fixed_pages(section: str) -> int:
+    return next((k for key, k in FIXED_PAGES if key in section.lower()), 0)
 
 
 def section_pages(sections: tuple[str, ...], n_pages: int) -> list[int]:
     """The section each of ``n_pages`` body pages belongs to: pages shared by weight (short sections a
     third of the others, one-page sections none beyond their own), every section at least one page while
     there are pages, in the genre's order."""
-    weights = [1e-6 if any(k in s.lower() for k in ONE_PAGE_SECTIONS) else
-               1 / 3 if any(k in s.lower() for k in SHORT_SECTIONS) else 1.0 for s in sections]
+    fixed = [_fixed_pages(s) for s in sections]
+    weights = [0.0 if k else 1 / 3 if any(w in s.lower() for w in SHORT_SECTIONS) else 1.0
+               for s, k in zip(sections, fixed, strict=True)]
+    free, need = sum(weights), sum(fixed)
+    if need and n_pages > need + sum(w > 0 for w in weights):  # the fixed sections get their pages' share
+        total = free * n_pages / (n_pages - need)
+        weights = [k * total / n_pages if k else w for k, w in zip(fixed, weights, strict=True)]
+    else:  # too few pages: a fixed section no more than its own page
+        weights = [1e-6 if k else w for k, w in zip(fixed, weights, strict=True)]
     total = sum(weights)
     bounds, acc = [], 0.0
     for w in weights:

@@ -108,7 +108,7 @@ TABLE_COMMENTS = (
 NEUTRAL_TABLE_COMMENTS = (
     TABLE_COMMENTS[0],
     "{top} was highest on {metric_lc} ({top_text}) and {low} lowest ({low_text}).",
-    "The table ranges from {low_text} ({low}) to {top_text} ({top}).",
+    "The figures range from {low_text} ({low}) to {top_text} ({top}).",
 )
 """What a table shows without a manager's verdict ("... trailed and is under review"): for minutes and research."""
 TOTAL_COMMENT = "In total, {metric_lc} amounted to {total_text} for the period."
@@ -147,7 +147,7 @@ def heading(ctx: DocContext, text: str, level: int = 1) -> HeadingBlock:
 def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
     reg = register(ctx)
     own_section = (reg.sections or {}).get(ctx.memo.get("heading", ""))
-    picks = _fresh(ctx, rng, own_section or reg.openers, n_sentences)
+    picks = _fresh(ctx, rng, own_section or reg.openers, 1 if reg.one_item else n_sentences)  # one: the rest remark
     said: set[str] = ctx.remember("own_openers", set)  # a genre's own opening is said once a document
     own = [t for t in RECIPE_OPENERS.get(ctx.recipe.slug, ()) if t not in said]
     if own and not own_section and rng.bernoulli(0.5):
@@ -155,7 +155,7 @@ def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
         said.add(picks[0])
     if reg.one_item:  # one item is opened once: who presented it, then what was said of it
         item = _item(ctx, rng)
-        text = [_fill(picks[0], ctx, rng, **item), *remarks(ctx, rng, len(picks) - 1, reg.reflections, item)]
+        text = [_fill(picks[0], ctx, rng, **item), *remarks(ctx, rng, n_sentences - 1, reg.reflections, item)]
         return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(text))])
     return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(_fill(t, ctx, rng) for t in picks))])
 
@@ -368,7 +368,7 @@ RESEARCH_OPENERS = (
     "We report estimates with their margins of error and do not interpret differences within them.",
     "The study was designed with the {dept} team, who also reviewed the definitions we use.",
     "The records on {topic} were extracted from the source systems in {month_year}.",
-    "We focus on {topic} because it is where the {item_kinds} differ most.",
+    "We focus on {topic} because the {item_kinds} differ most there.",
     "Our approach follows earlier work on {topic2}, adapted to the records available here.",
     "The sample covers every {item_kind} with complete records; incomplete ones are excluded.",
     "We define {topic} as the organisation's own reporting does, so that the results can be compared with it.",
@@ -402,7 +402,7 @@ RESEARCH_REMARKS = (
     "Taken together, these results suggest that {topic} should receive closer attention than {topic2}.",
     "Differences of this size in {topic} would matter in practice if they persisted.",
     "The largest differences in {topic} come from a few {item_kinds}, which we examine separately below.",
-    "The same ordering appears when {topic2} is held constant.",
+    "The same ordering appears when we hold {topic2} constant.",
     "Most of the spread in {topic} lies between a handful of {item_kinds}; the rest cluster near the middle.",
     "The estimates on {topic} for the smallest {item_kinds} are the least precise and should be read with care.",
     "We find no sign that the pattern in {topic} is an artefact of the reporting template.",
@@ -414,6 +414,19 @@ RESEARCH_REMARKS = (
     "The pattern is clearest for {topic} and weakest for {topic2}.",
 )
 """A research report's comment on its own tables and charts: what the estimates show, how sure they are."""
+RESEARCH_EXHIBIT_BOUND = frozenset({
+    'This pattern is consistent with the view that {topic2} can account for much of the variation.',
+    'Seasonal effects account for part of the pattern; we return to them in the discussion.',
+    'The spread between the highest and lowest values is the main feature of these data.',
+    'The series shows no structural break over the period covered.',
+    'The {dept} team checked these figures against the source systems.',
+    'Taken together, these results suggest that {topic} should receive closer attention than {topic2}.',
+    'The largest differences in {topic} come from a few {item_kinds}, which we examine separately below.',
+    'The gap between the highest and lowest {item_kind} is wider than in the earlier review.',
+})
+"""The remarks that point at the exhibit before them ("this pattern", "these figures", "examined below")."""
+RESEARCH_GENERAL = tuple(t for t in RESEARCH_REMARKS if t not in RESEARCH_EXHIBIT_BOUND)
+"""The remarks that read as well in a paragraph of their own, far from any exhibit."""
 
 RESEARCH_DISCUSSION = (
     "The records cover one organisation, which limits how far the results on {topic} generalise.",
@@ -447,7 +460,8 @@ RESEARCH_SECTIONS: dict[str, tuple[str, ...]] = {
         "{month_year}.",
         "We find that the {item_kinds} differ widely on {topic}, and that most of the difference remains once we "
         "allow for {topic2}.",
-        "Using the records of every {item_kind}, we show that {topic} is concentrated in a few {item_kinds}.",
+        "Using the records of every {item_kind}, we show that most of the difference in {topic} lies in a few "
+        "{item_kinds}.",
         "The results suggest that routine reporting of {topic} by {item_kind} would help the {dept} team to act "
         "earlier.",
         "We conclude that less of the variation is due to {topic2} than is often assumed.",
@@ -460,7 +474,7 @@ RESEARCH_SECTIONS: dict[str, tuple[str, ...]] = {
         "We report the results {item_kind} by {item_kind}, with the largest differences first.",
     ),
     "Conclusion": (
-        "We set out to learn how {topic} varies between {item_kinds}; it varies widely.",
+        "We set out to learn how far the {item_kinds} differ on {topic}; they differ widely.",
         "Our main finding is that the differences on {topic} persist once we allow for {topic2}.",
         "The practical implication is that {topic} should be tracked by {item_kind}, not only in total.",
         "Further work should follow the {item_kinds} with the weakest results over a longer period.",
@@ -476,7 +490,7 @@ RESEARCH_TAILS = (", on the records available", ", within the limits of these da
 RESEARCH_SUBSECTION_OPENERS = (
     "This subsection turns to {subject}. We describe the records first and then the estimates.",
     "We next consider {subject}, using the same records and definitions as above.",
-    "{Subject} is examined here because it bears directly on {topic2}.",
+    "We examine {subject} here for its bearing on {topic2}.",
 )
 
 
@@ -511,7 +525,7 @@ REPORT_REGISTER = Register(OPENERS + OPENERS_MORE, INTERPRETATIONS + INTERPRETAT
 REGISTERS: dict[str, Register] = {
     "board_minutes": Register(MINUTES_OPENERS, MINUTES_REMARKS, MINUTES_DISCUSSION, MINUTES_SUBSECTION_OPENERS,
                               MINUTES_LEAD_INS, (), one_item=True, table_comments=NEUTRAL_TABLE_COMMENTS),
-    "research_report": Register(RESEARCH_OPENERS, RESEARCH_REMARKS, RESEARCH_DISCUSSION + RESEARCH_REMARKS,
+    "research_report": Register(RESEARCH_OPENERS, RESEARCH_REMARKS, RESEARCH_DISCUSSION + RESEARCH_GENERAL,
                                 RESEARCH_SUBSECTION_OPENERS, RESEARCH_LEAD_INS, RESEARCH_TAILS, decorate=RESEARCH_REMARKS,
                                 sections=RESEARCH_SECTIONS, other_on_repeat=True, one_item=True,
                                 table_comments=NEUTRAL_TABLE_COMMENTS),
@@ -745,7 +759,7 @@ def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
                      group=bid)
     f_end = b.date(f"End of the period covered by {ctx.recipe.this_noun}", end, attribute="period_end", group=bid)
     spans: list[Span] = [lit(f"{ctx.recipe.this_noun.capitalize()} (reference "), fs(ref), lit(", version "), fs(version),
-                         lit(f") {'were' if ctx.recipe.plural_noun else 'was'} issued on "), fs(issued), lit(f" by {ctx.issuer.name} and covers the period "),
+                         lit(f") {'were' if ctx.recipe.plural_noun else 'was'} issued on "), fs(issued), lit(f" by {ctx.issuer.name} and {'cover' if ctx.recipe.plural_noun else 'covers'} the period "),
                          fs(f_start), lit(" to "), fs(f_end), lit(".")]
     if money is not None:
         envelope = ctx.remember("envelope", lambda: draw_value(rng, money, 0))
@@ -897,8 +911,11 @@ report): what such pages carry besides their blocks, never a management comment.
 
 
 def standing_text(ctx: DocContext, rng: Rng, kind: str) -> TextBlock:
-    """A paragraph of ``kind``'s standing text the document has not printed yet (``STANDING_TEXT``)."""
-    picks = _fresh(ctx, rng, STANDING_TEXT[kind], 1)
+    """A paragraph of ``kind``'s standing text the document has not printed yet (``STANDING_TEXT``); the pointer
+    to the notes only where the genre has notes (a quarterly's financial summary has none)."""
+    notes = any("statement_notes" in sec.blocks for sec in ctx.recipe.grammar)
+    pool = tuple(t for t in STANDING_TEXT[kind] if notes or "the notes" not in t.lower())
+    picks = _fresh(ctx, rng, pool, 1)
     return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(_fill(t, ctx, rng) for t in picks))])
 
 

@@ -176,6 +176,8 @@ def _ir_texts(ir: DocumentIR) -> list[str]:
     out = [ir.title]
     for _, b in ir.blocks():
         match b.type:
+            case "annotation" if b.kind == "signature":  # the name in script, each caption line under it
+                out += [s.text for s in b.spans]
             case "heading" | "text_block" | "annotation" | "footnote":
                 out.append("".join(s.text for s in b.spans))
             case "list":
@@ -220,8 +222,8 @@ def _vocabulary(ir: DocumentIR) -> _Vocabulary:
 
 def _annotation_blocks(ir: DocumentIR) -> dict[str, set[str]]:
     """Annotation block id -> the words it draws."""
-    return {b.id: set(_normal("".join(s.text for s in b.spans)).split(" ")) for _, b in ir.blocks()
-            if b.type == "annotation"}
+    return {b.id: set(_normal((" " if b.kind == "signature" else "").join(s.text for s in b.spans)).split(" "))
+            for _, b in ir.blocks() if b.type == "annotation"}  # a signature draws its spans on lines of their own
 
 
 def _level1_headings(ir: DocumentIR) -> list[str]:

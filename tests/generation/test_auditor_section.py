@@ -35,7 +35,7 @@ def test_the_auditors_report_is_one_page_of_its_own():
 
 
 def test_planted_the_section_runs_on_with_general_content(monkeypatch):
-    monkeypatch.setattr(planner, "ONE_PAGE_SECTIONS", ())
+    monkeypatch.setattr(planner, "FIXED_PAGES", ())
     monkeypatch.setattr(planner, "_voice", lambda section: "")
     spec = reference_spec(seed=8383)
     pages = _auditor_pages(spec, 31)

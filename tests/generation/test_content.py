@@ -226,10 +226,13 @@ def test_domain_and_recipe_data():
 def test_every_prose_template_fills_for_every_domain():
     from generation.content.prose import (
         INTERPRETATIONS,
+        NEUTRAL_TABLE_COMMENTS,
         OPENERS,
         OPENERS_MORE,
         RECIPE_OPENERS,
         REGISTERS,
+        RESEARCH_EXHIBIT_BOUND,
+        STANDING_TEXT,
         _fill,
     )
     from generation.domains import RECIPE_BY_SLUG
@@ -248,3 +251,14 @@ def test_every_prose_template_fills_for_every_domain():
         for t in tails:
             text = _fill(t, ctx, Rng(3))
             assert "{" not in text and "}" not in text and text.startswith(", ")
+        for t in [t for r in REGISTERS.values() for t in r.subsection_openers]:
+            text = _fill(t, ctx, Rng(3), subject="site visits", Subject="Site visits")
+            assert "{" not in text and "}" not in text and text[0].isupper()
+        for t in NEUTRAL_TABLE_COMMENTS:
+            text = _fill(t, ctx, Rng(3), top="North", low="South", top_text="9 visits", low_text="2 visits",
+                         metric_lc="visits")
+            assert "{" not in text and "}" not in text and text[0].isupper()
+        for t in [t for pool in STANDING_TEXT.values() for t in pool]:
+            text = _fill(t, ctx, Rng(3))
+            assert "{" not in text and "}" not in text and text[0].isupper()
+    assert RESEARCH_EXHIBIT_BOUND < set(REGISTERS["research_report"].remarks)  # none reworded away
