@@ -32,7 +32,7 @@ from ir.blocks import ELEMENT_OF_BLOCK, FigureBlock, FormBlock, TableBlock, Text
 from ir.document import DocumentIR, PagePlan, PerturbationProfile
 from ir.rng import Rng
 from ir.spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
-from ir.vocab import DEVICES, TIERS, ElementType
+from ir.vocab import DEVICES, SPEAKS_ALONE, TIERS, ElementType
 
 from .content import annotations, figures, forms, front_matter, genre, prose, tables
 from .content.book import DocContext, FactBook
@@ -212,10 +212,6 @@ def kept_sections(recipe: Recipe, rng: Rng) -> tuple[Section, ...]:
     return tuple(sec for sec in recipe.grammar if sec.required or rng.bernoulli(OPTIONAL_SECTION_P))
 
 
-SPEAKS_ALONE = frozenset({"auditor_opinion", "income_statement", "statement_notes"})
-"""Genre blocks that are their section's whole text: an auditor's report, the financial statements and their
-notes hold no commentary of management (a page of such a section left without blocks of its own takes the
-section's standing text, ``prose.STANDING_TEXT``)."""
 SPEAKS_FIRST = frozenset({"attendance", "memo_header", "contract_parties", "cover_letter", "invoice_header",
                           "order_header", "claimant"})
 """Genre blocks that open their section (who attended, the memo's header, the parties, the letter): the
@@ -245,6 +241,17 @@ def _place(blocks: list, pending: list, force: bool = False) -> int:
         blocks.append(pending.pop(0))
         n += 1
     return n
+
+
+def _place_held(blocks: list, held: list) -> None:
+    """The discussion of the last page's exhibit that did not fit there, on this page where it fits (its
+    reference at least: a reflection alone can go)."""
+    for t in held:
+        left = PAGE_BUDGET - sum(block_height(b) for b in blocks)
+        if block_height(t) <= left:
+            blocks.append(t)
+        elif prose.exhibit_ref_in(t) is not None and block_height(prose.first_sentence(t)) <= left:
+            blocks.append(prose.first_sentence(t))
 
 
 def genre_blocks(ctx: DocContext, rng: Rng, section: Section) -> list:
@@ -277,7 +284,43 @@ def sections_on_pages(sections: tuple[str, ...], n_pages: int) -> list[list[int]
     evenly, so a three-page policy still has all six of its sections rather than three of them."""
     if n_pages >= len(sections):
         return [[s] for s in section_pages(sections, n_pages)]
+    runs = _shared_runs(sections, n_pages)
+    if runs is not None:
+        return runs
     return [list(range(p * len(sections) // n_pages, (p + 1) * len(sections) // n_pages)) for p in range(n_pages)]
+
+
+def _shared_runs(sections: tuple[str, ...], n_pages: int) -> list[list[int]] | None:
+    """Pages for more sections than pages where some speak alone (``FIXED_PAGES``: an auditor's report, the
+    financial statements): each of those on a page of its own, the others sharing the remaining pages in
+    order, each run between two such sections on pages of its own. ``None`` where no section speaks alone or
+    the pages are too few for it."""
+    alone = [i for i, s in enumerate(sections) if _fixed_pages(s)]
+    runs: list[list[int]] = []  # the runs of sections that share, between the ones that speak alone
+    for i in range(len(sections)):
+        if i in alone:
+            continue
+        if runs and runs[-1][-1] == i - 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    left = n_pages - len(alone)
+    if not alone or left < len(runs):
+        return None
+    shares = [1] * len(runs)  # a page each, the rest by length (largest remainder)
+    quota = [len(r) * (left - len(runs)) / sum(map(len, runs)) for r in runs]
+    for j in sorted(range(len(runs)), key=lambda j: (-(quota[j] - int(quota[j])), j))[:left - len(runs) - sum(
+            int(q) for q in quota)]:
+        shares[j] += 1
+    shares = [n + int(q) for n, q in zip(shares, quota, strict=True)]
+    pages: list[list[int]] = []
+    for i in range(len(sections)):
+        if i in alone:
+            pages.append([i])
+        elif runs and runs[0][0] == i:
+            run, k = runs.pop(0), shares.pop(0)
+            pages += [run[q * len(run) // k:(q + 1) * len(run) // k] for q in range(k)]
+    return [pg for pg in pages if pg]
 
 
 FIXED_PAGES = (("auditor", 1), ("notes to the financial statements", 1), ("financial statements", 2),
@@ -590,9 +633,16 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         if p == 1:
             blocks.append(prose.heading(ctx, title, 1))
         sec, *more_sections = section_at[p - first_body]
+        if sec != prev_section and _voice(kept[sec]) == "alone" and pages and (pending or held_prose):
+            # an auditor's report or a statement starts on a page of its own: the last section runs on where it
+            # was (onto a page of its own when the renderer finds it full)
+            pages[-1] = pages[-1].model_copy(update={"blocks": [*pages[-1].blocks, *pending, *held_prose]})
+            pending, held_prose = [], []
         continued = _place(blocks, pending, force=sec != prev_section)  # the last section's, continued
         placed_genre = continued if sec == prev_section else 0  # a new section's exhibits are its own to draw
-        if sec != prev_section:
+        if sec != prev_section:  # the discussion of the last page's exhibit ends its section, above the next
+            _place_held(blocks, held_prose)
+            held_prose = []
             blocks.append(prose.heading(ctx, sections[sec], 1 if p > 1 else 2))
             opener = None
             if (narrative or kept[sec].prose or ps.bernoulli(0.7)) and not (transactional and kept[sec].blocks) \
@@ -616,12 +666,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 label = f"{sec + 1}.{subsections[sec]} {topic}" if structured else topic
                 blocks.append(prose.heading(ctx, label, 2))
                 blocks.append(prose.subsection_opener(ctx, ps, topic))
-        for t in held_prose:  # the discussion of the last page's exhibit, where it did not fit there
-            left = PAGE_BUDGET - sum(block_height(b) for b in blocks)
-            if block_height(t) <= left:
-                blocks.append(t)
-            elif prose.exhibit_ref_in(t) is not None and block_height(prose.first_sentence(t)) <= left:
-                blocks.append(prose.first_sentence(t))  # its reference at least; a reflection alone can go
+        _place_held(blocks, held_prose)  # the discussion of the last page's exhibit, where it did not fit there
         held_prose = []
         placed_genre += _place(blocks, pending)
         if narrative and not any(b.type == "text_block" for b in blocks):  # a narrative page reads as text
@@ -688,6 +733,12 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 carried.extend(demand[i + 1:])
                 break
         room += SECTION_ROOM * len(more_sections)
+        if more_sections and (pending or held_prose):  # the first section's genre blocks and the discussion of
+            n_before = len(blocks)  # its exhibits end it before the next one starts (a statement never follows
+            _place(blocks, pending, force=True)  # the notes to it, nor a chart's discussion the next heading)
+            blocks += held_prose
+            held_prose = []
+            room -= sum(block_height(b) for b in blocks[n_before:])
         if more_sections and kept[sec].prose:  # a section of text is written before the next one starts
             said = prose.reflection(ctx, ps, ps.integers(2, 5))
             if block_height(said) <= room - SECTION_ROOM * len(more_sections):
@@ -713,7 +764,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 said.append(prose.text_element(ctx, mrng, str(footnotes[0]), max(room - 120, 84.0)))
             else:
                 said.append(prose.reflection(ctx, mrng, mrng.integers(2, 4)))
-            if (narrative and own and not _closing_only(kept[more])) or kept[more].prose:  # discussed, or written
+            if ((narrative and own and not _closing_only(kept[more])) or kept[more].prose) and \
+                    _voice(kept[more]) != "alone":  # discussed, or written (an auditor's report is not)
                 said.append(prose.reflection(ctx, mrng, mrng.integers(3, 6)))
             if own and _closing_only(kept[more]):  # a signature or next meeting ends the page: no text after it
                 closed = True
@@ -721,7 +773,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             room -= sum(block_height(b) for b in said)
         written = narrative or kept[prev_section].prose  # a page of a narrative genre or of a section of text
         slack = TEXT_SLACK if narrative else 0.0  # a section of text in a report keeps to the page
-        for _ in range(NARRATIVE_FILLS if written and not held_prose and not closes and not closed and not alone
+        ends_alone = _voice(kept[prev_section]) == "alone"  # the page's last section: no comment after it
+        for _ in range(NARRATIVE_FILLS if written and not held_prose and not closes and not closed and not ends_alone
                        else 0):  # the page ends in text, not in white space
             if room + slack < NARRATIVE_FILL:
                 break

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 from ir.blocks import Block
 from ir.document import DocumentIR
+from ir.vocab import SPEAKS_ALONE
 
 from ..layout.layouts import ELEMENT_TYPES, Layout, Slot
 from .blocks import HeadingFlow, TableFlow, footnote_flow, list_flow, text_flow
@@ -102,15 +103,16 @@ class _Pager:
 
     # -- IR pages -----------------------------------------------------------------------------------------
     def begin(self, layout: Layout, theme: Theme, plan_page_no: int, notes: list[Block], opens_section: bool,
-              run_on: bool = False) -> None:
-        """Start IR page ``plan_page_no``: on the current page when it is mostly empty, else on a new one."""
+              run_on: bool = False, own_page: bool = False) -> None:
+        """Start IR page ``plan_page_no``: on the current page when it is mostly empty, else on a new one (always
+        on a new one with ``own_page``: a section that speaks alone, such as an auditor's report)."""
         self.layout, self.theme = layout, theme
         self.pages_made = 0
         self.layout_fresh = True
         self.plan_no, self.started = plan_page_no, False
         spill = self.page is not None and self.page.plan_page_no is None  # carried over from the last IR page
-        below = (max(SPILL_MERGE_BELOW if spill else 0.0, RUN_ON_BELOW if run_on else 0.0) if opens_section
-                 else MERGE_BELOW)
+        below = (0.0 if own_page else max(SPILL_MERGE_BELOW if spill else 0.0, RUN_ON_BELOW if run_on else 0.0)
+                 if opens_section else MERGE_BELOW)
         if self.page is not None and self._fill() < below and \
                 self._open_region(self._footnote_pieces(notes, self.page)):
             return
@@ -348,6 +350,13 @@ def _opens_section(blocks: list[Block]) -> bool:
     return first is not None and first.type == "heading" and first.level == 1
 
 
+def _opens_own_page(blocks: list[Block]) -> bool:
+    """An IR page that opens a section whose text speaks alone (``ir.vocab.SPEAKS_ALONE``: an auditor's report,
+    financial statements, their notes): printed from the top of a page, never below another section's end."""
+    body = [b for b in blocks if b.type not in ("footnote", "annotation")]
+    return _opens_section(blocks) and len(body) > 1 and getattr(body[1], "genre_block", "") in SPEAKS_ALONE
+
+
 def paginate(doc: DocumentIR, layouts: list[Layout]) -> list[OutPage]:
     """The flow pass: the blocks of each IR page (in its layout) laid out on PDF pages; a page left empty
     (its content moved on) is dropped and hands its IR page number on."""
@@ -356,7 +365,8 @@ def paginate(doc: DocumentIR, layouts: list[Layout]) -> list[OutPage]:
     run_on = not any(p.role == "contents" for p in doc.pages)  # sections follow one another (RUN_ON_BELOW)
     for plan, layout in zip(doc.pages, layouts, strict=True):
         notes = [b for b in plan.blocks if b.type == "footnote"]
-        pager.begin(layout, theme_for(layout), plan.page_no, notes, _opens_section(plan.blocks), run_on)
+        pager.begin(layout, theme_for(layout), plan.page_no, notes, _opens_section(plan.blocks), run_on,
+                    _opens_own_page(plan.blocks))
         body = [b for b in plan.blocks if b.type != "footnote"]
         for i, b in enumerate(body):  # a page of notes alone has no body
             pager.place(b, body[i + 1] if i + 1 < len(body) else None)
