@@ -912,11 +912,16 @@ report): what such pages carry besides their blocks, never a management comment.
 
 def standing_text(ctx: DocContext, rng: Rng, kind: str) -> TextBlock:
     """A paragraph of ``kind``'s standing text the document has not printed yet (``STANDING_TEXT``); the pointer
-    to the notes only where the genre has notes (a quarterly's financial summary has none)."""
+    to the notes only where the genre has notes (a quarterly's financial summary has none); a standing note
+    numbered after the genre's own (``Note 3 Basis of preparation. ...``)."""
     notes = any("statement_notes" in sec.blocks for sec in ctx.recipe.grammar)
     pool = tuple(t for t in STANDING_TEXT[kind] if notes or "the notes" not in t.lower())
     picks = _fresh(ctx, rng, pool, 1)
-    return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(_fill(t, ctx, rng) for t in picks))])
+    said = " ".join(_fill(t, ctx, rng) for t in picks)
+    if kind == "statement_notes":  # a note of its own, numbered on from the notes the genre wrote (1 and 2)
+        numbers = ctx.remember(("standing_note_numbers",), lambda: iter(range(3, 10_000)))
+        said = f"Note {next(numbers)} {said}"
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(said)])
 
 
 ONCE_A_DOCUMENT = frozenset({"contact", "reference", "terms"})

@@ -170,7 +170,8 @@ def test_financial_statements_and_their_notes_carry_no_management_comment(monkey
             if b.type == "heading":
                 section = re.sub(r"^\d+ ", "", text)
             elif section in ("Financial Statements", "Notes to the Financial Statements") \
-                    and b.type == "text_block" and not b.genre_block and not text.startswith(standing):
+                    and b.type == "text_block" and not b.genre_block \
+                    and not re.sub(r"^Note \d+ ", "", text).startswith(standing):
                 out.append(text)
         return out
 

@@ -15,6 +15,7 @@ import pytest
 from generation import planner
 from generation.content import prose
 from generation.domains import RECIPES
+from ir.blocks import Span, TextBlock
 from ir.spec import PageCountDist, reference_spec
 from ir.vocab import SPEAKS_ALONE
 from renderers import render_document
@@ -76,7 +77,7 @@ def _faults(doc) -> list[str]:
 
 def _standing(block) -> bool:
     """A statement's standing text (``prose.STANDING_TEXT``), which such a section may carry."""
-    said = _text(block)
+    said = re.sub(r"^Note \d+ ", "", _text(block))
     return any(said.startswith(t.split("{")[0][:30]) for pool in prose.STANDING_TEXT.values() for t in pool)
 
 
@@ -151,3 +152,18 @@ def test_a_section_that_speaks_alone_starts_a_pdf_page(monkeypatch):
     assert [len(o) for o in opened] == [3, 1] and all(v for o in opened for v in o.values()), opened
     monkeypatch.setattr(pager, "_opens_own_page", lambda blocks: False)
     assert [all(_opened(doc).values()) for doc in docs] == [False, False]
+
+
+def test_standing_notes_are_numbered_after_the_notes_of_the_genre():
+    """A page of the notes without blocks of its own carries a standing note: "Note 3 Basis of preparation.
+    ...", numbered on from the genre's Note 1 (revenue) and Note 2 (borrowings), never an unnumbered note; the
+    statements' and the auditor's standing text are not notes."""
+    from ir import Rng
+    from tests.generation.test_content import make_ctx
+
+    ctx = make_ctx()
+    said = [_text(prose.standing_text(ctx, Rng(5, ["p", k]), "statement_notes")) for k in range(3)]
+    assert [re.match(r"^Note (\d+) [A-Z]", t)[1] for t in said] == ["3", "4", "5"], said
+    assert all(_standing(TextBlock(id="b001", spans=[Span(text=t)])) for t in said)
+    other = _text(prose.standing_text(ctx, Rng(5, ["q"]), "income_statement"))
+    assert not other.startswith("Note ")
