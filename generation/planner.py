@@ -212,9 +212,9 @@ def kept_sections(recipe: Recipe, rng: Rng) -> tuple[Section, ...]:
     return tuple(sec for sec in recipe.grammar if sec.required or rng.bernoulli(OPTIONAL_SECTION_P))
 
 
-SPEAKS_FIRST = frozenset({"attendance", "memo_header", "contract_parties", "cover_letter", "invoice_header",
+SPEAKS_FIRST = frozenset({"memo_header", "contract_parties", "cover_letter", "invoice_header",
                           "order_header", "claimant"})
-"""Genre blocks that open their section (who attended, the memo's header, the parties, the letter): the
+"""Genre blocks that open their section (the memo's header, the parties, the letter): the
 section's general text follows them, never stands above them."""
 
 
@@ -272,6 +272,10 @@ def genre_blocks(ctx: DocContext, rng: Rng, section: Section) -> list:
     return out
 
 
+AGENDA_RECIPES = frozenset({"board_minutes"})
+"""Genres whose sections are the items of a meeting's agenda, numbered "1." to "n." (minutes are cited by
+item), the topics discussed under an item "3.1", "3.2"."""
+
 SHORT_SECTIONS = ("abstract", "summary", "letter", "key messages", "purpose", "attestation", "sign-off",
                   "approval", "signatures", "conclusion", "declarations", "recommendation", "next", "decisions",
                   "references")
@@ -283,11 +287,18 @@ def sections_on_pages(sections: tuple[str, ...], n_pages: int) -> list[list[int]
     over several pages, see ``section_pages``) where there are pages enough, else several a page, shared
     evenly, so a three-page policy still has all six of its sections rather than three of them."""
     if n_pages >= len(sections):
-        return [[s] for s in section_pages(sections, n_pages)]
-    runs = _shared_runs(sections, n_pages)
-    if runs is not None:
-        return runs
-    return [list(range(p * len(sections) // n_pages, (p + 1) * len(sections) // n_pages)) for p in range(n_pages)]
+        pages = [[s] for s in section_pages(sections, n_pages)]
+    else:
+        pages = _shared_runs(sections, n_pages) or [
+            list(range(p * len(sections) // n_pages, (p + 1) * len(sections) // n_pages)) for p in range(n_pages)]
+    if len(pages) > 1 and RUNS_INTO_NEXT.search(sections[pages[0][-1]].lower()) and pages[1][0] == pages[0][-1] + 1:
+        pages[0] = [*pages[0], pages[1][0]]  # the next section starts below it and runs on
+    return pages
+
+
+RUNS_INTO_NEXT = re.compile(r"^(\d+\.? )?attendance$")
+"""A first section too short for a page of its own (the attendance of minutes): the next section starts on its
+page, below it, as the next item of minutes is typed."""
 
 
 def _shared_runs(sections: tuple[str, ...], n_pages: int) -> list[list[int]] | None:
@@ -324,14 +335,15 @@ def _shared_runs(sections: tuple[str, ...], n_pages: int) -> list[list[int]] | N
 
 
 FIXED_PAGES = (("auditor", 1), ("notes to the financial statements", 1), ("financial statements", 2),
-               ("financial summary", 2))
+               ("financial summary", 2), (r"^(\d+\.? )?attendance$", 1))
 """Sections whose genre blocks are their whole text, with the pages that text takes (an auditor's report one,
-the three financial statements two, their notes one): never more pages under their heading, which would hold
-nothing but a line of standing text. The first key a heading contains counts."""
+the three financial statements two, their notes one, the attendance of minutes one): never more pages under
+their heading, which would hold nothing but a line of standing text. The first pattern found in a heading
+(lower case) counts."""
 
 
 def _fixed_pages(section: str) -> int:
-    return next((k for key, k in FIXED_PAGES if key in section.lower()), 0)
+    return next((k for key, k in FIXED_PAGES if re.search(key, section.lower())), 0)
 
 
 def section_pages(sections: tuple[str, ...], n_pages: int) -> list[int]:
@@ -595,8 +607,11 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     kept = kept_sections(recipe, root.fork("grammar"))
     sections = [sec.title.format(**values) for sec in kept]
     structured = recipe.front_matter and n_pages >= FRONT_MATTER_MIN_PAGES
+    agenda = recipe.slug in AGENDA_RECIPES
     if structured:  # numbered sections after a cover and a table of contents
         sections = [f"{i} {name}" for i, name in enumerate(sections, start=1)]
+    elif agenda:  # the items of the agenda, as minutes number them
+        sections = [f"{i}. {name}" for i, name in enumerate(sections, start=1)]
     mix = {e: w * recipe.element_weight(e) for e, w in spec.element_mix.items()}
     if sum(mix.values()) <= 0:  # the recipe rules out every element the spec asks for: the spec wins
         mix = dict(spec.element_mix)
@@ -663,7 +678,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             topic = front_matter.subsection_topic(domain, ps, used_topics)
             if topic is not None and subsections[sec] < per_section:  # a subsection of the running section, numbered when the sections are
                 subsections[sec] += 1
-                label = f"{sec + 1}.{subsections[sec]} {topic}" if structured else topic
+                label = f"{sec + 1}.{subsections[sec]} {topic}" if structured or agenda else topic
                 blocks.append(prose.heading(ctx, label, 2))
                 blocks.append(prose.subsection_opener(ctx, ps, topic))
         _place_held(blocks, held_prose)  # the discussion of the last page's exhibit, where it did not fit there

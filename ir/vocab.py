@@ -61,10 +61,10 @@ OVERDRAWING_STAGES: tuple[StageName, ...] = ("glare", "fax_header", "line_errors
 """Stages that draw over the scan after it was moved, in the scan's own frame (a lamp's glare on a phone
 photo, a fax's header line, lines lost in transmission): the evidence boxes they cover on the scan are recorded too (``Evidence.occluded_by``)."""
 
-SPEAKS_ALONE: frozenset[str] = frozenset({"auditor_opinion", "income_statement", "statement_notes"})
+SPEAKS_ALONE: frozenset[str] = frozenset({"auditor_opinion", "income_statement", "statement_notes", "attendance"})
 """Genre blocks that are their section's whole text (an auditor's report, the financial statements and their
-notes): the planner writes no management comment into such a section, and the renderer starts it on a page
-of its own, as these are printed."""
+notes, the attendance of minutes): the planner writes no comment into such a section (minutes discuss their
+items under the items), and the renderer starts it on a page of its own, as these are printed."""
 
 DomainSlug = Literal[
     "corporate_finance", "retail_banking", "insurance", "asset_management", "accounting_audit", "tax",

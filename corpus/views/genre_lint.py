@@ -18,7 +18,7 @@ from generation.planner import qa_bearing_blocks
 from ir.blocks import ELEMENT_OF_BLOCK
 from ir.document import DocumentIR
 
-_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*|Appendix [A-Z])\s+")
+_NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|Appendix [A-Z])\s+")  # "3 Findings", "3.2 ...", minutes' "4. Resolutions"
 _FIELD = re.compile(r"\\\{[A-Za-z_]+\\\}")
 
 

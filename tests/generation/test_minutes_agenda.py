@@ -1,0 +1,75 @@
+"""Minutes are set out by agenda item: "1. Attendance" to "n. Next Meeting", the topics discussed under an
+item numbered "3.1", "3.2"; the attendance holds who was present, the apologies and the quorum, nothing of the
+discussion (a 30-page set had five pages of item discussion and an "Actions arising" list under
+"Attendance"), and item 2 starts on the first page below it. The genre check reads numbered items."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from corpus.views import genre_lint
+from generation import planner
+from ir.spec import PageCountDist, reference_spec
+
+CASES = ((11, 30), (12, 8), (13, 3), (14, 2))
+
+
+def _plan(seed: int, pages: int):
+    spec = reference_spec(seed=seed, n_docs=1).model_copy(update={
+        "recipes": ["board_minutes"], "pages": PageCountDist(mean=pages, sigma=0, min=pages, max=pages)})
+    return planner.plan_document(spec, 0)
+
+
+def _text(b) -> str:
+    return "".join(s.text for s in getattr(b, "spans", None) or [])
+
+
+@pytest.mark.parametrize("seed,pages", CASES)
+def test_minutes_are_set_out_by_numbered_agenda_item(seed, pages):
+    doc = _plan(seed, pages)
+    headings = [(p.page_no, b.level, _text(b)) for p in doc.pages for b in p.blocks if b.type == "heading"][1:]
+    items = [t for _, level, t in headings if re.match(r"^\d+\. ", t)]
+    assert items and items[0] == "1. Attendance" and items[-1].endswith("Next Meeting")
+    assert [int(t.split(".")[0]) for t in items] == list(range(1, len(items) + 1))
+    item = 0
+    for _, _, t in headings:  # a topic under item k is "k.1", "k.2" ...
+        if re.match(r"^\d+\. ", t):
+            item = int(t.split(".")[0])
+        else:
+            assert re.match(rf"^{item}\.\d+ \S", t), (t, item)
+    attendance, on_page_1 = [], []
+    section = None
+    for p in doc.pages:
+        for b in p.blocks:
+            if b.type == "heading" and re.match(r"^\d+\. ", _text(b)):
+                section = _text(b)
+                if p.page_no == 1:
+                    on_page_1.append(section)
+            elif section == "1. Attendance" and b.type != "annotation":
+                attendance.append(b)
+    assert attendance and all(b.genre_block == "attendance" for b in attendance), [_text(b)[:50] for b in attendance]
+    assert on_page_1[:2] == ["1. Attendance", items[1]]
+    assert genre_lint.genre_problems(doc.doc_id, doc) == []
+
+
+def test_planted_the_old_number_pattern_misreads_the_items(monkeypatch):
+    doc = _plan(11, 30)
+    monkeypatch.setattr(genre_lint, "_NUMBER", re.compile(r"^(?:\d+(?:\.\d+)*|Appendix [A-Z])\s+"))
+    assert any(p.check == "missing_section" for p in genre_lint.genre_problems(doc.doc_id, doc))
+
+
+def test_planted_attendance_that_speaks_first_takes_the_discussion(monkeypatch):
+    monkeypatch.setattr(planner, "SPEAKS_ALONE", planner.SPEAKS_ALONE - {"attendance"})
+    monkeypatch.setattr(planner, "SPEAKS_FIRST", planner.SPEAKS_FIRST | {"attendance"})
+    monkeypatch.setattr(planner, "RUNS_INTO_NEXT", re.compile("^$"))
+    doc = _plan(11, 30)
+    section, general = None, 0
+    for p in doc.pages:
+        for b in p.blocks:
+            if b.type == "heading" and re.match(r"^\d+\. ", _text(b)):
+                section = _text(b)
+            elif section == "1. Attendance" and b.type != "annotation" and not b.genre_block:
+                general += 1
+    assert general > 3
