@@ -517,6 +517,9 @@ class Register:
     other_on_repeat: bool = False
     """A sentence already printed is replaced by another template of the pool (not by another lead-in or tail
     of the same one: a template without slots would print the same words again)."""
+    unwritten: frozenset[str] = frozenset()
+    """The kinds of QA-bearing paragraph (``text_element``) the genre never writes (a research report has no
+    action list with owners and due dates, no application window)."""
 
 
 REPORT_REGISTER = Register(OPENERS + OPENERS_MORE, INTERPRETATIONS + INTERPRETATIONS_MORE,
@@ -528,7 +531,7 @@ REGISTERS: dict[str, Register] = {
     "research_report": Register(RESEARCH_OPENERS, RESEARCH_REMARKS, RESEARCH_DISCUSSION + RESEARCH_GENERAL,
                                 RESEARCH_SUBSECTION_OPENERS, RESEARCH_LEAD_INS, RESEARCH_TAILS, decorate=RESEARCH_REMARKS,
                                 sections=RESEARCH_SECTIONS, other_on_repeat=True, one_item=True,
-                                table_comments=NEUTRAL_TABLE_COMMENTS),
+                                table_comments=NEUTRAL_TABLE_COMMENTS, unwritten=frozenset({"actions", "deadline"})),
 }
 """Genres that do not write as a management report, by recipe: minutes record who said what (no tails: a minute
 ends with what was said or agreed); a research report states what was studied and found, as "we"."""
@@ -934,7 +937,8 @@ def text_element(ctx: DocContext, rng: Rng, marker: str, room: float = 560.0):
     weights = [0.25, 0.2, 0.2, 0.2, 0.0 if ctx.recipe.genre_class == "transactional" else 0.15,  # a claim or an
                0.35 if ctx.recipe.slug in TERMS_RECIPES else 0.0, 0.12]  # invoice has no "figures are unaudited" note
     said: set[str] = ctx.remember("once_said", set)  # a document states its contact, reference and terms once
-    weights = [0.0 if k in said or k == "actions" and len(unlisted_actions(ctx)) < 2 else w
+    unwritten = register(ctx).unwritten
+    weights = [0.0 if k in said or k in unwritten or k == "actions" and len(unlisted_actions(ctx)) < 2 else w
                for k, w in zip(kinds, weights, strict=True)]
     kind = rng.choice(kinds, p=weights)
     if kind in ONCE_A_DOCUMENT:

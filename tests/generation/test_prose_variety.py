@@ -210,3 +210,27 @@ def test_minutes_and_research_pass_no_managers_verdict_on_a_table():
         assert re.search(r"recorded the highest|was highest on|The figures range from", said), recipe
     said = " ".join(s for seed in (5, 6, 7) for s in _sentences("annual_report", 12, seed))
     assert "and is under review" in said  # the report's own voice keeps it
+
+
+def test_research_reports_write_no_action_list_or_review_window(monkeypatch):
+    """A research report states what was studied and found: no "Next steps" list of actions with owners and
+    due dates (one stood in an Abstract), no "the review window opens on ..." paragraph. Planted: the register
+    without its ``unwritten`` kinds writes them again."""
+    import dataclasses
+
+    def written(seed: int) -> list[str]:
+        spec = reference_spec(seed=seed, n_docs=1).model_copy(update={
+            "recipes": ["research_report"], "pages": PageCountDist(mean=40, sigma=0, min=40, max=40)})
+        out = []
+        for _, b in plan_document(spec, 0).blocks():
+            text = "".join(s.text for s in getattr(b, "spans", None) or [])
+            if b.type == "list" and re.match(r"^(Agreed actions|Next steps|Actions arising)", b.title or ""):
+                out.append(b.title)
+            elif "review window" in text:
+                out.append(text[:60])
+        return out
+
+    assert written(5) == [] and written(6) == [] and written(7) == []
+    research = prose.REGISTERS["research_report"]
+    monkeypatch.setitem(prose.REGISTERS, "research_report", dataclasses.replace(research, unwritten=frozenset()))
+    assert written(5) + written(6) + written(7)
