@@ -17,7 +17,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.needs("model")]
 
 @pytest.fixture(scope="module")
 def model(tmp_path_factory):
-    with LocalModelServer(log=tmp_path_factory.mktemp("llm") / "server.log") as srv:
+    with LocalModelServer(log=tmp_path_factory.mktemp("llm") / "server.log", threads=2) as srv:  # 2 cores, one test
         yield srv
 
 
