@@ -521,8 +521,9 @@ def _min_height(element: str) -> float:
 
 
 def _build(element: str, ctx: DocContext, rng: Rng, room: float, n_pages: int, first_on_page: bool,
-           targets: list[str], footnotes: list[int]):
-    """One QA-bearing block sized to ``room``; returns (block, fills_page)."""
+           targets: list[str], footnotes: list[int], last_page: bool = False):
+    """One QA-bearing block sized to ``room``; returns (block, fills_page). A signature only where a document
+    is signed: the last page of its text, or any page of a transactional one (a claim, an order, a log)."""
     if element == "table":
         max_rows = int((room - table_height(0)) // 17)
         return _table(ctx, rng, max_rows, n_pages, first_on_page)
@@ -532,7 +533,8 @@ def _build(element: str, ctx: DocContext, rng: Rng, room: float, n_pages: int, f
         fit = int((room - form_height(0, 4)) // 22)
         return forms.form(ctx, rng, max(3, min(rng.integers(4, 8), fit))), False
     if element == "annotation":
-        return annotations.annotation(ctx, rng, targets), False
+        signed = last_page or ctx.recipe.genre_class == "transactional"
+        return annotations.annotation(ctx, rng, targets, signed=signed), False
     footnotes[0] += 1
     return prose.text_element(ctx, rng, str(footnotes[0]), room), False
 
@@ -727,7 +729,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 continue
             brng = prng.fork("block", i)
             targets = [b.id for b in blocks if isinstance(b, (TableBlock, FigureBlock, TextBlock, FormBlock))]
-            block, fills = _build(element, ctx, brng, room - reserve, n_pages, first, targets, footnotes)
+            block, fills = _build(element, ctx, brng, room - reserve, n_pages, first, targets, footnotes, last_page)
             first = False
             blocks.append(block)
             room -= block_height(block)

@@ -78,10 +78,11 @@ def highlight(ctx: DocContext, rng: Rng, target_block_id: str) -> AnnotationBloc
                            target_block_id=target_block_id)
 
 
-def annotation(ctx: DocContext, rng: Rng, targets: list[str]) -> AnnotationBlock:
-    """One annotation; highlights only when the page has a block to highlight."""
+def annotation(ctx: DocContext, rng: Rng, targets: list[str], signed: bool = True) -> AnnotationBlock:
+    """One annotation; highlights only when the page has a block to highlight; a signature only where the
+    caller says the page is one a person signs (a report is not signed under a chart on page 8)."""
     kinds = ["stamp", "handwritten_note", "signature"] + (["highlight"] if targets else [])
-    weights = [0.35, 0.3, 0.25] + ([0.2] if targets else [])
+    weights = [0.35, 0.3, 0.25 if signed else 0.0] + ([0.2] if targets else [])
     kind = rng.choice(kinds, p=weights)
     if kind == "stamp":
         return stamp(ctx, rng)
