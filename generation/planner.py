@@ -278,7 +278,7 @@ item), the topics discussed under an item "3.1", "3.2"."""
 
 SHORT_SECTIONS = ("abstract", "summary", "letter", "key messages", "purpose", "attestation", "sign-off",
                   "approval", "signatures", "conclusion", "declarations", "recommendation", "next", "decisions",
-                  "references")
+                  "references", "outlook")
 """Sections that run a page or less in a real document (an abstract, a sign-off): a third of a full one."""
 
 
@@ -651,9 +651,15 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             blocks.append(prose.heading(ctx, title, 1))
         sec, *more_sections = section_at[p - first_body]
         if sec != prev_section and _voice(kept[sec]) == "alone" and pages and (pending or held_prose):
-            # an auditor's report or a statement starts on a page of its own: the last section runs on where it
-            # was (onto a page of its own when the renderer finds it full)
-            pages[-1] = pages[-1].model_copy(update={"blocks": [*pages[-1].blocks, *pending, *held_prose]})
+            # an auditor's report or a statement starts on a page of its own: the last section ends where it was,
+            # its blocks whole (onto a page of their own when the renderer finds it full), a discussion that does
+            # not fit by its reference alone
+            tail = [*pages[-1].blocks, *pending]
+            for t in held_prose:
+                left = PAGE_BUDGET - sum(block_height(b) for b in tail)
+                short = prose.first_sentence(t) if prose.exhibit_ref_in(t) is not None else None
+                tail.append(t if block_height(t) <= left or short is None else short)
+            pages[-1] = pages[-1].model_copy(update={"blocks": tail})
             pending, held_prose = [], []
         continued = _place(blocks, pending, force=sec != prev_section)  # the last section's, continued
         placed_genre = continued if sec == prev_section else 0  # a new section's exhibits are its own to draw
@@ -713,6 +719,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             spare = None
         first = True
         last_page = p == n_pages - n_appendix  # the last page of the text (an appendix has no discussion)
+        before_alone = not body_end and ends_section and _voice(kept[section_at[p + 1 - first_body][0]]) == "alone"
+        no_next = last_page or before_alone  # no next page of this section holds a discussion that does not fit
         i = -1
         while i + 1 < len(demand) or spare and not _has_body(blocks) and room >= _min_height(spare):
             if i + 1 == len(demand):  # drawn out with nothing but notes on the page: one exhibit more
@@ -723,7 +731,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             if narrative and element in EXHIBITS and _prose_share(pages, blocks) < NARRATIVE_PROSE_TARGET:
                 continue  # the document is running short of text: the page is written, not shown
             # on the last page an exhibit leaves room for the sentence that refers to it
-            reserve = LAST_PAGE_REFERENCE if last_page and element in ("table", "figure") else 0.0
+            reserve = LAST_PAGE_REFERENCE if no_next and element in ("table", "figure") else 0.0
             if room - reserve < _min_height(element):
                 carried.append(element)
                 continue
@@ -738,7 +746,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 said = [c] if c is not None else []
                 if narrative and c is not None:  # narrative genres discuss an exhibit at length
                     said.append(prose.reflection(ctx, brng, ps.integers(4, 8)))
-                if last_page and said and block_height(said[0]) > room:  # no next page: the reference alone
+                if no_next and said and block_height(said[0]) > room:  # no next page: the reference alone
                     said = [prose.first_sentence(said[0])]
                 for t in said:  # what does not fit the page opens the next one
                     if not held_prose and block_height(t) <= room:
