@@ -318,12 +318,13 @@ def _shared_runs(sections: tuple[str, ...], n_pages: int) -> list[list[int]] | N
     left = n_pages - len(alone)
     if not alone or left < len(runs):
         return None
-    shares = [1] * len(runs)  # a page each, the rest by length (largest remainder)
-    quota = [len(r) * (left - len(runs)) / sum(map(len, runs)) for r in runs]
-    for j in sorted(range(len(runs)), key=lambda j: (-(quota[j] - int(quota[j])), j))[:left - len(runs) - sum(
-            int(q) for q in quota)]:
+    shares = [1] * len(runs)  # a page each, the rest by length, never more pages than a run has sections
+    for _ in range(left - len(runs)):
+        j = max((j for j in range(len(runs)) if shares[j] < len(runs[j])),
+                key=lambda j: (len(runs[j]) / shares[j], -j), default=None)
+        if j is None:
+            return None
         shares[j] += 1
-    shares = [n + int(q) for n, q in zip(shares, quota, strict=True)]
     pages: list[list[int]] = []
     for i in range(len(sections)):
         if i in alone:
@@ -331,7 +332,8 @@ def _shared_runs(sections: tuple[str, ...], n_pages: int) -> list[list[int]] | N
         elif runs and runs[0][0] == i:
             run, k = runs.pop(0), shares.pop(0)
             pages += [run[q * len(run) // k:(q + 1) * len(run) // k] for q in range(k)]
-    return [pg for pg in pages if pg]
+    assert len(pages) == n_pages and all(pages), (sections, n_pages, pages)
+    return pages
 
 
 FIXED_PAGES = (("auditor", 1), ("notes to the financial statements", 1), ("financial statements", 2),
@@ -360,6 +362,8 @@ def section_pages(sections: tuple[str, ...], n_pages: int) -> list[int]:
     else:  # too few pages: a fixed section no more than its own page
         weights = [1e-6 if k else w for k, w in zip(fixed, weights, strict=True)]
     total = sum(weights)
+    if total <= 0:  # every section fixed (no grammar has this): shared evenly
+        weights, total = [1.0] * len(weights), float(len(weights))
     bounds, acc = [], 0.0
     for w in weights:
         acc += w
@@ -650,10 +654,11 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         if p == 1:
             blocks.append(prose.heading(ctx, title, 1))
         sec, *more_sections = section_at[p - first_body]
-        if sec != prev_section and _voice(kept[sec]) == "alone" and pages and (pending or held_prose):
-            # an auditor's report or a statement starts on a page of its own: the last section ends where it was,
-            # its blocks whole (onto a page of their own when the renderer finds it full), a discussion that does
-            # not fit by its reference alone
+        if sec != prev_section and pages and (pending or held_prose) and \
+                (_voice(kept[sec]) == "alone" or _voice(kept[prev_section]) == "alone"):
+            # an auditor's report or a statement starts on a page of its own, and its own blocks stay on its
+            # pages: the last section ends where it was, its blocks whole (onto a page of their own when the
+            # renderer finds it full), a discussion that does not fit by its reference alone
             tail = [*pages[-1].blocks, *pending]
             for t in held_prose:
                 left = PAGE_BUDGET - sum(block_height(b) for b in tail)
@@ -708,8 +713,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         carried = []
         own_exhibits = bool(placed_genre or pending or _closing_only(kept[sec]) or kept[sec].prose)
         alone = _voice(kept[prev_section]) == "alone" and not more_sections  # an auditor's report: nothing else
-        if alone:
-            carried, demand = [], [e for e in demand if e == "annotation"]
+        if alone or _voice(kept[sec]) == "alone":  # nor under a first section that speaks alone (minutes'
+            carried, demand = [], [e for e in demand if e == "annotation"]  # attendance): the later ones' own text
         if own_exhibits:  # the genre blocks are this page's
             # exhibits (a sign-off section holds its sign-off, not a table of figures); comment may follow them
             carried = [e for e in demand if e in EXHIBITS][:MAX_CARRY]
