@@ -664,7 +664,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                 left = PAGE_BUDGET - sum(block_height(b) for b in tail)
                 short = prose.first_sentence(t) if prose.exhibit_ref_in(t) is not None else None
                 tail.append(t if block_height(t) <= left or short is None else short)
-            pages[-1] = pages[-1].model_copy(update={"blocks": tail})
+            pages[-1] = pages[-1].model_copy(update={"blocks": tail,
+                                                     "layout_query": _describe_page(tail, style_family)})
             pending, held_prose = [], []
         continued = _place(blocks, pending, force=sec != prev_section)  # the last section's, continued
         placed_genre = continued if sec == prev_section else 0  # a new section's exhibits are its own to draw

@@ -64,7 +64,8 @@ photo, a fax's header line, lines lost in transmission): the evidence boxes they
 SPEAKS_ALONE: frozenset[str] = frozenset({"auditor_opinion", "income_statement", "statement_notes", "attendance"})
 """Genre blocks that are their section's whole text (an auditor's report, the financial statements and their
 notes, the attendance of minutes): the planner writes no comment into such a section (minutes discuss their
-items under the items), and the renderer starts it on a page of its own, as these are printed."""
+items under the items), and the renderer starts a section that opens a page with one on a fresh PDF page, as
+these are printed (an attendance stands under the minutes' title on the first page)."""
 
 DomainSlug = Literal[
     "corporate_finance", "retail_banking", "insurance", "asset_management", "accounting_audit", "tax",
