@@ -278,8 +278,9 @@ item), the topics discussed under an item "3.1", "3.2"."""
 
 SHORT_SECTIONS = ("abstract", "summary", "letter", "key messages", "purpose", "attestation", "sign-off",
                   "approval", "signatures", "conclusion", "declarations", "recommendation", "next", "decisions",
-                  "references", "outlook")
-"""Sections that run a page or less in a real document (an abstract, a sign-off): a third of a full one."""
+                  "references", "outlook", "matters arising")
+"""Sections that run a page or less in a real document (an abstract, a sign-off, minutes' matters arising): a
+third of a full one. Patterns searched in the heading (lower case)."""
 
 
 def sections_on_pages(sections: tuple[str, ...], n_pages: int) -> list[list[int]]:
@@ -337,11 +338,12 @@ def _shared_runs(sections: tuple[str, ...], n_pages: int) -> list[list[int]] | N
 
 
 FIXED_PAGES = (("auditor", 1), ("notes to the financial statements", 1), ("financial statements", 2),
-               ("financial summary", 2), (r"^(\d+\.? )?attendance$", 1))
+               ("financial summary", 2), (r"^(\d+\.? )?attendance$", 1), (r"^(resolutions|actions|next meeting)$", 1))
 """Sections whose genre blocks are their whole text, with the pages that text takes (an auditor's report one,
-the three financial statements two, their notes one, the attendance of minutes one): never more pages under
-their heading, which would hold nothing but a line of standing text. The first pattern found in a heading
-(lower case) counts."""
+the three financial statements two, their notes one, the attendance of minutes one; minutes' resolutions,
+action log and next meeting one each, though the meeting's text runs on in them): never more pages under their
+heading, which would hold nothing but a line of standing text or the same discussion again. The first pattern
+found in a heading (lower case) counts."""
 
 
 def _fixed_pages(section: str) -> int:
@@ -353,7 +355,7 @@ def section_pages(sections: tuple[str, ...], n_pages: int) -> list[int]:
     third of the others, one-page sections none beyond their own), every section at least one page while
     there are pages, in the genre's order."""
     fixed = [_fixed_pages(s) for s in sections]
-    weights = [0.0 if k else 1 / 3 if any(w in s.lower() for w in SHORT_SECTIONS) else 1.0
+    weights = [0.0 if k else 1 / 3 if any(re.search(w, s.lower()) for w in SHORT_SECTIONS) else 1.0
                for s, k in zip(sections, fixed, strict=True)]
     free, need = sum(weights), sum(fixed)
     if need and n_pages > need + sum(w > 0 for w in weights):  # the fixed sections get their pages' share

@@ -75,3 +75,20 @@ def test_planted_attendance_that_speaks_first_takes_the_discussion(monkeypatch):
             elif section == "1. Attendance" and b.type != "annotation" and not b.genre_block:
                 general += 1
     assert general > 3
+
+
+def test_the_closing_items_of_long_minutes_take_a_page_each(monkeypatch):
+    """In a 30-page set the meeting's discussion runs under its reports, not under "4. Resolutions", "5. Actions"
+    and "6. Next Meeting" (they took 10, 4 and 4 pages). Planted: without their one-page entries they spread."""
+
+    def spans(doc) -> dict[str, int]:
+        starts = [(p.page_no, _text(b)) for p in doc.pages for b in p.blocks
+                  if b.type == "heading" and re.match(r"^\d+\. ", _text(b))]
+        ends = [p for p, _ in starts[1:]] + [len(doc.pages) + 1]
+        return {t.split(". ", 1)[1]: end - start for (start, t), end in zip(starts, ends, strict=True)}
+
+    for seed in (11, 21, 31):
+        got = spans(_plan(seed, 30))
+        assert all(got[t] <= 1 for t in ("Resolutions", "Actions", "Next Meeting")), got
+    monkeypatch.setattr(planner, "FIXED_PAGES", planner.FIXED_PAGES[:-1])
+    assert max(spans(_plan(11, 30))[t] for t in ("Resolutions", "Actions", "Next Meeting")) > 2
