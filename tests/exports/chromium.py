@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import shutil
+import signal
 import subprocess
 import tempfile
 import time
@@ -19,6 +21,15 @@ from pathlib import Path
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run", "--hide-scrollbars",
          "--remote-debugging-port=0", "--remote-allow-origins=*"]
+
+
+def kill_group(proc: subprocess.Popen) -> None:
+    """Kill Chromium and its helper processes (started with ``start_new_session``): killing the browser alone
+    left a helper writing into the profile after it was removed (a ``chromium-profile-*`` folder per run)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
 
 
 def chromium_binary() -> str | None:
@@ -94,7 +105,8 @@ def check_page(html_path: str | Path, width: int = 1400, height: int = 1000, scr
         raise RuntimeError("chromium is not installed (apt-get install chromium)")
     profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
     proc = subprocess.Popen([binary, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
-                             "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)  # its helpers die with it (kill_group)
     try:
         port_file = profile / "DevToolsActivePort"
         deadline = time.time() + timeout
@@ -150,6 +162,6 @@ def check_page(html_path: str | Path, width: int = 1400, height: int = 1000, scr
         cdp.ws.close()
         return result
     finally:
-        proc.kill()
+        kill_group(proc)
         proc.wait(timeout=30)
         shutil.rmtree(profile, ignore_errors=True)

@@ -36,7 +36,7 @@ from corpus.views.report_browser import (
 )
 from tests.flows.crafted import XSS_ID, craft_doc_id, rehash_manifest
 
-from .chromium import FLAGS, _Cdp, chromium_binary
+from .chromium import FLAGS, _Cdp, chromium_binary, kill_group
 from .helpers import corpus_truth
 
 
@@ -53,7 +53,8 @@ class Browser:
         self.profile = Path(tempfile.mkdtemp(prefix="chromium-profile-"))
         self.proc = subprocess.Popen([binary, *FLAGS, f"--user-data-dir={self.profile}",
                                       f"--window-size={self.width},{self.height}", "about:blank"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)  # its helpers die with it (kill_group)
         try:
             port_file = self.profile / "DevToolsActivePort"
             deadline = time.time() + self.timeout
@@ -80,7 +81,7 @@ class Browser:
     def __exit__(self, *exc) -> None:
         if getattr(self, "cdp", None) is not None:
             self.cdp.ws.close()
-        self.proc.kill()
+        kill_group(self.proc)
         self.proc.wait(timeout=30)
         shutil.rmtree(self.profile, ignore_errors=True)
 
