@@ -303,10 +303,10 @@ page, below it, as the next item of minutes is typed."""
 
 
 def _shared_runs(sections: tuple[str, ...], n_pages: int) -> list[list[int]] | None:
-    """Pages for more sections than pages where some speak alone (``FIXED_PAGES``: an auditor's report, the
-    financial statements): each of those on a page of its own, the others sharing the remaining pages in
-    order, each run between two such sections on pages of its own. ``None`` where no section speaks alone or
-    the pages are too few for it."""
+    """Pages for more sections than pages where some have fixed pages (``FIXED_PAGES``: an auditor's report,
+    the financial statements, minutes' closing items): each of those on a page of its own, the others sharing
+    the remaining pages in order, each run between two such sections on pages of its own. ``None`` where no
+    section has fixed pages or the pages are too few for it."""
     alone = [i for i, s in enumerate(sections) if _fixed_pages(s)]
     runs: list[list[int]] = []  # the runs of sections that share, between the ones that speak alone
     for i in range(len(sections)):
