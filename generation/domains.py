@@ -11,8 +11,8 @@ domains, 140 of recipes), and they stay in one file with the small classes that 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass, field, replace
+from functools import cache, cached_property
 from typing import Literal
 
 from ir.vocab import (
@@ -45,7 +45,8 @@ _SEMANTICS: dict[str, tuple[Quantity | None, Behaviour | None]] = {
     "Average length of stay": ("ratio", "level"), "Average transit time": ("ratio", "level"),
     "Average handle time": ("ratio", "level"), "Days of supply": ("ratio", "level"),
     "Dock-to-stock time": ("ratio", "level"), "Evaluation days": ("ratio", "level"), "Grade": ("ratio", "level"),
-    "Yield": ("ratio", "level"), "Award score": ("index", "level"),
+    "Yield": ("ratio", "level"), "Award score": ("index", "level"), "Energy intensity": ("ratio", "level"),
+    "Days to close": ("ratio", "level"),
     # levels at a date rather than amounts accrued over a period
     "Headcount": (None, "stock"), "Deposits": (None, "stock"), "Policies in force": (None, "stock"),
     "Assets under management": (None, "stock"), "Holdings": (None, "stock"), "Open filings": (None, "stock"),
@@ -140,16 +141,19 @@ class Section:
     required: bool = True
     prose: bool = False
     """a section of text (a letter, a background, an outlook): written, with no general tables or charts"""
+    lens: str = ""
+    """what the section's general content reports on when it is not the issuer's trade (``LENSES``; "" for
+    the recipe's own lens, or the trade)"""
 
 
-def T(title: str) -> Section:
+def T(title: str, lens: str = "") -> Section:
     """A required section of text."""
-    return Section(title, prose=True)
+    return Section(title, prose=True, lens=lens)
 
 
-def S(title: str, *blocks: str) -> Section:
+def S(title: str, *blocks: str, lens: str = "") -> Section:
     """A required section holding ``blocks``."""
-    return Section(title, tuple(blocks))
+    return Section(title, tuple(blocks), lens=lens)
 
 
 def O(title: str, *blocks: str, prose: bool = False) -> Section:  # noqa: E743 - the grammar's "optional"
@@ -174,6 +178,8 @@ class Recipe:
     elements: dict[ElementType, float] = field(default_factory=dict)
     charts: tuple[ChartKind, ...] = CHART_KINDS
     tables: dict[TableKind, float] = field(default_factory=dict)
+    lens: str = ""
+    """what the recipe's sections report on by default (``LENSES``; "": the issuer's trade)"""
 
     @property
     def sections(self) -> tuple[str, ...]:
@@ -228,11 +234,17 @@ class Recipe:
 
     def __post_init__(self) -> None:
         # a dataclass does not check its Literal fields: a misspelt recipe fails at import, naming the field
+        lenses = [lens for lens in (self.lens, *(sec.lens for sec in self.grammar)) if lens]
         for name, words, vocab in (("slug", [self.slug], RECIPE_SLUGS), ("elements", self.elements, ELEMENT_TYPES),
-                                   ("charts", self.charts, CHART_KINDS), ("tables", self.tables, TABLE_KINDS)):
+                                   ("charts", self.charts, CHART_KINDS), ("tables", self.tables, TABLE_KINDS),
+                                   ("lens", lenses, LENSES)):
             unknown = [w for w in words if w not in vocab]
             if unknown:
                 raise ValueError(f"recipe {self.slug!r}: {name}: unknown {unknown}; allowed: {list(vocab)}")
+
+    def lens_of(self, section: Section) -> str:
+        """The lens a section of this recipe is seen through ("" for the issuer's trade)."""
+        return section.lens or self.lens
 
     def fits(self, n_pages: int) -> bool:
         return self.pages[0] <= n_pages <= self.pages[2]
@@ -909,6 +921,98 @@ DOMAINS: tuple[Domain, ...] = (
        "EUR", "DP", "Data|Privacy|Compliance|Systems|Group"),
 )
 
+# ---------------------------------------------------------------- lenses
+
+@dataclass(frozen=True)
+class Lens:
+    """What a section reports on when it is not the issuer's trade. A sustainability report's Resources
+    report energy, water and waste by site and its People headcount and turnover by department, whatever
+    the issuer sells: seen through a lens (``view``), the domain keeps its name, people, departments,
+    checks and currency and takes the lens's row labels, metrics, topics and actions, so the section's
+    general tables, charts and paragraphs speak of the section's subject. ``items`` empty: the domain's
+    departments are the rows. Issuers of energy or industry (``HEAVY_TAGS``) run plants, not offices:
+    they get ``heavy_items`` and ``heavy_metrics`` where the lens has them. The ranges are narrow (within
+    10x: drawn uniformly, ``dynamics.level_range``) so that no site uses a hundred times the water of another
+    while its energy is the smallest."""
+
+    slug: str
+    item_kind: str
+    items: tuple[str, ...]
+    metrics: tuple[Metric, ...]
+    topics: tuple[str, ...]
+    actions: tuple[str, ...]
+    heavy_items: tuple[str, ...] = ()
+    heavy_metrics: tuple[Metric, ...] = ()
+
+
+HEAVY_TAGS = ("energy", "industrial")
+"""Domain tags of issuers whose sites are plants and whose footprint is an industry's."""
+
+_OFFICES = "Head Office|City Office|Regional Hub|Data Centre|Archive Store"
+_PLANTS = "Head Office|Plant North|Plant South|Distribution Centre|Research Campus"
+_CLIMATE = ("Energy consumption:number:300:3000:MWh|Energy intensity:number:80:300:kWh per m2|"
+            "Business travel:number:20000:200000:km")
+_CLIMATE_HEAVY = ("Energy consumption:number:20000:200000:MWh|Energy intensity:number:200:900:kWh per m2|"
+                  "Business travel:number:50000:500000:km")
+_RESOURCES = \
+    "Water withdrawal:number:2000:20000:m3|Waste generated:number:20:200:tonnes|Recycling rate:percent:30:90"
+_RESOURCES_HEAVY = ("Water withdrawal:number:50000:500000:m3|Waste generated:number:1000:10000:tonnes|"
+                    "Recycling rate:percent:30:90")
+_CLIMATE_ACTIONS = ("Install sub-metering at the head office|Sign the green electricity contract|"
+                    "Switch the pool cars to electric vehicles|Collect supplier emission data|"
+                    "Publish the climate transition plan")
+_RESOURCE_ACTIONS = ("Fit water-saving fixtures in the washrooms|Audit the waste contractor|"
+                     "Replace single-use plastics in the canteens|Set printers to double-sided by default|"
+                     "Start food waste collection")
+
+LENSES: dict[str, Lens] = {lens.slug: lens for lens in (
+    Lens("sustainability", "site", _split(_OFFICES), _metrics(f"{_CLIMATE}|{_RESOURCES}"),
+         _split("materiality|stakeholder engagement|ESG data quality|decarbonisation|responsible sourcing"),
+         _split(f"{_CLIMATE_ACTIONS}|{_RESOURCE_ACTIONS}"), heavy_items=_split(_PLANTS),
+         heavy_metrics=_metrics(f"{_CLIMATE_HEAVY}|{_RESOURCES_HEAVY}")),
+    Lens("climate", "site", _split(_OFFICES), _metrics(_CLIMATE),
+         _split("energy efficiency|renewable sourcing|business travel|supplier emissions|decarbonisation"),
+         _split(_CLIMATE_ACTIONS), heavy_items=_split(_PLANTS), heavy_metrics=_metrics(_CLIMATE_HEAVY)),
+    Lens("resources", "site", _split(_OFFICES), _metrics(_RESOURCES),
+         _split("water stewardship|waste reduction|recycling|packaging|paper use"),
+         _split(_RESOURCE_ACTIONS), heavy_items=_split(_PLANTS), heavy_metrics=_metrics(_RESOURCES_HEAVY)),
+    Lens("people", "department", (),
+         _metrics("Headcount:count:20:200:employees|Women in workforce:percent:25:65|Voluntary turnover:percent:4:18|"
+                  "Training hours:number:500:5000:hours|Lost-time injuries:count:0:6:injuries"),
+         _split("employee wellbeing|diversity and inclusion|training and development|workplace safety|"
+                "staff retention"),
+         _split("Run the engagement survey|Publish the gender pay gap report|Train mental health first aiders|"
+                "Review the parental leave policy|Complete the line manager training"),
+         heavy_metrics=_metrics("Headcount:count:100:1000:employees|Women in workforce:percent:12:40|"
+                                "Voluntary turnover:percent:3:15|Training hours:number:2000:20000:hours|"
+                                "Lost-time injuries:count:0:20:injuries")),
+    Lens("governance", "concern category",
+         _split("Fraud and theft|Harassment and bullying|Conflicts of interest|Health and safety|Data privacy|"
+                "Bribery and corruption"),
+         _metrics("Speak-up reports:count:0:30:reports|Days to close:number:15:75:days"),
+         _split("ethics and compliance|speak-up reporting|board oversight|data protection|anti-bribery controls"),
+         _split("Refresh the code of conduct|Collect the annual conflict of interest declarations|"
+                "Test the speak-up hotline|Review the committee terms of reference|Deliver the anti-bribery training")),
+)}
+"""The lenses recipes name (``Recipe.lens``, ``Section.lens``), by slug."""
+
+
+def view(domain: Domain, lens: str) -> Domain:
+    """``domain`` seen through the lens named ``lens`` ("": the domain itself)."""
+    if not lens:
+        return domain
+    return _view(domain, LENSES[lens])
+
+
+@cache
+def _view(domain: Domain, lens: Lens) -> Domain:
+    heavy = any(t in domain.tags for t in HEAVY_TAGS)
+    items = (lens.heavy_items if heavy and lens.heavy_items else lens.items) or domain.departments
+    metrics = lens.heavy_metrics if heavy and lens.heavy_metrics else lens.metrics
+    return replace(domain, item_kind=lens.item_kind, items=items, metrics=metrics, topics=lens.topics,
+                   actions=lens.actions)
+
+
 REPORT_TABLES: dict[TableKind, float] = {"comparison": 0.5, "share": 0.25, "actions": 0.25}
 """Table kinds of narrative reports: no invoice-style line items, no ledger of postings."""
 DEFAULT_TABLES: dict[TableKind, float] = {"comparison": 0.4, "share": 0.2, "line_items": 0.12, "register": 0.1, "actions": 0.18}
@@ -1053,10 +1157,10 @@ RECIPES: tuple[Recipe, ...] = (
            tables={"actions": 0.5, "comparison": 0.5}),
     Recipe("sustainability_report", "Sustainability report", "sustainability report", "ESG metrics and targets",
            "{org} Sustainability Report {year}",
-           (T("Our Approach"), S("Climate", "emissions_by_scope"), S("Resources"), S("People"), S("Governance"),
-            S("Data Tables", "esg_targets")),
+           (T("Our Approach"), S("Climate", "emissions_by_scope", lens="climate"), S("Resources", lens="resources"),
+            S("People", lens="people"), S("Governance", lens="governance"), S("Data Tables", "esg_targets")),
            ("energy", "industrial", "commerce", "finance"),
-           pages=(20, 50, 110), elements=NARRATIVE_REPORT, tables=REPORT_TABLES),
+           pages=(20, 50, 110), elements=NARRATIVE_REPORT, tables=REPORT_TABLES, lens="sustainability"),
     Recipe("vendor_assessment", "Vendor assessment", "vendor assessment", "Supplier due diligence and scoring",
            "Vendor Assessment: {counterparty}",
            (S("Vendor Profile", "vendor_profile"), S("Scoring", "weighted_scoring"), S("Financial Health"),
@@ -1111,17 +1215,20 @@ def get_recipe(slug: str) -> Recipe:
 
 
 __all__ = ["grammar_table", "APPENDIX_MIN_PAGES", "APPENDIX_TITLE", "DEFAULT_TABLES", "FRONT_MATTER_MIN_PAGES", "GenreClass", "PROSE_SHARE", "DOMAINS", "DOMAIN_BY_SLUG", "Behaviour", "Domain", "Metric", "RECIPES", "RECIPE_BY_SLUG",
-           "Recipe", "S", "O", "T", "Section", "get_domain", "get_recipe", "metric_semantics"]
+           "Recipe", "S", "O", "T", "Section", "get_domain", "get_recipe", "metric_semantics", "HEAVY_TAGS", "LENSES", "Lens", "view"]
 
 
 def grammar_table() -> str:
     """The recipes' grammars as a markdown table (docs/genres.md holds it; a test keeps the two equal)."""
-    lines = ["| recipe | sections in order (optional in brackets; text: a section of text, no general exhibits) | "
+    lines = ["| recipe | sections in order (optional in brackets; text: a section of text, no general exhibits; "
+             "lens: what its general content reports on, `generation.domains.LENSES`) | "
              "genre blocks (required in their section) |",
              "|---|---|---|"]
     for r in RECIPES:
         secs = ", ".join((sec.title if sec.required else f"[{sec.title}]") + (" (text)" if sec.prose else "")
-                         for sec in r.grammar)
+                         + (f" (lens: {sec.lens})" if sec.lens else "") for sec in r.grammar)
+        if r.lens:
+            secs += f"; other sections: lens {r.lens}"
         blocks = "; ".join(f"{sec.title}: {', '.join(f'`{b}`' for b in sec.blocks)}" for sec in r.grammar
                            if sec.blocks)
         lines.append(f"| {r.slug} | {secs} | {blocks} |")

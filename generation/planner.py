@@ -66,6 +66,7 @@ from .domains import (
     Domain,
     Recipe,
     Section,
+    view,
 )
 
 EXHIBIT_BLOCKS = ("table", "figure", "form")
@@ -260,7 +261,8 @@ def genre_blocks(ctx: DocContext, rng: Rng, section: Section) -> list:
     for kind in section.blocks:
         if kind not in genre.GENRE_BLOCKS:
             continue
-        built = genre.build(kind, ctx, rng.fork("genre", kind))
+        with ctx.through(""):  # a genre block is built from the trade's own figures, whatever the section's lens
+            built = genre.build(kind, ctx, rng.fork("genre", kind))
         said = " ".join(sp.text for b in built if b.type == "text_block" for sp in b.spans)
         for b in list(built):  # a numbered exhibit is referred to, like every exhibit of the document
             ref = prose.exhibit_ref(b) if b.type in ("table", "figure") else None
@@ -609,7 +611,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     ctx, country = document_context(root, domain, recipe)
     issuer, book, anchor = ctx.issuer, ctx.book, ctx.anchor
     title, values = _title(recipe, ctx, root.fork("title"))
-    t1, t2 = root.fork("brief").sample(domain.topics, 2)
+    t1, t2 = root.fork("brief").sample(view(domain, recipe.lens).topics, 2)
     brief = (f"{recipe.description} issued by {issuer.name} ({lower_common(domain.title)}), covering {t1} and "
              f"{t2} in {ctx.cal.fy}.")
     kept = kept_sections(recipe, root.fork("grammar"))
@@ -649,6 +651,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
                                   layout_query=_describe_page(front, style_family)))
             continue
         if p > n_pages - n_appendix:
+            ctx.domain = view(domain, recipe.lens)  # the schedules of the recipe's own subject
             pages.append(_appendix_page(ctx, prng, p, p == n_pages - n_appendix + 1, recipe.appendix, style_family))
             continue
         blocks: list = []
@@ -656,6 +659,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         if p == 1:
             blocks.append(prose.heading(ctx, title, 1))
         sec, *more_sections = section_at[p - first_body]
+        ctx.domain = view(domain, recipe.lens_of(kept[sec]))  # what the page's general content reports on
         if sec != prev_section and pages and (pending or held_prose) and \
                 (_voice(kept[sec]) == "alone" or _voice(kept[prev_section]) == "alone"):
             # an auditor's report or a statement starts on a page of its own, and its own blocks stay on its
@@ -691,7 +695,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         elif kept[sec].blocks:  # a section of genre blocks has no subsections on general topics
             pass
         elif ps.bernoulli(0.5):
-            topic = front_matter.subsection_topic(domain, ps, used_topics)
+            topic = front_matter.subsection_topic(ctx.domain, ps, used_topics)
             if topic is not None and subsections[sec] < per_section:  # a subsection of the running section, numbered when the sections are
                 subsections[sec] += 1
                 label = f"{sec + 1}.{subsections[sec]} {topic}" if structured or agenda else topic
@@ -783,6 +787,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         closed = False  # the page's last section is a closing one (signatures, next meeting) already placed
         for n, more in enumerate(more_sections):  # the page's later sections: heading, opening, a paragraph
             mrng = prng.fork("section", n)
+            ctx.domain = view(domain, recipe.lens_of(kept[more]))
             own = genre_blocks(ctx, mrng, kept[more])
             said = [prose.heading(ctx, sections[more], 1 if p > 1 else 2)]
             opener = None
@@ -826,6 +831,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
             blocks.append(prose.standing_text(ctx, ps, first) if first in prose.STANDING_TEXT
                           else prose.opener(ctx, ps, ps.integers(2, 4)))  # a statement's page: no management text
         pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
+    ctx.domain = domain
     if pending or closing:  # the last section's genre blocks that did not fit: they end the text
         last = len(pages) - 1 - n_appendix
         pages[last] = pages[last].model_copy(update={"blocks": [*pages[last].blocks, *pending, *closing]})

@@ -10,7 +10,8 @@ Ids are sequential in creation order (``f0001``, ``b001``, ``e001``); creation o
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -21,7 +22,7 @@ from ir.facts import Derivation, Entity, Fact
 from ir.rng import Rng
 from ir.vocab import Quantity
 
-from ..domains import Domain, Recipe
+from ..domains import Domain, Recipe, get_domain, view
 from .calendar import Calendar
 from .dynamics import Path, display, draw_path, raw_value
 from .formats import DocFormat, group, percent_text
@@ -144,6 +145,18 @@ class DocContext:
 
     def __post_init__(self) -> None:
         self.cal = Calendar(self.anchor)
+
+    @contextmanager
+    def through(self, lens: str) -> Iterator[DocContext]:
+        """Build with the issuer's domain seen through ``lens`` (``domains.view``; "": its trade itself), then
+        return to the domain in use before: a sustainability report's People section tabulates headcount by
+        department, its statements are built from the trade's own figures."""
+        before = self.domain
+        self.domain = view(get_domain(before.slug), lens)
+        try:
+            yield self
+        finally:
+            self.domain = before
 
     def remember(self, key: Any, make: Callable[[], Any]) -> Any:
         """The document-wide value of ``key`` (made once): the same quantity never gets two values."""

@@ -60,8 +60,9 @@ def _bar_or_line_draw(ctx: DocContext, rng: Rng, chart: str):
     d = ctx.domain
     metric = rng.choice(d.metrics)
     over_time = chart == "line" or rng.bernoulli(0.4)
-    if over_time:  # the periods up to the last one complete as at the document's date
-        cats = ctx.cal.months(rng.integers(5, 7)) if rng.bernoulli(0.5) else ctx.cal.quarters(rng.integers(4, 7))
+    if over_time:  # the periods up to the last one complete as at the document's date (a count that is
+        monthly = rng.bernoulli(0.5) and not metric.small_count  # often in single digits a year: by quarter)
+        cats = ctx.cal.months(rng.integers(5, 7)) if monthly else ctx.cal.quarters(rng.integers(4, 7))
         names = rng.sample(d.items, 2) if rng.bernoulli(0.4) else [rng.choice(d.items)]
     else:
         cats = rng.sample(d.items, rng.integers(4, min(7, len(d.items)) + 1))
@@ -73,6 +74,12 @@ def _chart_title(ctx: DocContext, metric: Metric, over_time: bool, cats: list[st
     if over_time:
         return f"{metric.name} of {' and '.join(names)}, {cats[0]} to {cats[-1]}"
     return f"{metric.name} by {ctx.domain.item_kind}, {' and '.join(names)}"
+
+
+def _shows_something(ctx: DocContext, metric: Metric, over_time: bool, cats: list[str], names: list[str]) -> bool:
+    """Whether a chart would show a value other than zero (a line of zeros tells a reader nothing)."""
+    return any(ctx.metric_value(metric, name, cat) if over_time else ctx.metric_value(metric, cat, name)
+               for name in names for cat in cats)
 
 
 def _chart_options(ctx: DocContext):
@@ -89,7 +96,8 @@ def bar_or_line(ctx: DocContext, rng: Rng, chart: str) -> FigureBlock:
     two periods); its title says which, and no other title of the document says the same."""
     draws = (_bar_or_line_draw(ctx, rng, chart) for _ in range(FIGURE_TRIES))
     metric, over_time, cats, names = next((c for c in chain(draws, _chart_options(ctx))
-                                           if ctx.caption_free(_chart_title(ctx, *c))), None) \
+                                           if ctx.caption_free(_chart_title(ctx, *c)) and _shows_something(ctx, *c)),
+                                          None) \
         or _bar_or_line_draw(ctx, rng, chart)  # never: hundreds of charts over time are left
     bid = ctx.book.block_id()
     raw: list[list[Decimal]] = []

@@ -586,6 +586,8 @@ def discussion(ctx: DocContext, rng: Rng, block, n_sentences: int) -> TextBlock 
     if ref is None:
         return None
     no, what = ref
+    if not re.search(r"[,:\d]| by | per | of ", what):  # a plain name ("action tracker") takes its article:
+        what = f"the {what}"  # "Table 4 gives the action tracker"
     template = rng.choice(REFERENCE_SENTENCES)
     is_plural = what.split(",")[0].split(" by ")[0].endswith("s") and not what.split(",")[0].endswith("ss")
     sentences = [template.format(Ref=no, ref=no, what=what, What=what[0].upper() + what[1:],

@@ -15,7 +15,7 @@ from decimal import Decimal
 
 from generation.content.calendar import period_end, period_months
 from generation.content.names import address_problems
-from generation.domains import get_domain, get_recipe
+from generation.domains import get_domain, get_recipe, view
 from ir import DocumentIR, FigureBlock, FormBlock, TableBlock, block_spans
 from ir.answers import numeric
 from ir.arithmetic_rules import ADDITIVE, PERCENTAGE_POINTS, quantity_allows
@@ -319,20 +319,28 @@ def period_problems(doc: DocumentIR) -> list[str]:
     return out
 
 
+def _views(doc: DocumentIR):
+    """The domain as the document's sections see it: its trade and each lens its recipe names."""
+    d, recipe = get_domain(doc.domain), get_recipe(doc.recipe)
+    return [d, *(view(d, lens) for lens in {recipe.lens, *(s.lens for s in recipe.grammar)} - {""})]
+
+
 def casing_problems(doc: DocumentIR) -> list[str]:
-    """Proper names (the domain's items) keep their case in prose: never ``zone d coastal``."""
-    d = get_domain(doc.domain)
-    common = " ".join(d.actions + d.topics + d.checks).lower()  # "the data centre" in an action is no name
-    names = [i for i in d.items if sum(c.isupper() for c in i) >= 2 and i.lower() not in common]
+    """Proper names (the domain's items, a lens's sites) keep their case in prose: never ``zone d coastal``."""
+    views = _views(doc)
+    common = " ".join(w for d in views for w in d.actions + d.topics + d.checks).lower()  # "the data centre" in
+    names = sorted({i for d in views for i in d.items  # an action is no name; a department is lower-cased
+                    if sum(c.isupper() for c in i) >= 2 and i.lower() not in common  # as a noun's modifier
+                    and i not in views[0].departments})  # ("the customer service ledger")
     return [f"{bid}: {n!r} lower-cased in {text[:60]!r}" for bid, n, text in
             _prose_hits(doc, {n: rf"(?<![A-Za-z]){re.escape(n.lower())}(?![a-z])" for n in names})]
 
 
 def count_unit_problems(doc: DocumentIR) -> list[str]:
     """A count's unit agrees in number in prose: ``1 incident``, never ``1 incidents``."""
-    units = {m.unit for m in get_domain(doc.domain).metrics if m.quantity == "count" and m.unit.endswith("s")}
+    units = {m.unit for d in _views(doc) for m in d.metrics if m.quantity == "count" and m.unit.endswith("s")}
     return [f"{bid}: '1 {u}' in {text[:60]!r}" for bid, u, text in
-            _prose_hits(doc, {u: rf"(?<![\d.,])1 {re.escape(u)}\b" for u in units})]
+            _prose_hits(doc, {u: rf"(?<![\d.,])(?<!Table )(?<!Figure )1 {re.escape(u)}\b" for u in units})]
 
 
 def _prose_hits(doc: DocumentIR, patterns: dict[str, str]) -> list[tuple[str, str, str]]:

@@ -31,7 +31,7 @@ from ir.blocks import AnnotationBlock, Block, ListBlock, Span, TableBlock, TextB
 from ir.facts import Derivation, Entity, Fact
 from ir.rng import Rng
 
-from ...domains import Domain, Metric
+from ...domains import HEAVY_TAGS, Domain, Metric
 from ..book import DocContext, fs, lit
 from ..calendar import period_end
 from ..dynamics import display
@@ -991,7 +991,6 @@ def build_letter_signoff(ctx: DocContext, rng: Rng) -> list[Block]:
 SCOPE3_CATEGORIES = ("Purchased goods and services", "Capital goods", "Fuel- and energy-related activities",
                      "Upstream transportation and distribution", "Waste generated in operations", "Business travel",
                      "Employee commuting", "Downstream transportation and distribution")
-HEAVY_TAGS = ("energy", "industrial")
 
 
 def _emissions(ctx: DocContext) -> dict:
@@ -1122,6 +1121,15 @@ PERCENT_TARGETS: dict[str, tuple[float, float, tuple[int, ...]]] = {
 """Where a percentage target's baseline lies and the levels such targets are set at."""
 
 
+def _water_withdrawal(ctx: DocContext, year: str) -> Decimal:
+    """The year's water withdrawal over every site (``domains.LENSES["resources"]``): the number a Resources
+    table totals, so a target's progress and the table of the sites never disagree."""
+    with ctx.through("resources"):
+        metric = ctx.domain.metric("Water withdrawal")
+        assert metric is not None
+        return whole(ctx, metric, year)[1]
+
+
 def build_esg_targets(ctx: DocContext, rng: Rng) -> list[Block]:
     """Targets with their baseline (year, value), target (year, value), progress in the last year and status
     (on track when the progress since the baseline is at least the share of the time elapsed); the emissions
@@ -1151,11 +1159,10 @@ def build_esg_targets(ctx: DocContext, rng: Rng) -> list[Block]:
             base = Decimal(str(round(rng.uniform(lo, hi), 1)))
             target = Decimal(rng.choice(targets))
             current = (base + (target - base) * _dec(min(1.0, elapsed * pace))).quantize(TENTH)
-        elif kind == "number":
-            scale = rng.uniform(20000, 2000000)
-            base = _q(scale, Decimal(100))
+        elif kind == "number":  # the year's water withdrawal is the sites' total in the Resources tables
+            current = _water_withdrawal(ctx, y1)
+            base = _q(current / _dec(1 - rng.uniform(0.1, 0.3) * min(1.0, elapsed * pace)), Decimal(100))
             target = _q(base * _dec(1 - rng.uniform(0.15, 0.35)), Decimal(100))
-            current = _q(base - (base - target) * _dec(min(1.0, elapsed * pace)), Decimal(100))
         else:
             base = Decimal(str(round(rng.uniform(1.2, 4.5), 2)))
             target = (base * _dec(rng.uniform(0.4, 0.7))).quantize(HUNDREDTH)
