@@ -586,7 +586,7 @@ def document_context(root: Rng, domain: Domain, recipe: Recipe) -> tuple[DocCont
     people) and the issuer's country, drawn from the document's root stream."""
     cal = root.fork("calendar")
     currency = domain.currency if cal.bernoulli(0.8) else cal.choice(("USD", "EUR", "GBP"))
-    fmt = choose_format(root.fork("format"), currency)
+    fmt = choose_format(root.fork("format"), currency, cents=recipe.genre_class == "transactional")
     year = 2023 + cal.integers(0, 4)
     anchor = dt.date(year, cal.integers(1, 13), cal.integers(1, 29))
     book = FactBook(fmt)

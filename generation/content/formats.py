@@ -76,7 +76,11 @@ def stamp_date(d: dt.date) -> str:
     return f"{d.day:02d} {d:%b %Y}".upper()
 
 
-def choose_format(rng: Rng, currency: str) -> DocFormat:
+def choose_format(rng: Rng, currency: str, cents: bool = True) -> DocFormat:
+    """The document's date style and money places. Only a document of transactions (an invoice, a claim, a
+    log: ``cents``) may print cents; a report rounds its amounts and prints whole units, never
+    ``GBP 32,000,000.00``."""
     style = rng.choice(("long", "long", "iso", "us", "short") if currency == "USD" else
                        ("long", "long", "iso", "short"))
-    return DocFormat(currency=currency, date_style=style, money_decimals=rng.choice((0, 0, 2)))
+    decimals = rng.choice((0, 0, 2))
+    return DocFormat(currency=currency, date_style=style, money_decimals=decimals if cents else 0)

@@ -22,7 +22,7 @@ from ir.values import NumberValue
 
 from .book import DocContext, fs, lit
 from .quantities import draw_value
-from .tables import action_owner_and_due
+from .tables import action_owner_and_due, change_mode, change_span, metric_fact, whole
 from .wording import lower_common, plural
 
 TERMS_RECIPES = {"purchase_order"}
@@ -156,8 +156,69 @@ def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
     if reg.one_item:  # one item is opened once: who presented it, then what was said of it
         item = _item(ctx, rng)
         text = [_fill(picks[0], ctx, rng, **item), *remarks(ctx, rng, n_sentences - 1, reg.reflections, item)]
-        return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(text))])
+        bid = ctx.book.block_id()
+        heading = ctx.memo.get("heading", "")
+        if ctx.recipe.slug in FINDINGS and heading in FINDINGS[ctx.recipe.slug]:
+            said = finding(ctx, bid, FINDINGS[ctx.recipe.slug][heading], heading.lower())
+            if said:
+                return TextBlock(id=bid, spans=[lit(" ".join(text[:1]) + " "), *said,
+                                                *([lit(" " + " ".join(text[1:]))] if text[1:] else [])])
+        return TextBlock(id=bid, spans=[lit(" ".join(text))])
     return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(_fill(t, ctx, rng) for t in picks))])
+
+
+FINDINGS: dict[str, dict[str, str]] = {"research_report": {"Abstract": "share", "Conclusion": "change"}}
+"""Sections whose opening states a finding with its figures (what the tables later show in detail): an
+abstract the largest part of the whole, a conclusion the change over the year."""
+
+
+def _finding_metric(ctx: DocContext):
+    """The measure a document's findings are stated in (made once): the first of its domain's additive
+    measures whose whole is not zero in the last two full years."""
+    def pick():
+        fy = str(ctx.cal.fy)
+        for m in ctx.domain.metrics:
+            if change_mode(m) == "pct" and whole(ctx, m, fy)[2] and whole(ctx, m, str(ctx.cal.fy - 1))[1] > 0:
+                return m
+        return None
+    return ctx.remember(("finding_metric", ctx.domain.item_kind), pick)
+
+
+def finding(ctx: DocContext, bid: str, kind: str, where: str) -> list[Span]:
+    """A finding stated with its figures, facts of the paragraph ``bid`` (the tables of the same measure and
+    year print the same numbers: ``tables.whole``). ``share``: the largest part of the whole and its share;
+    ``change``: the whole over the last two full years and the change. Said once in ``where`` (the abstract,
+    the conclusion); empty after that, or when no measure of the domain has a whole to state."""
+    metric = _finding_metric(ctx)
+    said: set[str] = ctx.remember("findings_said", set)
+    if metric is None or where in said:
+        return []
+    said.add(where)
+    d, y0, y1 = ctx.domain, str(ctx.cal.fy - 1), str(ctx.cal.fy)
+    n, kinds, metric_lc = len(d.items), plural(d.item_kind), lower_common(metric.name)
+    values, total, shares = whole(ctx, metric, y1)
+    book = ctx.book
+    if kind == "share":
+        top = sorted(values, key=lambda i: (-values[i], d.items.index(i)))[0]
+        f_top = metric_fact(ctx, metric, values[top], f"{metric.name} of {top} in {y1} stated in the {where}",
+                            attribute=metric.slug, period=y1, group=bid)
+        f_all = metric_fact(ctx, metric, total, f"Total {metric_lc} of the {n} {kinds} in {y1} stated in the {where}",
+                            attribute=metric.slug, period=y1, group=bid)
+        f_share = book.percent(f"Share of {top} in the total of {metric_lc} in {y1} stated in the {where}",
+                               shares[top], attribute=f"{metric.slug}_share", period=y1, group=bid,
+                               derivation=Derivation(op="share", operands=[f_top.id, f_all.id]))
+        return [lit(f"{top} alone accounted for "), fs(f_share), lit(f" of {metric_lc} across the {n} {kinds} in {y1} ("),
+                fs(f_top), lit(" of "), fs(f_all), lit(").")]
+    before = whole(ctx, metric, y0)[1]
+    f0 = metric_fact(ctx, metric, before, f"Total {metric_lc} of the {n} {kinds} in {y0} stated in the {where}",
+                     attribute=metric.slug, period=y0, group=bid)
+    f1 = metric_fact(ctx, metric, total, f"Total {metric_lc} of the {n} {kinds} in {y1} stated in the {where}",
+                     attribute=metric.slug, period=y1, group=bid)
+    moved = "rose" if total > before else "fell" if total < before else "was unchanged"
+    return [lit(f"Across the {n} {kinds}, {metric_lc} {moved} from "), fs(f0), lit(f" in {y0} to "), fs(f1),
+            lit(f" in {y1}, a change of "),
+            change_span(ctx, metric, "pct", f0, f1, f"the {n} {kinds}", y0, y1, bid, f" stated in the {where}"),
+            lit(".")]
 
 
 SUBSECTION_OPENERS = (
@@ -863,21 +924,30 @@ APPENDIX_INTROS = (
     "This appendix sets out the schedules behind the figures discussed in the body of {this_noun}, as held "
     "by the {dept} team at {month_year}.",
     "The schedules in this appendix are extracted from the source systems maintained by the {dept} team. "
-    "They are provided for reference and are not discussed further in the text.",
+    "Each is followed by a short note of what it shows; the sections above discuss the figures.",
     "This appendix gives the detailed postings on which the sections above draw. Amounts are stated as "
     "recorded by the {dept} team.",
 )
 
 
+def _of_postings(templates: tuple[str, ...], ctx: DocContext) -> tuple[str, ...]:
+    """The templates that fit the appendix: "postings" only where it holds a register of them (a ledger-keeping
+    genre's; a report's appendix holds its data tables)."""
+    if ctx.recipe.tables.get("register", 0) > 0:
+        return templates
+    return tuple(t for t in templates if "postings" not in t)
+
+
 def appendix_pointer(ctx: DocContext, rng: Rng, letter: str) -> TextBlock:
     """The sentence of the introduction that says where the appendix is."""
-    return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(APPENDIX_POINTERS), ctx, rng,
-                                                                letter=letter))])
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(_of_postings(APPENDIX_POINTERS, ctx)), ctx,
+                                                                rng, letter=letter))])
 
 
 def appendix_intro(ctx: DocContext, rng: Rng) -> TextBlock:
     """What the appendix holds and where it comes from."""
-    return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(APPENDIX_INTROS), ctx, rng))])
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(_of_postings(APPENDIX_INTROS, ctx)), ctx,
+                                                                rng))])
 
 
 STANDING_TEXT: dict[str, tuple[str, ...]] = {
