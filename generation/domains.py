@@ -1013,6 +1013,8 @@ def _view(domain: Domain, lens: Lens) -> Domain:
                    actions=lens.actions)
 
 
+QUARTER_TABLES: dict[TableKind, float] = {"comparison": 0.65, "share": 0.35}
+"""Table kinds of a quarterly report: the quarter's results, no tracker of actions among them."""
 REPORT_TABLES: dict[TableKind, float] = {"comparison": 0.5, "share": 0.25, "actions": 0.25}
 """Table kinds of narrative reports: no invoice-style line items, no ledger of postings."""
 DEFAULT_TABLES: dict[TableKind, float] = {"comparison": 0.4, "share": 0.2, "line_items": 0.12, "register": 0.1, "actions": 0.18}
@@ -1041,8 +1043,8 @@ RECIPES: tuple[Recipe, ...] = (
            "{org} Quarterly Report Q{quarter} {quarter_year}",
            (S("Highlights", "highlights"), S("Results by {item_kind}"),
             S("Financial Summary", "income_statement", "balance_sheet", "cash_flow"), S("Key Metrics"),
-            S("Outlook")),
-           pages=(4, 20, 45), elements=REPORT, tables=REPORT_TABLES),
+            T("Outlook")),
+           pages=(4, 20, 45), elements=REPORT, tables=QUARTER_TABLES),
     Recipe("invoice", "Invoice", "invoice", "Itemised invoice with terms and remittance details",
            "Invoice {ident} - {org}",
            (S("Invoice Details", "invoice_header", "trade_parties"), S("Line Items", "invoice_lines"),

@@ -120,6 +120,10 @@ def _default_stream() -> Rng:
     return Rng(0).fork("doc", 0, "dynamics")
 
 
+QUARTER_RECIPES = frozenset({"quarterly_report"})
+"""Recipes that report on the last complete quarter rather than the last full year."""
+
+
 @dataclass
 class DocContext:
     """What every builder of one document shares: vocabulary, formats, cast and calendar.
@@ -233,10 +237,24 @@ class DocContext:
     def day(self, offset: int) -> dt.date:
         return self.anchor + dt.timedelta(days=offset)
 
+    @property
+    def by_quarter(self) -> bool:
+        """Whether the document reports on a quarter (a quarterly report): its comparisons, shares and charts by
+        item are of the quarter, not of the last full year."""
+        return self.recipe.slug in QUARTER_RECIPES
+
+    @property
+    def focus(self) -> str:
+        """The period the document reports on: the last complete quarter or full year."""
+        return self.cal.quarters(1)[0] if self.by_quarter else str(self.cal.fy)
+
     def periods(self, rng: Rng) -> tuple[str, str]:
         """Two reporting periods to compare, both complete as at the anchor: consecutive years, the same
-        half or quarter a year apart, or two consecutive quarters."""
+        half or quarter a year apart, or two consecutive quarters (always the quarter in a document that
+        reports on one)."""
         kind = rng.choice(("fy", "q", "h"))
+        if self.by_quarter:
+            kind = "q"
         if kind == "fy":  # plain years: "2025" is what readers (and the QA period matcher) recognise
             return f"{self.cal.fy - 1}", f"{self.cal.fy}"
         if kind == "h":

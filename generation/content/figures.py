@@ -66,7 +66,7 @@ def _bar_or_line_draw(ctx: DocContext, rng: Rng, chart: str):
         names = rng.sample(d.items, 2) if rng.bernoulli(0.4) else [rng.choice(d.items)]
     else:
         cats = rng.sample(d.items, rng.integers(4, min(7, len(d.items)) + 1))
-        names = list(ctx.periods(rng)) if rng.bernoulli(0.4) else [f"{ctx.cal.fy}"]
+        names = list(ctx.periods(rng)) if rng.bernoulli(0.4) else [ctx.focus]
     return metric, over_time, cats, names
 
 
@@ -137,7 +137,7 @@ def pie(ctx: DocContext, rng: Rng) -> FigureBlock:
     metric0 = rng.choice(metrics)
     n_slices = rng.integers(3, min(6, len(d.items)) + 1)
     used = ctx.used("pie")
-    periods = [f"{ctx.cal.fy}", *(p for p in share_period_options(ctx) if p != f"{ctx.cal.fy}")]
+    periods = [ctx.focus, *(p for p in share_period_options(ctx) if p != ctx.focus)]
     choice = None
     for period in periods:
         for metric in rotated(metrics, metric0):

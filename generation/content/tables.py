@@ -202,6 +202,8 @@ def comparison_pairs(ctx: DocContext) -> list[tuple[str, str]]:
         out += [(cal.previous(y), y), (cal.year_ago(h), h), (cal.year_ago(q), q), (cal.previous(q), q),
                 (cal.previous(h), h)]
         h, q = cal.previous(h), cal.previous(q)
+    if ctx.by_quarter:  # a quarterly report compares quarters first
+        out = sorted(out, key=lambda pair: not pair[1].startswith("Q"))
     return _unique(out)
 
 
@@ -332,6 +334,8 @@ def _share(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock | None:
     metrics = [m for m in d.metrics if quantity_allows(m.quantity, "share")] or [d.metrics[0]]
     metric0 = rng.choice(metrics)
     period0 = rng.choice(share_periods(ctx))
+    if ctx.by_quarter:  # a quarterly report's shares are of its quarter first
+        period0 = ctx.focus
     used = ctx.used("share")
     choice = next(((m, p, free) for p in _unique([period0, *share_period_options(ctx)])
                    for m in rotated(metrics, metric0) if (m.slug, period_key(m, p)) not in used
