@@ -704,7 +704,8 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         _place_held(blocks, held_prose)  # the discussion of the last page's exhibit, where it did not fit there
         held_prose = []
         placed_genre += _place(blocks, pending)
-        if narrative and not any(b.type == "text_block" for b in blocks):  # a narrative page reads as text
+        if narrative and not any(b.type == "text_block" for b in blocks) and not _closing_only(kept[sec]):
+            # a narrative page reads as text (minutes' next meeting is its own line and the signatures)
             own = kept[sec].blocks[0] if _voice(kept[sec]) == "alone" and kept[sec].blocks else None
             blocks.append(prose.standing_text(ctx, ps, own) if own in prose.STANDING_TEXT  # a statement's page
                           else prose.opener(ctx, ps, ps.integers(3, 6)))

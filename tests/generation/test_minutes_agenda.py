@@ -92,3 +92,28 @@ def test_the_closing_items_of_long_minutes_take_a_page_each(monkeypatch):
         assert all(got[t] <= 1 for t in ("Resolutions", "Actions", "Next Meeting")), got
     monkeypatch.setattr(planner, "FIXED_PAGES", planner.FIXED_PAGES[:-1])
     assert max(spans(_plan(11, 30))[t] for t in ("Resolutions", "Actions", "Next Meeting")) > 2
+
+
+DISCUSSION = re.compile(r"\b(members?|the committee|asked|said that|agreed|introduced|explained)\b", re.I)
+
+
+def next_meeting_discussion(doc) -> list[str]:
+    """Paragraphs of discussion under "Next Meeting" (its own line, the signatures, a contact line belong there)."""
+    out, under = [], False
+    for p in doc.pages:
+        for b in p.blocks:
+            if b.type == "heading" and re.match(r"^\d+\. ", _text(b)):
+                under = _text(b).endswith("Next Meeting")
+            elif under and b.type == "text_block" and not b.genre_block and DISCUSSION.search(_text(b)):
+                out.append(f"p{p.page_no}: {_text(b)[:80]}")
+    return out
+
+
+def test_next_meeting_holds_no_discussion(monkeypatch):
+    """Before, a set of minutes' last page read "The Chief Geologist introduced the report on ore grade ..." under
+    "6. Next Meeting" (a narrative page is given text when it has none; not a closing item's page). Planted: the
+    closing items treated as any other section, the discussion comes back."""
+    cases = [(s, n) for s in range(0, 40, 3) for n in (6, 8, 12)]
+    assert [x for s, n in cases for x in next_meeting_discussion(_plan(s, n))] == []
+    monkeypatch.setattr(planner, "_closing_only", lambda section: False)
+    assert len([x for s, n in cases for x in next_meeting_discussion(_plan(s, n))]) >= 5
