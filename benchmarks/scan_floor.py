@@ -125,10 +125,10 @@ def _sheet_wear(scale: float) -> list[tuple[str, float, float]]:
     work = cv2.resize(cv2.resize(page, (W, H)), (w, h), interpolation=cv2.INTER_LINEAR)
     rows = []
     for name in SHEET_WEAR:
-        record = sample_stage("poor", name, Rng(0, ("floor", name)), force=True, device="phone")
+        record = sample_stage("poor", name, Rng(0, ("bench", "floor", name)), force=True, device="phone")
         params = resolve_params(record.params, 200 * scale)
         stage = get_stage(name)
-        run = partial(stage.apply, work, params, Rng(0, ("floor", "apply", name)))
+        run = partial(stage.apply, work, params, Rng(0, ("bench", "floor", "apply", name)))
         rows.append((name, *_time(run)))
     return rows
 
