@@ -56,6 +56,7 @@ def generate_document(spec: CorpusSpec, index: int, corpus_dir: str | os.PathLik
     record = root / DocFiles(built.doc.doc_id).record
     if record.exists():
         record.unlink()
+    _drop_stale(root / DocFiles(built.doc.doc_id).dir, {root / rel for rel in built.files}, check)
     for relpath, data in built.files.items():
         check()
         atomic_write_bytes(root / relpath, data)
@@ -66,6 +67,18 @@ def generate_document(spec: CorpusSpec, index: int, corpus_dir: str | os.PathLik
 
 def _no_check() -> None:
     return None
+
+
+def _drop_stale(folder: Path, keep: set[Path], check: Callable[[], None]) -> None:
+    """Remove the files of ``folder`` (one document's) that its new build does not write: a document built
+    again with fewer pages (``--force`` over another spec's corpus) must not keep the old build's last pages,
+    which no manifest lists."""
+    if not folder.is_dir():
+        return
+    for f in sorted(folder.rglob("*")):
+        if f.is_file() and f not in keep:
+            check()
+            f.unlink()
 
 
 def up_to_date(corpus_dir: str | os.PathLike[str], spec: CorpusSpec) -> CorpusManifest | None:

@@ -146,9 +146,9 @@ class Section:
     the recipe's own lens, or the trade)"""
 
 
-def T(title: str, lens: str = "") -> Section:
-    """A required section of text."""
-    return Section(title, prose=True, lens=lens)
+def T(title: str, *blocks: str, lens: str = "") -> Section:
+    """A required section of text (opening with ``blocks``, if any: a scope's table of controls)."""
+    return Section(title, tuple(blocks), prose=True, lens=lens)
 
 
 def S(title: str, *blocks: str, lens: str = "") -> Section:
@@ -986,6 +986,13 @@ LENSES: dict[str, Lens] = {lens.slug: lens for lens in (
          heavy_metrics=_metrics("Headcount:count:100:1000:employees|Women in workforce:percent:12:40|"
                                 "Voluntary turnover:percent:3:15|Training hours:number:2000:20000:hours|"
                                 "Lost-time injuries:count:0:20:injuries")),
+    Lens("compliance", "department", (),
+         _metrics("Policy attestation rate:percent:80:100|Mandatory training completion:percent:70:100|"
+                  "Breaches reported:count:0:12:breaches|Gifts and hospitality declarations:count:5:60:declarations"),
+         _split("policy attestation|mandatory training|breach reporting|conflicts of interest|regulatory change"),
+         _split("Chase the outstanding policy attestations|Refresh the mandatory training module|"
+                "Review the breach log with each department|Update the gifts and hospitality register|"
+                "Map the new rules to the control set")),
     Lens("governance", "concern category",
          _split("Fraud and theft|Harassment and bullying|Conflicts of interest|Health and safety|Data privacy|"
                 "Bribery and corruption"),
@@ -1059,10 +1066,10 @@ RECIPES: tuple[Recipe, ...] = (
            pages=(1, 2, 3), elements=TRANSACTION, charts=NO_CHARTS, tables={"line_items": 0.85, "actions": 0.15}),
     Recipe("compliance_report", "Compliance report", "compliance report", "Control testing and findings",
            "{domain} Compliance Report {year}",
-           (T("Executive Summary"), S("Scope and Approach"), S("Control Testing Results", "control_tests"),
+           (T("Executive Summary"), T("Scope and Approach", "test_scope"), S("Control Testing Results", "control_tests"),
             S("Findings", "findings_by_severity"), S("Remediation Plan", "action_plan"), S("Attestation", "attestation")),
            pages=(6, 30, 70), elements={"form": NO_FORMS, "text": 1.2}, charts=("bar", "pie"),
-           tables={"comparison": 0.45, "share": 0.15, "actions": 0.4}),
+           tables={"comparison": 0.45, "share": 0.15, "actions": 0.4}, lens="compliance"),
     Recipe("audit_memo", "Audit memo", "memo", "Internal audit memo with findings and responses",
            "Internal Audit Memo: {topic_title}",
            (S("Purpose", "memo_header"), T("Background"), S("Observations", "audit_observations"),

@@ -280,7 +280,7 @@ item), the topics discussed under an item "3.1", "3.2"."""
 
 SHORT_SECTIONS = ("abstract", "summary", "letter", "key messages", "purpose", "attestation", "sign-off",
                   "approval", "signatures", "conclusion", "declarations", "recommendation", "next", "decisions",
-                  "references", "outlook", "matters arising")
+                  "references", "outlook", "matters arising", "scope")
 """Sections that run a page or less in a real document (an abstract, a sign-off, minutes' matters arising): a
 third of a full one. Patterns searched in the heading (lower case)."""
 
@@ -340,10 +340,12 @@ def _shared_runs(sections: tuple[str, ...], n_pages: int) -> list[list[int]] | N
 
 
 FIXED_PAGES = (("auditor", 1), ("notes to the financial statements", 1), ("financial statements", 2),
-               ("financial summary", 2), (r"^(\d+\.? )?attendance$", 1), (r"^(resolutions|actions|next meeting)$", 1))
+               ("financial summary", 2), (r"^(\d+\.? )?attendance$", 1), (r"^(resolutions|actions|next meeting)$", 1),
+               (r"^(attestation|signatures|sign-off|declarations)$", 1))
 """Sections whose genre blocks are their whole text, with the pages that text takes (an auditor's report one,
 the three financial statements two, their notes one, the attendance of minutes one; minutes' resolutions,
-action log and next meeting one each, though the meeting's text runs on in them): never more pages under their
+action log and next meeting one each, though the meeting's text runs on in them; an attestation, signatures, a
+sign-off or declarations one, their statement and the signed form): never more pages under their
 heading, which would hold nothing but a line of standing text or the same discussion again. The first pattern
 found in a heading (lower case) counts."""
 

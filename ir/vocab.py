@@ -152,7 +152,7 @@ ChildStreamName = Literal[
     "timing", "title", "w", "page", "page_quantiles", "section", "appendix", "grammar", "genre", "locate",
     # generation: the genre blocks
     "attestation_period", "checklist", "claims", "controls", "findings", "impact", "incident", "inspection_date", "inspector", "project",
-    "risk_register", "statements", "budget", "emissions", "milestones", "report_date",
+    "risk_register", "statements", "budget", "emissions", "milestones", "report_date", "scope",
     # renderers: layout library and page furniture
     "arrangement", "footer", "header", "init", "layout", "letterhead", "logo", "order", "slots", "texts",
     # degradations: the scan of a page, stage by stage

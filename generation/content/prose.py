@@ -816,6 +816,9 @@ def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     ver_v, start, end = ctx.remember("doc_reference_details", lambda: (
         f"{rng.integers(1, 5)}.{rng.integers(0, 10)}", ctx.day(-rng.integers(90, 370)),
         ctx.day(-rng.integers(1, 60))))
+    if "attestation" in ctx.recipe.genre_blocks:  # a compliance report covers the period its officer attests
+        from .genre.assessment import attestation_period
+        _, start, end = attestation_period(ctx, rng)
     ref_v = ctx.doc_reference()
     ref = b.ident(f"Reference number of {ctx.recipe.this_noun}", ref_v, scheme="reference", group=bid)
     version = b.text(f"Version of {ctx.recipe.this_noun}", ver_v, attribute="version", group=bid)

@@ -15,6 +15,7 @@ import pytest
 from corpus.generate import doc_indices, generate_corpus
 from corpus.store import CorpusError, load_manifest
 from corpus.verify import verify_corpus
+from ir.spec import PageCountDist
 
 from .conftest import tiny_spec
 
@@ -58,4 +59,17 @@ def test_kill_9_then_rerun_is_byte_identical(tmp_path):
     clean = tmp_path / "clean"
     generate_corpus(tiny_spec(n_docs=5), clean)
     assert load_manifest(out).files == load_manifest(clean).files
+    assert verify_corpus(out) == []
+
+
+def test_force_over_a_longer_corpus_leaves_no_page_of_it(tmp_path):
+    """A corpus made again with --force from a spec of shorter documents: the old build's last pages go (they
+    stayed, unlisted, and verify failed: "a file the manifest does not list")."""
+    out = tmp_path / "c"
+    long = tiny_spec(n_docs=1).model_copy(update={"pages": PageCountDist(mean=8, sigma=0, min=8, max=8)})
+    generate_corpus(long, out)
+    pages = sorted(p.name for p in (out / "docs" / "doc-00000" / "scan").iterdir())
+    assert len(pages) >= 4
+    generate_corpus(tiny_spec(n_docs=1), out, force=True)
+    assert sorted(p.name for p in (out / "docs" / "doc-00000" / "scan").iterdir()) == pages[:2]
     assert verify_corpus(out) == []

@@ -90,7 +90,7 @@ def test_the_closing_items_of_long_minutes_take_a_page_each(monkeypatch):
     for seed in (11, 21, 31):
         got = spans(_plan(seed, 30))
         assert all(got[t] <= 1 for t in ("Resolutions", "Actions", "Next Meeting")), got
-    monkeypatch.setattr(planner, "FIXED_PAGES", planner.FIXED_PAGES[:-1])
+    monkeypatch.setattr(planner, "FIXED_PAGES", tuple(e for e in planner.FIXED_PAGES if "next meeting" not in e[0]))
     assert max(spans(_plan(11, 30))[t] for t in ("Resolutions", "Actions", "Next Meeting")) > 2
 
 

@@ -791,6 +791,64 @@ def control_rows(ctx: DocContext, rng: Rng) -> list[dict]:
     return ctx.remember(("compliance", "controls"), make)
 
 
+TEST_METHODS = ("Inspection of evidence", "Re-performance", "Inquiry and observation", "Inspection and re-performance")
+
+
+def _frequency(samples: int) -> str:
+    """How often a control runs, as its sample size implies (audit practice: the more often, the larger)."""
+    return "Weekly" if samples <= 15 else "Daily" if samples <= 30 else "Several times a day"
+
+
+def _population(rng: Rng, frequency: str, months: int) -> int:
+    """How many times a control of ``frequency`` ran in a period of ``months``."""
+    if frequency == "Weekly":
+        return 52 * months // 12
+    if frequency == "Daily":
+        return rng.integers(248, 254) * months // 12
+    return rng.integers(1200, 9000) * months // 12
+
+
+def build_test_scope(ctx: DocContext, rng: Rng) -> list[Block]:
+    """The scope of the testing: each control tested (the same controls as the results, ``control_rows``) with
+    its owner, how often it runs, how it was tested, how many times it ran in the period and the sample taken
+    (the sample the results report); then how many controls are in scope."""
+    rows_data = control_rows(ctx, rng)
+    period, start, end = attestation_period(ctx, rng)
+    months = (end.year - start.year) * 12 + end.month - start.month + 1
+    b = ctx.book
+    bid = b.block_id()
+    caption = _table_caption(ctx, [f"Controls in scope and testing approach, {period}", f"Scope of testing, {period}"])
+    r = rng.fork("scope")
+    rows: list[list[Span]] = []
+    ids: list[Fact] = []
+    for row in rows_data:
+        cid = row["id"]
+        frequency = _frequency(row["samples"])
+        f_o = b.text(f"Owner of control {cid}", r.choice(ctx.domain.departments), group=bid,
+                     attribute="control_owner")
+        f_f = b.text(f"Frequency of control {cid}", frequency, group=bid, attribute="control_frequency")
+        f_m = b.text(f"Test method for control {cid}", r.choice(TEST_METHODS), group=bid, attribute="test_method")
+        f_p = b.number(f"Times control {cid} operated in {period}", Decimal(_population(r, frequency, months)),
+                       "occurrences", quantity="count", group=bid, attribute="control_population", period=period)
+        f_s = b.number(f"Sample drawn for control {cid} in {period}", Decimal(row["samples"]), "samples",
+                       quantity="count", group=bid, attribute="sample_drawn", period=period)
+        ids.append(f_s)
+        rows.append([lit(cid), fs(f_o), fs(f_f), fs(f_m), fs(f_p), fs(f_s)])
+    table = TableBlock(id=bid, caption=caption,
+                       columns=["Control ID", "Owner", "Frequency", "Test method", "Population", "Sample"],
+                       rows=rows, numeric_columns=[4, 5])
+    tid = b.block_id()
+    f_n = _count_fact(ctx, f"Number of controls in scope of the testing for {period}", ids, "controls", tid,
+                      "controls_in_scope")
+    ref = caption.split(". ")[0]
+    note = TextBlock(id=tid, spans=[
+        lit(f"{ref} lists the "), *_counted(f_n, "control", "controls"),
+        lit(f" in the scope of {ctx.recipe.this_noun}, as they operated in {period}. Each was tested on a sample "
+            "drawn at random from the times it operated, the sample growing with how often the control runs; the "
+            "results follow in the next section.")])
+    return [table, note]
+
+
 def build_control_tests(ctx: DocContext, rng: Rng) -> list[Block]:
     """Control ID, control, samples tested, exceptions, exception rate (share of the samples) and result, with
     the totals of samples and exceptions; then the tolerable rate, the overall rate and the controls rated
@@ -1153,6 +1211,7 @@ BLOCKS: dict[str, Builder] = {
     "inspection_checklist": build_inspection_checklist,
     "findings_by_severity": build_findings_by_severity,
     "control_tests": build_control_tests,
+    "test_scope": build_test_scope,
     "study_design": build_study_design,
     "references": build_references,
 }
