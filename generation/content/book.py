@@ -122,6 +122,9 @@ def _default_stream() -> Rng:
 
 QUARTER_RECIPES = frozenset({"quarterly_report"})
 """Recipes that report on the last complete quarter rather than the last full year."""
+YEAR_RECIPES = frozenset({"annual_report", "sustainability_report"})
+"""Recipes that report on the last full year and on no period after it (``DocContext.cal`` ends at its close: a
+2024 annual report issued in October 2025 compares the halves and quarters of 2024, never H1 2025)."""
 
 
 @dataclass
@@ -149,6 +152,8 @@ class DocContext:
 
     def __post_init__(self) -> None:
         self.cal = Calendar(self.anchor)
+        if self.recipe.slug in YEAR_RECIPES:  # an annual report's periods are its year's: it closes its books at
+            self.cal = Calendar(dt.date(self.cal.fy + 1, 1, 1))  # the year end, whenever it is issued
 
     @contextmanager
     def through(self, lens: str) -> Iterator[DocContext]:

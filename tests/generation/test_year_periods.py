@@ -1,0 +1,47 @@
+"""An annual report reports on its year. Before: a 2024 annual report issued in October 2025 compared "H1 2025
+against H1 2024" and charted "Q2 2024 to Q3 2025". Now its calendar closes at the year end
+(``book.YEAR_RECIPES``): no figure of an annual or a sustainability report is of a period after its year."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from generation import planner
+from generation.content import book
+from generation.content.calendar import period_end
+from ir.spec import PageCountDist, reference_spec
+
+CASES = tuple((recipe, seed) for recipe in ("annual_report", "sustainability_report") for seed in range(1, 7))
+
+
+def _plan(recipe: str, seed: int):
+    spec = reference_spec(seed=seed, n_docs=1).model_copy(update={
+        "recipes": [recipe], "pages": PageCountDist(mean=24, sigma=0, min=24, max=24)})
+    return planner.plan_document(spec, 0)
+
+
+def after_the_year(doc) -> list[str]:
+    """Facts of a period that ends after the year the report is of (the year before its issue)."""
+    year_end = dt.date(doc.as_at.year - 1, 12, 31)
+    out = []
+    for f in doc.facts:
+        try:
+            end = period_end(f.period) if f.period else None
+        except (ValueError, TypeError, KeyError):
+            end = None
+        if end is not None and end > year_end:
+            out.append(f"{f.period}: {f.label}")
+    return out
+
+
+@pytest.mark.parametrize(("recipe", "seed"), CASES)
+def test_no_figure_after_the_year(recipe, seed):
+    assert after_the_year(_plan(recipe, seed)) == []
+
+
+def test_later_periods_return_without_the_year_end(monkeypatch):
+    """Planted: the calendar as at the issue date again."""
+    monkeypatch.setattr(book, "YEAR_RECIPES", frozenset())
+    assert sum(bool(after_the_year(_plan(r, s))) for r, s in CASES) >= 4
