@@ -650,7 +650,9 @@ def discussion(ctx: DocContext, rng: Rng, block, n_sentences: int) -> TextBlock 
     if not re.search(r"[,:\d]| by | per | of ", what):  # a plain name ("action tracker") takes its article:
         what = f"the {what}"  # "Table 4 gives the action tracker"
     template = rng.choice(REFERENCE_SENTENCES)
-    is_plural = what.split(",")[0].split(" by ")[0].endswith("s") and not what.split(",")[0].endswith("ss")
+    head = what.split(",")[0].split(" by ")[0]
+    is_plural = head.endswith("s") and not head.endswith("ss") and not re.match(  # "share of reports" is one
+        r"(the )?(share|number|total|average|rate|level|mix|split|value) of ", head)
     sentences = [template.format(Ref=no, ref=no, what=what, What=what[0].upper() + what[1:],
                                  verb="are" if is_plural else "is")]
     said = commentary(ctx, rng, block)
