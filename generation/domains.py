@@ -46,7 +46,6 @@ _SEMANTICS: dict[str, tuple[Quantity | None, Behaviour | None]] = {
     "Average handle time": ("ratio", "level"), "Days of supply": ("ratio", "level"),
     "Dock-to-stock time": ("ratio", "level"), "Evaluation days": ("ratio", "level"), "Grade": ("ratio", "level"),
     "Yield": ("ratio", "level"), "Award score": ("index", "level"), "Energy intensity": ("ratio", "level"),
-    "Days to close": ("ratio", "level"),
     # levels at a date rather than amounts accrued over a period
     "Headcount": (None, "stock"), "Deposits": (None, "stock"), "Policies in force": (None, "stock"),
     "Assets under management": (None, "stock"), "Holdings": (None, "stock"), "Open filings": (None, "stock"),
@@ -54,7 +53,7 @@ _SEMANTICS: dict[str, tuple[Quantity | None, Behaviour | None]] = {
     "Inventory value": (None, "stock"), "Subscribers": (None, "stock"), "Valuation": (None, "stock"),
     "Lettable area": (None, "stock"), "Contract value": (None, "stock"), "Budget": (None, "stock"),
     "Enrolled students": (None, "stock"), "Harvested area": (None, "stock"),
-    "Critical vulnerabilities": (None, "stock"),
+    "Critical vulnerabilities": (None, "stock"), "Open cases": (None, "stock"),
     # running totals: never go down
     "Cost to date": (None, "cumulative"), "Spend to date": (None, "cumulative"), "Progress": (None, "cumulative"),
 }
@@ -996,7 +995,7 @@ LENSES: dict[str, Lens] = {lens.slug: lens for lens in (
     Lens("governance", "concern category",
          _split("Fraud and theft|Harassment and bullying|Conflicts of interest|Health and safety|Data privacy|"
                 "Bribery and corruption"),
-         _metrics("Speak-up reports:count:0:30:reports|Days to close:number:15:75:days"),
+         _metrics("Speak-up reports:count:0:30:reports|Open cases:count:0:12:cases"),
          _split("ethics and compliance|speak-up reporting|board oversight|data protection|anti-bribery controls"),
          _split("Refresh the code of conduct|Collect the annual conflict of interest declarations|"
                 "Test the speak-up hotline|Review the committee terms of reference|Deliver the anti-bribery training")),

@@ -230,6 +230,16 @@ def _closing_only(section: Section) -> bool:
     return bool(section.blocks) and all(b in CLOSING_BLOCKS for b in section.blocks)
 
 
+def _record_only(section: Section) -> bool:
+    """Whether a section is a closing record and nothing else (the next meeting, signatures, an attestation): its
+    page holds no general text. A letter is text that closes with its sign-off, not such a record."""
+    return _closing_only(section) and not set(section.blocks) & LETTER_BLOCKS
+
+
+LETTER_BLOCKS = frozenset({"letter_signoff"})
+"""Closing blocks that sign a section of text (a chief executive's letter) rather than stand for it."""
+
+
 def _place(blocks: list, pending: list, force: bool = False) -> int:
     """Moves the pending genre blocks that fit onto the page (in order; the first always, on a page without an
     exhibit yet; all of them when ``force``: a new section starts below them); returns how many."""
@@ -261,8 +271,8 @@ def genre_blocks(ctx: DocContext, rng: Rng, section: Section) -> list:
     for kind in section.blocks:
         if kind not in genre.GENRE_BLOCKS:
             continue
-        with ctx.through(""):  # a genre block is built from the trade's own figures, whatever the section's lens
-            built = genre.build(kind, ctx, rng.fork("genre", kind))
+        with ctx.through(ctx.recipe.lens_of(section)):  # as the section sees the issuer (a compliance report's
+            built = genre.build(kind, ctx, rng.fork("genre", kind))  # remediation plan: compliance actions)
         said = " ".join(sp.text for b in built if b.type == "text_block" for sp in b.spans)
         for b in list(built):  # a numbered exhibit is referred to, like every exhibit of the document
             ref = prose.exhibit_ref(b) if b.type in ("table", "figure") else None
@@ -706,7 +716,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         _place_held(blocks, held_prose)  # the discussion of the last page's exhibit, where it did not fit there
         held_prose = []
         placed_genre += _place(blocks, pending)
-        if narrative and not any(b.type == "text_block" for b in blocks) and not _closing_only(kept[sec]):
+        if narrative and not any(b.type == "text_block" for b in blocks) and not _record_only(kept[sec]):
             # a narrative page reads as text (minutes' next meeting is its own line and the signatures)
             own = kept[sec].blocks[0] if _voice(kept[sec]) == "alone" and kept[sec].blocks else None
             blocks.append(prose.standing_text(ctx, ps, own) if own in prose.STANDING_TEXT  # a statement's page

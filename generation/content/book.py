@@ -24,7 +24,7 @@ from ir.vocab import Quantity
 
 from ..domains import Domain, Recipe, get_domain, view
 from .calendar import Calendar
-from .dynamics import Path, display, draw_path, raw_value
+from .dynamics import Path, display, draw_path, raw_value, whole_count
 from .formats import DocFormat, group, percent_text
 from .repeats import caption_text
 
@@ -286,5 +286,8 @@ class DocContext:
 
     def metric_value(self, metric, item: str, period: str) -> Decimal:
         """The document's one value of ``metric`` for ``item`` over ``period``, rounded for display."""
+        if metric.kind == "count" and metric.behaviour == "flow":  # whole events: the quarters add up to the year
+            return self.remember(("metric", metric.slug, item, period),
+                                 lambda: whole_count(self.path(metric, item), metric, period))
         return self.remember(("metric", metric.slug, item, period), lambda: display(
             metric, raw_value(self.path(metric, item), metric, period), self.fmt.money_decimals))

@@ -114,6 +114,22 @@ def raw_value(p: Path, metric: Metric, period: str) -> float:
     return metric.low + (p.level - metric.low) * frac
 
 
+def whole_count(p: Path, metric: Metric, period: str) -> Decimal:
+    """A count of whole events (a flow of a count metric) over ``period``: the rounded running total at its last
+    month less the rounded running total before its first, the running total starting at the trajectory's first
+    month. Rounding each period on its own made four quarters of 0-6 injuries a year disagree with the year; this
+    way a year's count is the sum of its quarters' and of its months', and stays within one of the unrounded
+    total."""
+    pm = period_months(period)
+    if pm is None:
+        raise ValueError(f"not a period: {period!r}")
+    start, n = pm
+
+    def running(m: int) -> int:
+        return int(round(sum(_monthly(p, metric, k) for k in range(p.first, m + 1)))) if m >= p.first else 0
+    return Decimal(max(0, running(start + n - 1) - running(start - 1)))
+
+
 def display(metric: Metric, x: float, money_decimals: int = 0) -> Decimal:
     """A value rounded the way reports round it (monotone: a larger value never rounds lower)."""
     if metric.kind == "percent":
@@ -130,4 +146,4 @@ def display(metric: Metric, x: float, money_decimals: int = 0) -> Decimal:
     return Decimal(int(round(x)))
 
 
-__all__ = ["Path", "WINDOW", "display", "draw_path", "level_range", "raw_value"]
+__all__ = ["Path", "WINDOW", "display", "draw_path", "level_range", "raw_value", "whole_count"]

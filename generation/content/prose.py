@@ -235,7 +235,7 @@ SUBSECTION_OPENERS = (
 
 def subsection_opener(ctx: DocContext, rng: Rng, subject: str) -> TextBlock:
     """The first paragraph of a subsection: what it is about (its heading's subject)."""
-    lc = subject[0].lower() + subject[1:]
+    lc = lower_common(subject)  # "ESG data quality" keeps its capitals
     return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(register(ctx).subsection_openers), ctx, rng,
                                                                subject=lc, Subject=subject))])
 

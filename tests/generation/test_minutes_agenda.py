@@ -117,3 +117,30 @@ def test_next_meeting_holds_no_discussion(monkeypatch):
     assert [x for s, n in cases for x in next_meeting_discussion(_plan(s, n))] == []
     monkeypatch.setattr(planner, "_closing_only", lambda section: False)
     assert len([x for s, n in cases for x in next_meeting_discussion(_plan(s, n))]) >= 5
+
+
+def letter_pages_without_text(doc) -> list[int]:
+    """Pages of a chief executive's letter that hold its sign-off and no paragraph of the letter."""
+    out, under = [], False
+    for p in doc.pages:
+        texts = 0
+        for b in p.blocks:
+            if b.type == "heading" and b.level == 1:
+                under = "Letter from the Chief Executive" in _text(b)
+            elif under and b.type == "text_block" and not b.genre_block:
+                texts += 1
+        if under and texts == 0 and any(b.genre_block == "letter_signoff" for b in p.blocks):
+            out.append(p.page_no)
+    return out
+
+
+def test_a_letter_is_not_a_closing_record():
+    """The rule above is for records (the next meeting, signatures): a chief executive's letter that closes with
+    its sign-off still reads as text on its last page (with the rule applied to it, 40 of 46 two-page letters
+    ended on a page of two sentences and a signature)."""
+    docs = []
+    for seed in (0, 1, 2):
+        spec = reference_spec(seed=seed, n_docs=1).model_copy(update={
+            "recipes": ["annual_report"], "pages": PageCountDist(mean=48, sigma=0, min=48, max=48)})
+        docs.append(planner.plan_document(spec, 0))
+    assert [p for d in docs for p in letter_pages_without_text(d)] == []

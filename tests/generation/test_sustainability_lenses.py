@@ -131,3 +131,25 @@ def test_no_chart_of_zeros():
             for b in p.blocks:
                 if b.type == "figure" and b.chart in ("bar", "line"):
                     assert any(v for s in b.series for v in s.values), b.title
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_counts_of_events_add_up_over_periods(seed):
+    """A count of events (lost-time injuries, speak-up reports) is whole in every period: the quarters and the
+    months add up to the year (rounded one period at a time, four quarters of 2 made a year of 7)."""
+    import datetime as dt
+
+    from generation.content.calendar import Calendar
+    from generation.content.dynamics import draw_path, whole_count
+    from ir.rng import Rng
+
+    metrics = [m for slug in LENSES for m in view(get_domain("retail_banking"), slug).metrics
+               if m.kind == "count" and m.behaviour == "flow"]
+    cal = Calendar(dt.date(2026, 3, 14))
+    for m in metrics:
+        p = draw_path(Rng(seed, ["path"]), Rng(seed, ["timing"]), m, cal.fy * 12 + 6)
+        year = whole_count(p, m, str(cal.fy))
+        assert sum(whole_count(p, m, f"Q{q} {cal.fy}") for q in range(1, 5)) == year
+        assert sum(whole_count(p, m, h) for h in (f"H1 {cal.fy}", f"H2 {cal.fy}")) == year
+        months = [x for x in cal.months(14) if x.endswith(str(cal.fy))]
+        assert len(months) == 12 and sum(whole_count(p, m, x) for x in months) == year
