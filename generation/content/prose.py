@@ -10,6 +10,7 @@ Three kinds of text:
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from dataclasses import dataclass
 from decimal import Decimal
@@ -20,7 +21,8 @@ from ir.facts import Derivation, Fact
 from ir.rng import Rng
 from ir.values import NumberValue
 
-from .book import DocContext, fs, lit
+from .book import YEAR_RECIPES, DocContext, fs, lit
+from .calendar import period_end, period_months
 from .quantities import draw_value
 from .tables import action_owner_and_due, change_mode, change_span, metric_fact, whole
 from .wording import lower_common, plural
@@ -30,7 +32,7 @@ TERMS_RECIPES = {"purchase_order"}
 payment-terms block; a contract in its clauses)."""
 
 OPENERS = (
-    "This section sets out how {org} managed {topic} during {year}, and where the {dept} team expects "
+    "This section sets out how {org} managed {topic} during {period}, and where the {dept} team expects "
     "pressure in the coming quarters.",
     "The {dept} function reviewed {topic} and {topic2} across every {item_kind}. The results below are "
     "reconciled to the {dept_lc} ledger and were discussed with the responsible owners.",
@@ -127,7 +129,8 @@ def _fill(template: str, ctx: DocContext, rng: Rng, **extra: str) -> str:
     d = ctx.domain
     t1, t2 = rng.sample(d.topics, 2)
     dept = rng.choice(d.departments)
-    values = dict(org=ctx.issuer.name, topic=t1, topic2=t2, dept=dept, dept_lc=lower_common(dept), year=str(ctx.cal.fy),
+    values = dict(org=ctx.issuer.name, topic=t1, topic2=t2, dept=dept, dept_lc=lower_common(dept),
+                  year=ctx.focus[-4:], period=ctx.focus,  # a quarterly report's year is its quarter's
                   item_kind=d.item_kind, item_kinds=plural(d.item_kind), role=rng.choice(d.roles), noun=ctx.recipe.noun, this_noun=ctx.recipe.this_noun,
                   This_noun=ctx.recipe.this_noun.capitalize(), records="record" if ctx.recipe.plural_noun else "records", currency=ctx.fmt.currency,
                   month_year=f"{ctx.anchor:%B %Y}")
@@ -226,7 +229,7 @@ SUBSECTION_OPENERS = (
     "the points the {role} asked to be followed up.",
     "{Subject} was reviewed with each {item_kind} during the period. The figures that follow are the basis "
     "for the actions agreed with the owners.",
-    "Work on {subject} continued through {year}. Where results fell short of plan, the reasons are given "
+    "Work on {subject} continued through {period}. Where results fell short of plan, the reasons are given "
     "with the exhibits that show them.",
     "The {role} reports on {subject} every quarter. This subsection summarises that reporting and what it "
     "means for {topic2}.",
@@ -821,6 +824,9 @@ def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     if "attestation" in ctx.recipe.genre_blocks:  # a compliance report covers the period its officer attests
         from .genre.assessment import attestation_period
         _, start, end = attestation_period(ctx, rng)
+    elif ctx.by_quarter or ctx.recipe.slug in YEAR_RECIPES:  # a quarterly or annual report its quarter or year
+        first, _ = period_months(ctx.focus)  # type: ignore[misc]
+        start, end = dt.date(first // 12, first % 12 + 1, 1), period_end(ctx.focus)
     ref_v = ctx.doc_reference()
     ref = b.ident(f"Reference number of {ctx.recipe.this_noun}", ref_v, scheme="reference", group=bid)
     version = b.text(f"Version of {ctx.recipe.this_noun}", ver_v, attribute="version", group=bid)
