@@ -40,8 +40,8 @@ OPENERS = (
     "others were affected by {topic2} and will need closer follow-up.",
     "Following the review by the {role}, the scope of {this_noun} was extended to include {topic2}. The "
     "findings are summarised below together with the agreed actions.",
-    "{org} reports {topic} on a consistent basis each period. Figures are stated in {currency} unless noted "
-    "otherwise and may not add up exactly because of rounding.",
+    "{org} reports {topic} on a consistent basis each period. {figures_basis} not add up exactly because of "
+    "rounding.",
     "The {dept} team monitors {topic} against the targets approved by the board. Where a {item_kind} fell "
     "short, the owner has committed to a recovery plan with dated milestones.",
     "During the period the organisation focused on {topic}, {topic2} and the quality of its reporting. {This_noun} "
@@ -133,7 +133,9 @@ def _fill(template: str, ctx: DocContext, rng: Rng, **extra: str) -> str:
                   year=ctx.focus[-4:], period=ctx.focus,  # a quarterly report's year is its quarter's
                   item_kind=d.item_kind, item_kinds=plural(d.item_kind), role=rng.choice(d.roles), noun=ctx.recipe.noun, this_noun=ctx.recipe.this_noun,
                   This_noun=ctx.recipe.this_noun.capitalize(), records="record" if ctx.recipe.plural_noun else "records", currency=ctx.fmt.currency,
-                  month_year=f"{ctx.anchor:%B %Y}")
+                  month_year=f"{ctx.anchor:%B %Y}",
+                  figures_basis=f"Figures are stated in {ctx.fmt.currency} unless noted otherwise and may"
+                  if any(m.kind == "money" for m in d.metrics) else "Figures may")  # no currency where no money
     values.update(extra)
     return template.format(**values)
 
