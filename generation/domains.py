@@ -1040,7 +1040,7 @@ RECIPES: tuple[Recipe, ...] = (
            "{org} Annual Report {year}",
            (S("Letter from the Chief Executive", "letter_signoff"), S("Year in Review", "highlights"),
             S("Financial Performance"), S("Operations Review"), O("{Item_kind} Performance"),
-            S("Risk Management"), S("Governance", lens="governance"), T("Outlook"),
+            S("Risk Management", "risk_register"), S("Governance", lens="governance"), T("Outlook"),
             S("Independent Auditor's Report", "auditor_opinion"),
             S("Financial Statements", "income_statement", "balance_sheet", "cash_flow"),
             S("Notes to the Financial Statements", "statement_notes")),
