@@ -31,7 +31,8 @@ to ~16 s with the seed: per-page ratios are noisy with one Augraphy seed; use ``
 for the measurement (each page's time is the median over its seeds, on both sides).
 
 Targets: every page of every device x tier < 250 ms; Augraphy / ours, ours taken as the slowest of our
-device x tier on each page: median over pages >= 20x, worst page >= 5x.
+device x tier on each page: median over pages >= 30x, worst page >= 15x (the scan issue's; `scan_floor.py` shows why the phone cannot meet
+the worst page at its resolution).
 """
 
 from __future__ import annotations
@@ -68,8 +69,8 @@ from ir.vocab import DEVICES, TIERS  # noqa: E402
 DPI = 200
 LETTER_PX = (1700, 2200)  # (width, height) of Letter at 200 dpi
 BUDGET_MS = 250.0
-TARGET_MEDIAN_RATIO = 20.0
-TARGET_WORST_RATIO = 5.0
+TARGET_MEDIAN_RATIO = 30.0
+TARGET_WORST_RATIO = 15.0
 AUGRAPHY = "augraphy_default"
 PRISTINE = "pristine"  # the identity in every device: measured once
 DEGRADING = tuple(t for t in TIERS if t != PRISTINE)
