@@ -31,8 +31,8 @@ to ~16 s with the seed: per-page ratios are noisy with one Augraphy seed; use ``
 for the measurement (each page's time is the median over its seeds, on both sides).
 
 Targets: every page of every device x tier < 250 ms; Augraphy / ours, ours taken as the slowest of our
-device x tier on each page: median over pages >= 30x, worst page >= 15x (the scan issue's; `scan_floor.py` shows why the phone cannot meet
-the worst page at its resolution).
+device x tier on each page: median over pages >= 30x, worst page >= 15x (the scan issue's; ``scan_floor.py``
+shows why the phone cannot meet the worst page at its resolution).
 """
 
 from __future__ import annotations
