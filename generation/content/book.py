@@ -122,7 +122,7 @@ def _default_stream() -> Rng:
 
 QUARTER_RECIPES = frozenset({"quarterly_report"})
 """Recipes that report on the last complete quarter rather than the last full year."""
-YEAR_RECIPES = frozenset({"annual_report", "sustainability_report"})
+YEAR_RECIPES = frozenset({"annual_report", "sustainability_report", "compliance_report"})
 """Recipes that report on the last full year and on no period after it (``DocContext.cal`` ends at its close: a
 2024 annual report issued in October 2025 compares the halves and quarters of 2024, never H1 2025)."""
 

@@ -1,6 +1,7 @@
 """An annual report reports on its year. Before: a 2024 annual report issued in October 2025 compared "H1 2025
 against H1 2024" and charted "Q2 2024 to Q3 2025". Now its calendar closes at the year end
-(``book.YEAR_RECIPES``): no figure of an annual or a sustainability report is of a period after its year."""
+(``book.YEAR_RECIPES``): no figure of an annual, sustainability or compliance report "2024" is of a period after
+its year."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ from generation.content import book
 from generation.content.calendar import period_end
 from ir.spec import PageCountDist, reference_spec
 
-CASES = tuple((recipe, seed) for recipe in ("annual_report", "sustainability_report") for seed in range(1, 7))
+CASES = tuple((recipe, seed) for recipe in ("annual_report", "sustainability_report", "compliance_report")
+              for seed in range(1, 7))
 
 
 def _plan(recipe: str, seed: int):
