@@ -46,6 +46,7 @@ _SEMANTICS: dict[str, tuple[Quantity | None, Behaviour | None]] = {
     "Average handle time": ("ratio", "level"), "Days of supply": ("ratio", "level"),
     "Dock-to-stock time": ("ratio", "level"), "Evaluation days": ("ratio", "level"), "Grade": ("ratio", "level"),
     "Yield": ("ratio", "level"), "Award score": ("index", "level"), "Energy intensity": ("ratio", "level"),
+    "Sick days per employee": ("ratio", "level"),
     # levels at a date rather than amounts accrued over a period
     "Headcount": (None, "stock"), "Deposits": (None, "stock"), "Policies in force": (None, "stock"),
     "Assets under management": (None, "stock"), "Holdings": (None, "stock"), "Open filings": (None, "stock"),
@@ -950,13 +951,13 @@ HEAVY_TAGS = ("energy", "industrial")
 _OFFICES = "Head Office|City Office|Regional Hub|Data Centre|Archive Store"
 _PLANTS = "Head Office|Plant North|Plant South|Distribution Centre|Research Campus"
 _CLIMATE = ("Energy consumption:number:300:3000:MWh|Energy intensity:number:80:300:kWh per m2|"
-            "Business travel:number:20000:200000:km")
+            "Business travel:number:20000:200000:km|Fleet fuel use:number:2000:20000:litres")
 _CLIMATE_HEAVY = ("Energy consumption:number:20000:200000:MWh|Energy intensity:number:200:900:kWh per m2|"
-                  "Business travel:number:50000:500000:km")
-_RESOURCES = \
-    "Water withdrawal:number:2000:20000:m3|Waste generated:number:20:200:tonnes|Recycling rate:percent:30:90"
+                  "Business travel:number:50000:500000:km|Fleet fuel use:number:20000:200000:litres")
+_RESOURCES = ("Water withdrawal:number:2000:20000:m3|Waste generated:number:20:200:tonnes|Recycling rate:percent:30:90|"
+              "Hazardous waste:number:0.2:8:tonnes|Paper use:number:1:10:tonnes")
 _RESOURCES_HEAVY = ("Water withdrawal:number:50000:500000:m3|Waste generated:number:1000:10000:tonnes|"
-                    "Recycling rate:percent:30:90")
+                    "Recycling rate:percent:30:90|Hazardous waste:number:20:400:tonnes|Paper use:number:2:20:tonnes")
 _CLIMATE_ACTIONS = ("Install sub-metering at the head office|Sign the green electricity contract|"
                     "Switch the pool cars to electric vehicles|Collect supplier emission data|"
                     "Publish the climate transition plan")
@@ -977,17 +978,21 @@ LENSES: dict[str, Lens] = {lens.slug: lens for lens in (
          _split(_RESOURCE_ACTIONS), heavy_items=_split(_PLANTS), heavy_metrics=_metrics(_RESOURCES_HEAVY)),
     Lens("people", "department", (),
          _metrics("Headcount:count:20:200:employees|Women in workforce:percent:25:65|Voluntary turnover:percent:4:18|"
-                  "Training hours:number:500:5000:hours|Lost-time injuries:count:0:6:injuries"),
+                  "Training hours:number:500:5000:hours|Lost-time injuries:count:0:6:injuries|"
+                  "New hires:count:2:40:hires|Sick days per employee:number:3:10:days"),
          _split("employee wellbeing|diversity and inclusion|training and development|workplace safety|"
                 "staff retention"),
          _split("Run the engagement survey|Publish the gender pay gap report|Train mental health first aiders|"
                 "Review the parental leave policy|Complete the line manager training"),
          heavy_metrics=_metrics("Headcount:count:100:1000:employees|Women in workforce:percent:12:40|"
                                 "Voluntary turnover:percent:3:15|Training hours:number:2000:20000:hours|"
-                                "Lost-time injuries:count:0:20:injuries")),
+                                "Lost-time injuries:count:0:20:injuries|New hires:count:10:150:hires|"
+                                "Sick days per employee:number:4:12:days")),
     Lens("compliance", "department", (),
          _metrics("Policy attestation rate:percent:80:100|Mandatory training completion:percent:70:100|"
-                  "Breaches reported:count:0:12:breaches|Gifts and hospitality declarations:count:5:60:declarations"),
+                  "Breaches reported:count:0:12:breaches|Gifts and hospitality declarations:count:5:60:declarations|"
+                  "Conflict of interest declarations:count:2:40:declarations|"
+                  "Data subject requests:count:0:80:requests|Policy exceptions approved:count:0:15:exceptions"),
          _split("policy attestation|mandatory training|breach reporting|conflicts of interest|regulatory change"),
          _split("Chase the outstanding policy attestations|Refresh the mandatory training module|"
                 "Review the breach log with each department|Update the gifts and hospitality register|"
