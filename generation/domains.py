@@ -205,6 +205,12 @@ class Recipe:
         return "transactional" if self.slug in TRANSACTIONAL_RECIPES else "report"
 
     @property
+    def keeps_register(self) -> bool:
+        """Whether the genre keeps a ledger: its appendix is the register of postings (a report's holds its data
+        tables, and its text speaks of no postings)."""
+        return self.tables.get("register", 0) > 0
+
+    @property
     def plural_noun(self) -> bool:
         """Whether the document's noun takes a plural verb ("these minutes are issued")."""
         return self.noun.endswith("minutes")

@@ -491,7 +491,7 @@ def _appendix_page(ctx: DocContext, rng: Rng, page_no: int, opens: bool, title: 
         blocks += [prose.heading(ctx, f"Appendix {APPENDIX_LETTER} {title}", 1),
                    prose.appendix_intro(ctx, rng.fork("appendix", 0))]
     room = PAGE_BUDGET - sum(block_height(b) for b in blocks) - LAST_PAGE_REFERENCE
-    if ctx.recipe.tables.get("register", 0) > 0:  # a ledger-keeping genre: the long register of postings
+    if ctx.recipe.keeps_register:  # a ledger-keeping genre: the long register of postings
         table = tables.register_table(ctx, rng.fork("appendix", 1), max(4, int((room - table_height(0)) // 17)))
         blocks.append(table)
         said = prose.discussion(ctx, rng.fork("appendix", 2), table, 1)

@@ -946,7 +946,7 @@ APPENDIX_INTROS = (
 def _of_postings(templates: tuple[str, ...], ctx: DocContext) -> tuple[str, ...]:
     """The templates that fit the appendix: "postings" only where it holds a register of them (a ledger-keeping
     genre's; a report's appendix holds its data tables)."""
-    if ctx.recipe.tables.get("register", 0) > 0:
+    if ctx.recipe.keeps_register:
         return templates
     return tuple(t for t in templates if "postings" not in t)
 

@@ -820,7 +820,7 @@ def build_test_scope(ctx: DocContext, rng: Rng) -> list[Block]:
     caption = _table_caption(ctx, [f"Controls in scope and testing approach, {period}", f"Scope of testing, {period}"])
     r = rng.fork("scope")
     rows: list[list[Span]] = []
-    ids: list[Fact] = []
+    drawn: list[Fact] = []
     for row in rows_data:
         cid = row["id"]
         frequency = _frequency(row["samples"])
@@ -832,13 +832,13 @@ def build_test_scope(ctx: DocContext, rng: Rng) -> list[Block]:
                        "occurrences", quantity="count", group=bid, attribute="control_population", period=period)
         f_s = b.number(f"Sample drawn for control {cid} in {period}", Decimal(row["samples"]), "samples",
                        quantity="count", group=bid, attribute="sample_drawn", period=period)
-        ids.append(f_s)
+        drawn.append(f_s)
         rows.append([lit(cid), fs(f_o), fs(f_f), fs(f_m), fs(f_p), fs(f_s)])
     table = TableBlock(id=bid, caption=caption,
                        columns=["Control ID", "Owner", "Frequency", "Test method", "Population", "Sample"],
                        rows=rows, numeric_columns=[4, 5])
     tid = b.block_id()
-    f_n = _count_fact(ctx, f"Number of controls in scope of the testing for {period}", ids, "controls", tid,
+    f_n = _count_fact(ctx, f"Number of controls in scope of the testing for {period}", drawn, "controls", tid,
                       "controls_in_scope")
     ref = caption.split(". ")[0]
     note = TextBlock(id=tid, spans=[
