@@ -7,10 +7,10 @@ SEED ?= 0
 
 .PHONY: demo test test-fast lint install clean
 
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[test,clip,embedding,nli]'
 	touch $@
 
 install: $(VENV)/.installed

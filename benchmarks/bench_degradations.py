@@ -61,10 +61,10 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sample_pages import make_page  # noqa: E402
 
-from degradations import degrade_page, sample_profile  # noqa: E402
-from ir.files import atomic_write_text  # noqa: E402
-from ir.rng import Rng  # noqa: E402
-from ir.vocab import DEVICES, TIERS  # noqa: E402
+from synthdocqa.degradations import degrade_page, sample_profile  # noqa: E402
+from synthdocqa.ir.files import atomic_write_text  # noqa: E402
+from synthdocqa.ir.rng import Rng  # noqa: E402
+from synthdocqa.ir.vocab import DEVICES, TIERS  # noqa: E402
 
 DPI = 200
 LETTER_PX = (1700, 2200)  # (width, height) of Letter at 200 dpi

@@ -25,10 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from corpus.store import load_manifest
-from flows.generate import generate_corpus_flow
-from flows.prefect_env import prefect_api
-from ir.spec import reference_spec
+from synthdocqa.corpus.store import load_manifest
+from synthdocqa.flows.generate import generate_corpus_flow
+from synthdocqa.flows.prefect_env import prefect_api
+from synthdocqa.ir.spec import reference_spec
 
 
 def _run(spec, out: Path, workers: int, runner: str) -> float:

@@ -26,15 +26,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from generation.planner import plan_document  # noqa: E402
-from generation.qa import derive_qa, drawn_render_map  # noqa: E402
-from ir.rng import Rng  # noqa: E402
-from ir.spec import demo_spec  # noqa: E402
-from judges.hallucination.analysis import analyse  # noqa: E402
-from judges.hallucination.binary_stats import bootstrap_metrics  # noqa: E402
-from judges.hallucination.labelers import score_items  # noqa: E402
-from judges.hallucination.report import write_report  # noqa: E402
-from judges.hallucination.synthesize import synthesize  # noqa: E402
+from synthdocqa.generation.planner import plan_document  # noqa: E402
+from synthdocqa.generation.qa import derive_qa, drawn_render_map  # noqa: E402
+from synthdocqa.ir.rng import Rng  # noqa: E402
+from synthdocqa.ir.spec import demo_spec  # noqa: E402
+from synthdocqa.judges.hallucination.analysis import analyse  # noqa: E402
+from synthdocqa.judges.hallucination.binary_stats import bootstrap_metrics  # noqa: E402
+from synthdocqa.judges.hallucination.labelers import score_items  # noqa: E402
+from synthdocqa.judges.hallucination.report import write_report  # noqa: E402
+from synthdocqa.judges.hallucination.synthesize import synthesize  # noqa: E402
 
 
 def build_items(n_docs: int, per_qa: int, seed: int):
@@ -71,8 +71,8 @@ def bench_llm(items, n: int = 200) -> None:
     sys.path.insert(0, str(ROOT / "tests" / "judges"))
     from fake_openai_server import FakeOpenAIServer
 
-    from judges.hallucination.labelers.llm_judge import load_judge_prompts, run_judge
-    from judges.llm import ChatClient, EndpointConfig, ResponseCache
+    from synthdocqa.judges.hallucination.labelers.llm_judge import load_judge_prompts, run_judge
+    from synthdocqa.judges.llm import ChatClient, EndpointConfig, ResponseCache
 
     def slow(req):
         time.sleep(0.02)

@@ -18,11 +18,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus.generate import generate_corpus  # noqa: E402
-from corpus.store import MANIFEST  # noqa: E402
-from corpus.views.lint import LINT_KINDS, lint_corpus  # noqa: E402
-from ir.files import atomic_write_json  # noqa: E402
-from ir.spec import demo_spec, reference_spec  # noqa: E402
+from synthdocqa.corpus.generate import generate_corpus  # noqa: E402
+from synthdocqa.corpus.store import MANIFEST  # noqa: E402
+from synthdocqa.corpus.views.lint import LINT_KINDS, lint_corpus  # noqa: E402
+from synthdocqa.ir.files import atomic_write_json  # noqa: E402
+from synthdocqa.ir.spec import demo_spec, reference_spec  # noqa: E402
 
 
 def generate(spec, out: Path) -> float:

@@ -37,11 +37,18 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 import statsmodels.formula.api as smf  # noqa: E402
 
-from ir.rng import Rng  # noqa: E402
-from judges.osce.analysis import AnalysisOptions, analyze, coverage, fit_job, metric_frame, plan_jobs  # noqa: E402
-from judges.osce.crosscheck import Tolerances, compare_results, deviation_table  # noqa: E402
-from judges.osce.report import render_report  # noqa: E402
-from judges.osce.simulate import SimulationConfig, make_unbalanced, simulate_study  # noqa: E402
+from synthdocqa.ir.rng import Rng  # noqa: E402
+from synthdocqa.judges.osce.analysis import (  # noqa: E402
+    AnalysisOptions,
+    analyze,
+    coverage,
+    fit_job,
+    metric_frame,
+    plan_jobs,
+)
+from synthdocqa.judges.osce.crosscheck import Tolerances, compare_results, deviation_table  # noqa: E402
+from synthdocqa.judges.osce.report import render_report  # noqa: E402
+from synthdocqa.judges.osce.simulate import SimulationConfig, make_unbalanced, simulate_study  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 MAIN_ONLY = AnalysisOptions(stratifiers=(), reliability=False)

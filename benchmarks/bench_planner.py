@@ -14,9 +14,9 @@ import argparse
 import statistics
 import time
 
-from generation.planner import plan_document, qa_bearing_blocks
-from ir import DocumentIR
-from ir.spec import reference_spec
+from synthdocqa.generation.planner import plan_document, qa_bearing_blocks
+from synthdocqa.ir import DocumentIR
+from synthdocqa.ir.spec import reference_spec
 
 
 def main() -> None:

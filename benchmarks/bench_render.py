@@ -30,15 +30,15 @@ import pymupdf
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ir.blocks import block_spans  # noqa: E402
-from renderers import rasterize, render_document  # noqa: E402
-from renderers.layout.assign import with_layouts  # noqa: E402
+from synthdocqa.ir.blocks import block_spans  # noqa: E402
+from synthdocqa.renderers import rasterize, render_document  # noqa: E402
+from synthdocqa.renderers.layout.assign import with_layouts  # noqa: E402
 
 
 def load_docs(source: str, n: int):
     if source == "planner":
-        from generation.planner import plan_document
-        from ir.spec import demo_spec
+        from synthdocqa.generation.planner import plan_document
+        from synthdocqa.ir.spec import demo_spec
 
         spec = demo_spec(seed=0, n_docs=n)
         return [with_layouts(plan_document(spec, i)) for i in range(n)]
@@ -84,13 +84,13 @@ def timed(fn, repeat: int) -> float:
 
 def layout_quality(args) -> int:
     """Counts of each layout problem kind on planned documents of the demo and reference profiles."""
-    from generation.planner import plan_document
-    from ir.spec import demo_spec, reference_spec
-    from renderers import verify_text_layer
-    from renderers.layout.layout_checks import LAYOUT_PROBLEM_KINDS, check_layout, count_by_kind
+    from synthdocqa.generation.planner import plan_document
+    from synthdocqa.ir.spec import demo_spec, reference_spec
+    from synthdocqa.renderers import verify_text_layer
+    from synthdocqa.renderers.layout.layout_checks import LAYOUT_PROBLEM_KINDS, check_layout, count_by_kind
 
     if args.chooser == "clip":
-        from renderers.layout.retrieval import default_layout_chooser
+        from synthdocqa.renderers.layout.retrieval import default_layout_chooser
 
         choose = default_layout_chooser()
     else:

@@ -20,14 +20,14 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from generation.planner import plan_document  # noqa: E402
-from ir.spec import demo_spec  # noqa: E402
-from renderers.layout.assign import page_layout_rng  # noqa: E402
-from renderers.layout.clip_model import load_clip  # noqa: E402
-from renderers.layout.layout_queries import page_query  # noqa: E402
-from renderers.layout.layouts import DEFAULT_LIBRARY_SEED, DEFAULT_LIBRARY_SIZE  # noqa: E402
-from renderers.layout.library_build import build_library  # noqa: E402
-from renderers.layout.retrieval import LayoutRetriever, choose_layout  # noqa: E402
+from synthdocqa.generation.planner import plan_document  # noqa: E402
+from synthdocqa.ir.spec import demo_spec  # noqa: E402
+from synthdocqa.renderers.layout.assign import page_layout_rng  # noqa: E402
+from synthdocqa.renderers.layout.clip_model import load_clip  # noqa: E402
+from synthdocqa.renderers.layout.layout_queries import page_query  # noqa: E402
+from synthdocqa.renderers.layout.layouts import DEFAULT_LIBRARY_SEED, DEFAULT_LIBRARY_SIZE  # noqa: E402
+from synthdocqa.renderers.layout.library_build import build_library  # noqa: E402
+from synthdocqa.renderers.layout.retrieval import LayoutRetriever, choose_layout  # noqa: E402
 
 
 def pct(xs: list[float], q: float) -> float:

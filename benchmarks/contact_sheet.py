@@ -18,10 +18,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from degradations import degrade_page, encode_image, encode_scan, sample_profile
-from ir.files import atomic_write_bytes
-from ir.rng import Rng
-from ir.vocab import DEVICES, TIERS
+from synthdocqa.degradations import degrade_page, encode_image, encode_scan, sample_profile
+from synthdocqa.ir.files import atomic_write_bytes
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import DEVICES, TIERS
 
 DPI = 200
 THUMB = (425, 550)

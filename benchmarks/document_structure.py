@@ -10,8 +10,8 @@ from __future__ import annotations
 import sys
 from collections import Counter, defaultdict
 
-from corpus.store import open_corpus
-from corpus.views.doc_lint import (
+from synthdocqa.corpus.store import open_corpus
+from synthdocqa.corpus.views.doc_lint import (
     body_families,
     empty_sections,
     heading_pages,
@@ -20,11 +20,11 @@ from corpus.views.doc_lint import (
     read_spans,
     unreferenced_exhibits,
 )
-from generation.content.front_matter import START_PAGE_LABEL, contents_table, printed_pages
-from generation.content.repeats import repeated_captions, repeated_tables
-from generation.domains import RECIPE_BY_SLUG
-from generation.qa.mix import qa_mix
-from generation.qa.own_start import resolves_to_own_start
+from synthdocqa.generation.content.front_matter import START_PAGE_LABEL, contents_table, printed_pages
+from synthdocqa.generation.content.repeats import repeated_captions, repeated_tables
+from synthdocqa.generation.domains import RECIPE_BY_SLUG
+from synthdocqa.generation.qa.mix import qa_mix
+from synthdocqa.generation.qa.own_start import resolves_to_own_start
 
 
 def main(corpus: str) -> None:

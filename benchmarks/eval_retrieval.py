@@ -18,10 +18,10 @@ from PIL import Image
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from renderers.layout.clip_model import DEFAULT_MODEL, load_clip, random_clip  # noqa: E402
-from renderers.layout.layouts import DEFAULT_LIBRARY_SEED, DEFAULT_LIBRARY_SIZE  # noqa: E402
-from renderers.layout.library_build import build_library, load_library  # noqa: E402
-from renderers.layout.retrieval_eval import (  # noqa: E402
+from synthdocqa.renderers.layout.clip_model import DEFAULT_MODEL, load_clip, random_clip  # noqa: E402
+from synthdocqa.renderers.layout.layouts import DEFAULT_LIBRARY_SEED, DEFAULT_LIBRARY_SIZE  # noqa: E402
+from synthdocqa.renderers.layout.library_build import build_library, load_library  # noqa: E402
+from synthdocqa.renderers.layout.retrieval_eval import (  # noqa: E402
     clip_scorer,
     held_out_layouts,
     make_queries,

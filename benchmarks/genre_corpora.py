@@ -16,10 +16,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from corpus.generate import generate_corpus
-from corpus.views.lint import lint_corpus
-from generation.domains import RECIPES
-from ir.spec import demo_spec
+from synthdocqa.corpus.generate import generate_corpus
+from synthdocqa.corpus.views.lint import lint_corpus
+from synthdocqa.generation.domains import RECIPES
+from synthdocqa.ir.spec import demo_spec
 
 DEFAULT_EXTRA = ("invoice", "board_minutes", "annual_report", "contract_summary")
 

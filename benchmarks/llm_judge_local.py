@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from corpus.store import open_corpus  # noqa: E402
-from judges.hallucination.pipeline import JudgesConfig, prepare_items, run_labeling  # noqa: E402
-from judges.llm.local_server import LocalModelServer  # noqa: E402
+from synthdocqa.corpus.store import open_corpus  # noqa: E402
+from synthdocqa.judges.hallucination.pipeline import JudgesConfig, prepare_items, run_labeling  # noqa: E402
+from synthdocqa.judges.llm.local_server import LocalModelServer  # noqa: E402
 
 
 def main() -> int:

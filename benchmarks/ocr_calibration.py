@@ -44,10 +44,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from degradations import degrade_page, encode_scan, sample_profile, scan_extension
-from ir.files import atomic_write_text
-from ir.rng import Rng
-from ir.vocab import DEVICES, TIERS
+from synthdocqa.degradations import degrade_page, encode_scan, sample_profile, scan_extension
+from synthdocqa.ir.files import atomic_write_text
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import DEVICES, TIERS
 
 DPI = 200
 PSMS = ("3", "6")

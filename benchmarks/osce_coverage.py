@@ -33,9 +33,9 @@ import pandas as pd  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ir.rng import Rng  # noqa: E402
-from judges.osce.analysis import AnalysisOptions, analyze, coverage  # noqa: E402
-from judges.osce.simulate import SimulationConfig, simulate_study  # noqa: E402
+from synthdocqa.ir.rng import Rng  # noqa: E402
+from synthdocqa.judges.osce.analysis import AnalysisOptions, analyze, coverage  # noqa: E402
+from synthdocqa.judges.osce.simulate import SimulationConfig, simulate_study  # noqa: E402
 
 ENCOUNTER = ("overall", "accuracy")
 NULL_RESPONDER = "llm_d"

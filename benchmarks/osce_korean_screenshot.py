@@ -26,11 +26,11 @@ if str(ROOT) not in sys.path:
 
 from PIL import Image  # noqa: E402
 
-from ir.rng import Rng  # noqa: E402
-from judges.osce.analysis import AnalysisOptions, analyze  # noqa: E402
-from judges.osce.report import render_report  # noqa: E402
-from judges.osce.schema import DEFAULT_HISTORY_CATEGORIES, Taxonomy  # noqa: E402
-from judges.osce.simulate import SimulationConfig, simulate_study  # noqa: E402
+from synthdocqa.ir.rng import Rng  # noqa: E402
+from synthdocqa.judges.osce.analysis import AnalysisOptions, analyze  # noqa: E402
+from synthdocqa.judges.osce.report import render_report  # noqa: E402
+from synthdocqa.judges.osce.schema import DEFAULT_HISTORY_CATEGORIES, Taxonomy  # noqa: E402
+from synthdocqa.judges.osce.simulate import SimulationConfig, simulate_study  # noqa: E402
 
 RESPONDERS = ("인간 전문가", "스몰LM-가", "스몰LM-나")
 CASES = {"case1": "혈뇨", "case2": "임신 중 발열", "case3": "만성 기침"}

@@ -25,16 +25,16 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402
 
-from ir.rng import Rng  # noqa: E402
-from judges.llm import ChatClient, EndpointConfig, ResponseCache  # noqa: E402
-from judges.llm.local_server import LocalModelServer  # noqa: E402
-from judges.osce.case_bank import SHIPPED_CASES, load_case_bank, load_questions  # noqa: E402
-from judges.osce.loaders import load_dialogues, load_ratings, write_table  # noqa: E402
-from judges.osce.packets import collect_packets, fill_packets, write_packets  # noqa: E402
-from judges.osce.pipeline import analyze_file  # noqa: E402
-from judges.osce.rubric import judge_agreement, score_dialogues  # noqa: E402
-from judges.osce.schema import Taxonomy  # noqa: E402
-from judges.osce.vsp import DIALOGUES_FILE, load_responders, run_vsp  # noqa: E402
+from synthdocqa.ir.rng import Rng  # noqa: E402
+from synthdocqa.judges.llm import ChatClient, EndpointConfig, ResponseCache  # noqa: E402
+from synthdocqa.judges.llm.local_server import LocalModelServer  # noqa: E402
+from synthdocqa.judges.osce.case_bank import SHIPPED_CASES, load_case_bank, load_questions  # noqa: E402
+from synthdocqa.judges.osce.loaders import load_dialogues, load_ratings, write_table  # noqa: E402
+from synthdocqa.judges.osce.packets import collect_packets, fill_packets, write_packets  # noqa: E402
+from synthdocqa.judges.osce.pipeline import analyze_file  # noqa: E402
+from synthdocqa.judges.osce.rubric import judge_agreement, score_dialogues  # noqa: E402
+from synthdocqa.judges.osce.schema import Taxonomy  # noqa: E402
+from synthdocqa.judges.osce.vsp import DIALOGUES_FILE, load_responders, run_vsp  # noqa: E402
 
 EFFECT = {"human": 1.0, "smollm2-greedy": -0.5, "smollm2-sampled": -1.0}
 """The planted rater scores: 3 + the responder's effect + the rater's severity + noise, rounded onto the scale."""

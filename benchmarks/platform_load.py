@@ -29,8 +29,8 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 
-from judges.llm.local_server import free_port  # noqa: E402
-from judges.osce.platform.store import PlatformStore  # noqa: E402
+from synthdocqa.judges.llm.local_server import free_port  # noqa: E402
+from synthdocqa.judges.osce.platform.store import PlatformStore  # noqa: E402
 from tests.judges.fake_openai_server import FakeOpenAIServer, FakeReply  # noqa: E402
 
 BIN = Path(sys.executable).parent

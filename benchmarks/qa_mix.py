@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 from collections import Counter
 
-from corpus.store import open_corpus
-from generation.qa.mix import QAMix
-from ir.vocab import DIFFICULTIES, QA_ELEMENTS, QA_TYPES
+from synthdocqa.corpus.store import open_corpus
+from synthdocqa.generation.qa.mix import QAMix
+from synthdocqa.ir.vocab import DIFFICULTIES, QA_ELEMENTS, QA_TYPES
 
 
 def corpus_mix(corpus_dir: str) -> QAMix:

@@ -23,9 +23,9 @@ import statistics
 import sys
 from collections import Counter, defaultdict
 
-from corpus.store import open_corpus
-from corpus.views.question_lint import question_defects
-from ir.answers import form_denotes
+from synthdocqa.corpus.store import open_corpus
+from synthdocqa.corpus.views.question_lint import question_defects
+from synthdocqa.ir.answers import form_denotes
 
 LOCATOR = re.compile(r"\b(?:Table|Figure|Chart|Exhibit) \d+[A-Za-z]?\b|\bpages? \d+\b")
 WHERE = re.compile(r"\s+shown in (?:Figure|Table|the chart)\b[^,;]*$|\s*\((?:Table|Figure) \d+\)|"
@@ -103,7 +103,7 @@ def measure(corpus: str) -> dict:
 
 
 def _block_facts(b) -> list[str]:
-    from ir.blocks import block_fact_ids
+    from synthdocqa.ir.blocks import block_fact_ids
 
     return block_fact_ids(b)
 

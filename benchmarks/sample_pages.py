@@ -7,7 +7,7 @@ import io
 
 import numpy as np
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 _WORDS = (
     "invoice payment account balance quarterly revenue contract supplier delivery schedule amount "

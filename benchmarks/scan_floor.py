@@ -36,12 +36,12 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sample_pages import make_page  # noqa: E402
 
-from degradations.devices import stage_table  # noqa: E402
-from degradations.pipeline import resolve_params  # noqa: E402
-from degradations.sampling import sample_stage  # noqa: E402
-from degradations.stages import get_stage  # noqa: E402
-from degradations.stages.capture import _falloff  # noqa: E402
-from ir.rng import Rng  # noqa: E402
+from synthdocqa.degradations.devices import stage_table  # noqa: E402
+from synthdocqa.degradations.pipeline import resolve_params  # noqa: E402
+from synthdocqa.degradations.sampling import sample_stage  # noqa: E402
+from synthdocqa.degradations.stages import get_stage  # noqa: E402
+from synthdocqa.degradations.stages.capture import _falloff  # noqa: E402
+from synthdocqa.ir.rng import Rng  # noqa: E402
 
 H, W = 2200, 1700
 BUDGET_MS = 717.0 / 15.0

@@ -32,12 +32,12 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from corpus.ocr import CER_THRESHOLD, cer, crop_span, read_crops
-from corpus.store import open_corpus
-from degradations import degrade_page, encode_scan, sample_profile
-from ir.files import atomic_write_text
-from ir.rng import Rng
-from ir.vocab import DEVICES, TIERS
+from synthdocqa.corpus.ocr import CER_THRESHOLD, cer, crop_span, read_crops
+from synthdocqa.corpus.store import open_corpus
+from synthdocqa.degradations import degrade_page, encode_scan, sample_profile
+from synthdocqa.ir.files import atomic_write_text
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import DEVICES, TIERS
 
 DEGRADED_FLOOR = 0.60
 """Share of evidence spans Tesseract must read exactly on a degraded scan of any device."""
@@ -89,7 +89,7 @@ def choose_pages(corpus: Path, n: int, seed: int, min_spans: int = 4) -> list[tu
 
 def read_page(job: tuple[str, int, str, list[dict], int]) -> list[dict]:
     """Every device x tier of one page: one row per device x tier with each span's reading."""
-    from ir.qa_models import Evidence
+    from synthdocqa.ir.qa_models import Evidence
 
     doc_id, page_no, path, spans, seed = job
     clean = cv2.cvtColor(cv2.imread(path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)

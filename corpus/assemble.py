@@ -17,16 +17,16 @@ from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from corpus.store import DocFiles, DocRecord, PageRecord
-from generation.planner import plan_document
-from generation.qa import build_evidence, derive_qa
-from ir import DocumentIR, Rng
-from ir.boxes import ScanBox, pdf_to_stored_px, stored_scan_box
-from ir.files import sha256_bytes
-from ir.qa_models import Assertion, QAPair
-from ir.rendermap import RenderMap
-from ir.spec import CorpusSpec
-from ir.vocab import Device, Tier
+from synthdocqa.corpus.store import DocFiles, DocRecord, PageRecord
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.generation.qa import build_evidence, derive_qa
+from synthdocqa.ir import DocumentIR, Rng
+from synthdocqa.ir.boxes import ScanBox, pdf_to_stored_px, stored_scan_box
+from synthdocqa.ir.files import sha256_bytes
+from synthdocqa.ir.qa_models import Assertion, QAPair
+from synthdocqa.ir.rendermap import RenderMap
+from synthdocqa.ir.spec import CorpusSpec
+from synthdocqa.ir.vocab import Device, Tier
 
 GENERATOR_VERSION = "1"
 
@@ -88,18 +88,22 @@ def complete_ir(spec: CorpusSpec, index: int, layout_chooser: Callable[[Document
 @functools.cache
 def one_thread_per_worker() -> None:
     """Each worker process uses one core: parallelism comes from the task runner, not from OpenCV's pool
-    (oversubscribed threads make two workers slower than one on a 2-core machine)."""
+    (oversubscribed threads make two workers slower than one on a 2-core machine). The layout-CLIP runs
+    on ONNX Runtime with one thread of its own (``renderers.layout.clip_onnx``); torch is not imported by
+    generation, and where something else imported it, it gets one thread too."""
+    import sys
+
     import cv2
-    import torch
 
     cv2.setNumThreads(1)
-    torch.set_num_threads(1)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
 
 
 @functools.cache
 def default_layout_chooser() -> Callable[[DocumentIR], DocumentIR]:
     """CLIP retrieval (the shipped layout-CLIP) over the built-in 10,000-layout library, once per process."""
-    from renderers.layout.retrieval import default_layout_chooser as clip_chooser
+    from synthdocqa.renderers.layout.retrieval import default_layout_chooser as clip_chooser
 
     return clip_chooser()
 
@@ -141,8 +145,8 @@ def render(doc: DocumentIR) -> RenderedDocument:
     """The PDF and its render map. A document with a table of contents is rendered until the contents
     give the pages where the flow pass put its headings (the planner could only guess them): each pass
     writes the pages the last one found into the contents' facts (``generation.content.front_matter``)."""
-    from generation.content.front_matter import printed_pages, start_pages, with_start_pages
-    from renderers import render_document
+    from synthdocqa.generation.content.front_matter import printed_pages, start_pages, with_start_pages
+    from synthdocqa.renderers import render_document
 
     for _ in range(CONTENTS_PASSES):
         result = render_document(doc)
@@ -159,7 +163,7 @@ def render(doc: DocumentIR) -> RenderedDocument:
 def sample_scans(spec: CorpusSpec, index: int, rendered: RenderedDocument) -> DocumentIR:
     """The IR with its scan parameters sampled, now that the page count is known; every image after this is
     a pure function of the finished IR (replayable from ir.json)."""
-    from degradations import page_captures, sample_profile
+    from synthdocqa.degradations import page_captures, sample_profile
 
     doc = rendered.doc
     n_pages = len(rendered.render_map.pages)
@@ -175,8 +179,8 @@ def sample_scans(spec: CorpusSpec, index: int, rendered: RenderedDocument) -> Do
 def capture(doc: DocumentIR, pdf: bytes, dpi: int, scan_dpi: int | None = None) -> list[CapturedPage]:
     """Rasterise every page (pymupdf) at ``dpi`` for the page images and scan it with its page's capture
     device and tier at ``scan_dpi`` (the same raster where the two are equal, else a second one)."""
-    from degradations import GEOMETRIC_STAGES, degrade_page, encode_scan, scan_extension
-    from renderers import rasterize
+    from synthdocqa.degradations import GEOMETRIC_STAGES, degrade_page, encode_scan, scan_extension
+    from synthdocqa.renderers import rasterize
 
     scan_dpi = dpi if scan_dpi is None else scan_dpi
     profile = doc.perturbation
@@ -200,7 +204,7 @@ def map_evidence_boxes(render_map: RenderMap, pages: list[CapturedPage], scan_dp
     """Each span's box on the scan (its stored box at the scan's resolution through the page's geometric
     stages) and the stages that hid it, by span index: the occluding stages that cover it, and the last
     geometric stage when the box left the scan's frame (a tight crop, a shift on the platen)."""
-    from degradations import map_boxes
+    from synthdocqa.degradations import map_boxes
 
     scan_boxes: list[ScanBox | None] = [None] * len(render_map.spans)
     occluded: list[list[str]] = [[] for _ in render_map.spans]
@@ -224,7 +228,7 @@ def package(spec: CorpusSpec, index: int, doc: DocumentIR, rendered: RenderedDoc
             pages: list[CapturedPage], qa: list[QAPair], assertions: list[Assertion], reader: str | None = None
             ) -> BuiltDocument:
     """The document's files as bytes and its record (the sha256 of each file)."""
-    from degradations import scan_pdf
+    from synthdocqa.degradations import scan_pdf
 
     rmap = rendered.render_map
     paths = DocFiles(doc.doc_id)

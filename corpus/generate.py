@@ -12,9 +12,9 @@ import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ir import DocumentIR
-from ir.files import atomic_write_bytes, atomic_write_text
-from ir.spec import CorpusSpec
+from synthdocqa.ir import DocumentIR
+from synthdocqa.ir.files import atomic_write_bytes, atomic_write_text
+from synthdocqa.ir.spec import CorpusSpec
 
 from .assemble import build_document, code_version
 from .store import CorpusManifest, DocFiles, DocRecord, complete_doc_record, doc_id_for, prepare_corpus_dir

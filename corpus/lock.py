@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from ir.files import TEMP_SUFFIX
+from synthdocqa.ir.files import TEMP_SUFFIX
 
 from .store import LOCK_FILE, CorpusError
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ir.qa_models import Assertion, Evidence, QAPair
+from synthdocqa.ir.qa_models import Assertion, Evidence, QAPair
 
 from .store import CorpusError
 

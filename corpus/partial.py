@@ -8,10 +8,10 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from generation.planner import plan_document
-from ir import DocumentIR
-from ir.files import atomic_write_bytes, atomic_write_text
-from ir.spec import CorpusSpec
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.ir import DocumentIR
+from synthdocqa.ir.files import atomic_write_bytes, atomic_write_text
+from synthdocqa.ir.spec import CorpusSpec
 
 from .store import CorpusError, DocFiles
 
@@ -34,7 +34,7 @@ def write_rendered(spec: CorpusSpec, index: int, out: str | os.PathLike[str],
     Each file is written atomically and ``ir.json`` (with the chosen layout ids) last, so a folder whose
     ``ir.json`` exists is complete. A document that fails its checks raises before anything is written.
     """
-    from renderers import rasterize, render_document, verify_text_layer
+    from synthdocqa.renderers import rasterize, render_document, verify_text_layer
 
     doc = chooser(plan_document(spec, index))
     result = render_document(doc)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from ir.files import sha256_bytes, sha256_file
+from synthdocqa.ir.files import sha256_bytes, sha256_file
 
 from .assemble import build_document, code_version
 from .store import DOC_RECORD, CorpusError, DocFiles, load_manifest
@@ -21,7 +21,7 @@ def reproduce_corpus(corpus_dir: str | os.PathLike[str], sample: int | None = No
     _same_reader(corpus_dir, manifest)
     indices = list(range(manifest.spec.n_docs))
     if sample is not None and sample < len(indices):
-        from ir import Rng
+        from synthdocqa.ir import Rng
 
         indices = sorted(Rng(manifest.spec.seed).fork("reproduce-sample").sample(indices, sample))
     diffs: list[str] = []

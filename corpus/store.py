@@ -36,14 +36,14 @@ from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, Field
 
-from ir import ids
-from ir.base import Model
-from ir.document import DocumentIR
-from ir.files import atomic_write_text, sha256_bytes, sha256_file
-from ir.qa_models import Assertion, QAPair
-from ir.rendermap import RenderMap
-from ir.spec import CorpusSpec
-from ir.vocab import DEFAULT_DEVICE, Device, DomainSlug, RecipeSlug, Tier
+from synthdocqa.ir import ids
+from synthdocqa.ir.base import Model
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.files import atomic_write_text, sha256_bytes, sha256_file
+from synthdocqa.ir.qa_models import Assertion, QAPair
+from synthdocqa.ir.rendermap import RenderMap
+from synthdocqa.ir.spec import CorpusSpec
+from synthdocqa.ir.vocab import DEFAULT_DEVICE, Device, DomainSlug, RecipeSlug, Tier
 
 if TYPE_CHECKING:
     import pandas as pd

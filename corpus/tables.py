@@ -15,9 +15,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from ir.files import atomic_write_bytes, atomic_write_text, sha256_bytes, sha256_file
-from ir.qa_models import Assertion, QAPair
-from ir.spec import CorpusSpec
+from synthdocqa.ir.files import atomic_write_bytes, atomic_write_text, sha256_bytes, sha256_file
+from synthdocqa.ir.qa_models import Assertion, QAPair
+from synthdocqa.ir.spec import CorpusSpec
 
 from .store import (
     ASSERTIONS_TABLE,

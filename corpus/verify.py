@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from generation.qa import recompute_assertion
-from ir.answers import form_denotes
-from ir.ids import DOC_ID, assertion_id_pattern, qa_id_pattern
-from ir.qa_models import Assertion, QAPair
+from synthdocqa.generation.qa import recompute_assertion
+from synthdocqa.ir.answers import form_denotes
+from synthdocqa.ir.ids import DOC_ID, assertion_id_pattern, qa_id_pattern
+from synthdocqa.ir.qa_models import Assertion, QAPair
 
 from .store import (
     ASSERTIONS_TABLE,
@@ -300,10 +300,10 @@ def _check_qa_jsonl(reader: CorpusReader, want: list[QAPair]) -> list[str]:
 
 def verify_document(corpus_dir: str | os.PathLike[str] | CorpusReader, doc_id: str) -> list[str]:
     """Evidence against the PDF text layer, derivations recomputed, answers against the IR's facts."""
-    from ir import RenderMap, SpanBox
-    from ir.answers import answer_for_value
-    from ir.derivations import derivation_problems
-    from renderers import verify_text_layer
+    from synthdocqa.ir import RenderMap, SpanBox
+    from synthdocqa.ir.answers import answer_for_value
+    from synthdocqa.ir.derivations import derivation_problems
+    from synthdocqa.renderers import verify_text_layer
 
     if unsafe_doc_ids([doc_id]):
         return unsafe_doc_ids([doc_id])

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ir.vocab import DEVICES, STAGE_NAMES, TIERS, Device, Tier
+from synthdocqa.ir.vocab import DEVICES, STAGE_NAMES, TIERS, Device, Tier
 
 from .tiers import TIER_TABLE
 

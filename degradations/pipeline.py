@@ -10,9 +10,9 @@ from typing import Any
 import cv2
 import numpy as np
 
-from ir.perturbation import PageDegradation, StageParams
-from ir.rng import Rng
-from ir.vocab import OCCLUDING_STAGES, OVERDRAWING_STAGES
+from synthdocqa.ir.perturbation import PageDegradation, StageParams
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import OCCLUDING_STAGES, OVERDRAWING_STAGES
 
 from .geometry import Homography, Transform, map_box, map_boxes
 from .stages import STAGES, GeometricStage, Plan, ResolutionStage, Stage, get_stage, reading_params, render

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ir.perturbation import PageDegradation, PerturbationProfile, StageParams
-from ir.rng import Rng
-from ir.vocab import DEFAULT_DEVICE, DEVICES, TIERS, Device, ScanPlan, StageName, Tier
+from synthdocqa.ir.perturbation import PageDegradation, PerturbationProfile, StageParams
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import DEFAULT_DEVICE, DEVICES, TIERS, Device, ScanPlan, StageName, Tier
 
 from .devices import stage_table
 from .stages import STAGES, get_stage

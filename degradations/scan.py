@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 
-from ir.vocab import DEFAULT_DEVICE, DEVICES, TIERS, Device, Tier
+from synthdocqa.ir.vocab import DEFAULT_DEVICE, DEVICES, TIERS, Device, Tier
 
 from .tiers import SCAN_FORMAT
 

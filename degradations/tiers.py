@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ir.vocab import DEFAULT_DEVICE, Tier
+from synthdocqa.ir.vocab import DEFAULT_DEVICE, Tier
 
 BASE_STAGES: tuple[str, ...] = ("paper", "ink_bleed", "toner_fade", "halftone", "bleed_through", "stains", "fold",
                                 "skew", "warp", "lighting", "blur", "noise", "resample", "contrast", "jpeg")

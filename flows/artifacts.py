@@ -13,7 +13,7 @@ from prefect.artifacts import (
     update_progress_artifact,
 )
 
-from corpus.store import (
+from synthdocqa.corpus.store import (
     ASSERTIONS_TABLE,
     DOCS_DIR,
     MANIFEST,
@@ -67,7 +67,7 @@ def write_legibility_tables(out: str | os.PathLike[str]) -> dict | None:
     Tesseract where it was generated) says so."""
     from prefect import get_run_logger
 
-    from corpus.views.legibility import LegibilityError, measure_legibility
+    from synthdocqa.corpus.views.legibility import LegibilityError, measure_legibility
 
     try:
         return measure_legibility(out, fresh=False)
@@ -88,7 +88,7 @@ def publish_report_artifact(out: str | os.PathLike[str], manifest: Any) -> str |
     """
     from prefect import get_run_logger
 
-    from corpus.views.report import write_report
+    from synthdocqa.corpus.views.report import write_report
 
     logger = get_run_logger()
     path = Path(out).resolve() / REPORT_FILE

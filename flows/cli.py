@@ -21,43 +21,50 @@ import traceback
 from collections.abc import Sequence
 from typing import NoReturn
 
-from flows.errors import OneLineError, Stopped, clear_stop, expected_failure, record_stop, stop_requested
+from synthdocqa.flows.errors import (
+    OneLineError,
+    Stopped,
+    clear_stop,
+    expected_failure,
+    record_stop,
+    stop_requested,
+)
 
 COMMAND_MODULES: tuple[str, ...] = (
-    "flows.commands.plan",
-    "flows.commands.corpus",
-    "flows.commands.serve",
-    "flows.commands.layouts",
-    "flows.commands.render",
-    "flows.commands.judge",
-    "flows.commands.degrade",
-    "flows.commands.osce",
-    "flows.commands.export",
-    "flows.commands.report",
-    "flows.commands.lint",
-    "flows.commands.legibility",
-    "flows.commands.llm",
-    "flows.commands.completion",
+    "synthdocqa.flows.commands.plan",
+    "synthdocqa.flows.commands.corpus",
+    "synthdocqa.flows.commands.serve",
+    "synthdocqa.flows.commands.layouts",
+    "synthdocqa.flows.commands.render",
+    "synthdocqa.flows.commands.judge",
+    "synthdocqa.flows.commands.degrade",
+    "synthdocqa.flows.commands.osce",
+    "synthdocqa.flows.commands.export",
+    "synthdocqa.flows.commands.report",
+    "synthdocqa.flows.commands.lint",
+    "synthdocqa.flows.commands.legibility",
+    "synthdocqa.flows.commands.llm",
+    "synthdocqa.flows.commands.completion",
 )
 
 COMMAND_OWNERS: dict[str, str] = {
-    "plan": "flows.commands.plan",
-    "domains": "flows.commands.plan",
-    "generate": "flows.commands.corpus",
-    "verify": "flows.commands.corpus",
-    "reproduce": "flows.commands.corpus",
-    "serve": "flows.commands.serve",
-    "layouts": "flows.commands.layouts",
-    "render": "flows.commands.render",
-    "judge": "flows.commands.judge",
-    "degrade": "flows.commands.degrade",
-    "osce": "flows.commands.osce",
-    "export": "flows.commands.export",
-    "report": "flows.commands.report",
-    "lint": "flows.commands.lint",
-    "legibility": "flows.commands.legibility",
-    "llm": "flows.commands.llm",
-    "completion": "flows.commands.completion",
+    "plan": "synthdocqa.flows.commands.plan",
+    "domains": "synthdocqa.flows.commands.plan",
+    "generate": "synthdocqa.flows.commands.corpus",
+    "verify": "synthdocqa.flows.commands.corpus",
+    "reproduce": "synthdocqa.flows.commands.corpus",
+    "serve": "synthdocqa.flows.commands.serve",
+    "layouts": "synthdocqa.flows.commands.layouts",
+    "render": "synthdocqa.flows.commands.render",
+    "judge": "synthdocqa.flows.commands.judge",
+    "degrade": "synthdocqa.flows.commands.degrade",
+    "osce": "synthdocqa.flows.commands.osce",
+    "export": "synthdocqa.flows.commands.export",
+    "report": "synthdocqa.flows.commands.report",
+    "lint": "synthdocqa.flows.commands.lint",
+    "legibility": "synthdocqa.flows.commands.legibility",
+    "llm": "synthdocqa.flows.commands.llm",
+    "completion": "synthdocqa.flows.commands.completion",
 }
 """The module of ``COMMAND_MODULES`` that registers each command: a run of a listed command imports only
 that module (registering them all imports corpus, renderers and pydantic, a large share of a quick command's
@@ -115,7 +122,7 @@ def _command_of(argv: Sequence[str]) -> str | None:
 
 
 def _version() -> str:
-    from corpus.assemble import code_version
+    from synthdocqa.corpus.assemble import code_version
 
     return code_version()
 
@@ -171,7 +178,7 @@ def check_not_in_corpus(path: str | os.PathLike[str], option: str = "--out") -> 
     alone (another command's files there would replace its report or sit untracked beside its manifest)."""
     from pathlib import Path
 
-    from corpus.store import MANIFEST
+    from synthdocqa.corpus.store import MANIFEST
 
     p = Path(path).absolute()
     for folder in (p, *p.parents):
@@ -204,7 +211,7 @@ def require_verified(corpus_dir: str | os.PathLike[str], no_verify: bool) -> Non
     """Refuse a corpus that does not verify (hashes, records, tables, ids) unless ``--no-verify`` was given."""
     if no_verify:
         return
-    from corpus.verify import check_corpus
+    from synthdocqa.corpus.verify import check_corpus
 
     problems = check_corpus(corpus_dir)
     if problems:
@@ -374,7 +381,7 @@ def exit_process(code: int) -> NoReturn:
         threading._shutdown()  # the join of non-daemon threads that Py_Finalize starts with
         atexit._run_exitfuncs()
     finally:
-        from flows.run_tmp import remove_own_temp_dir
+        from synthdocqa.flows.run_tmp import remove_own_temp_dir
 
         remove_own_temp_dir(_own_tmp)
         for stream in (sys.stdout, sys.stderr):
@@ -388,7 +395,7 @@ def exit_process(code: int) -> NoReturn:
 def run(argv: Sequence[str] | None = None) -> NoReturn:
     """The ``synthdocqa`` command: ``main`` in this process with a temporary folder of its own
     (``flows.run_tmp``), then ``exit_process`` with its exit code."""
-    from flows.run_tmp import use_own_temp_dir
+    from synthdocqa.flows.run_tmp import use_own_temp_dir
 
     sys.unraisablehook = _drop_lost_stops(sys.unraisablehook)
     global _own_tmp

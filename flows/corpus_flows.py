@@ -8,8 +8,8 @@ from prefect import flow, get_run_logger, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
-from corpus.reproduce import reproduce_corpus
-from corpus.verify import verify_corpus
+from synthdocqa.corpus.reproduce import reproduce_corpus
+from synthdocqa.corpus.verify import verify_corpus
 
 
 @task(name="verify", cache_policy=NO_CACHE)

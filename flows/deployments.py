@@ -30,35 +30,36 @@ class DeploymentSpec:
 
 
 DEPLOYMENTS: tuple[DeploymentSpec, ...] = (
-    DeploymentSpec("generate-corpus", "default", "flows/generate.py:generate_corpus_flow",
+    DeploymentSpec("generate-corpus", "default", "synthdocqa.flows.generate:generate_corpus_flow",
                    description="Generate (or resume) a corpus from a seed: one task per document."),
-    DeploymentSpec("build-layout-library", "default", "flows/layout_flows.py:build_layout_library_flow",
+    DeploymentSpec("build-layout-library", "default", "synthdocqa.flows.layout_flows:build_layout_library_flow",
                    description="Write the 10,000-layout library with thumbnails."),
-    DeploymentSpec("train-layout-clip", "default", "flows/layout_flows.py:train_layout_clip_flow",
+    DeploymentSpec("train-layout-clip", "default", "synthdocqa.flows.layout_flows:train_layout_clip_flow",
                    description="Train the layout-CLIP on a built library."),
-    DeploymentSpec("verify-corpus", "default", "flows/corpus_flows.py:verify_corpus_flow",
+    DeploymentSpec("verify-corpus", "default", "synthdocqa.flows.corpus_flows:verify_corpus_flow",
                    description="Re-check hashes, evidence boxes and derivations of a corpus."),
-    DeploymentSpec("reproduce-corpus", "default", "flows/corpus_flows.py:reproduce_corpus_flow",
+    DeploymentSpec("reproduce-corpus", "default", "synthdocqa.flows.corpus_flows:reproduce_corpus_flow",
                    description="Regenerate a corpus's documents from its seed and compare bytes."),
-    DeploymentSpec("evaluation-batch", "nightly", "flows/evaluation.py:evaluation_batch_flow",
+    DeploymentSpec("evaluation-batch", "nightly", "synthdocqa.flows.evaluation:evaluation_batch_flow",
                    parameters={"profile": "demo", "seed": 0, "judges": ["hallucination"]}, cron=EVALUATION_CRON,
                    description="Nightly: reuse or regenerate the corpus, run the judge flows, write a dated report."),
-    DeploymentSpec("label-hallucinations", "default", "flows/hallucination_flow.py:label_hallucinations",
+    DeploymentSpec("label-hallucinations", "default", "synthdocqa.flows.hallucination_flow:label_hallucinations",
                    description="Hallucination-criterion labeling of answers (faithfulness vs factual correctness)."),
-    DeploymentSpec("osce-analysis", "default", "flows/osce_flow.py:osce_analysis",
+    DeploymentSpec("osce-analysis", "default", "synthdocqa.flows.osce_flow:osce_analysis",
                    description="VSP/OSCE rating analysis with stratified mixed-effects models."),
-    DeploymentSpec("osce-study", "default", "flows/osce_study.py:osce_study",
+    DeploymentSpec("osce-study", "default", "synthdocqa.flows.osce_study:osce_study",
                    description="VSP study: the virtual patients answer the cases, then one blinded packet per rater."),
-    DeploymentSpec("osce-collect-analyze", "default", "flows/osce_study.py:osce_collect_analyze",
+    DeploymentSpec("osce-collect-analyze", "default", "synthdocqa.flows.osce_study:osce_collect_analyze",
                    description="Filled rating packets back, unblinded, into the mixed-model analysis and report."),
 )
 
 
 def load_flow(entrypoint: str):
+    """The flow an entrypoint names: ``module:function``, a module path (not a file), so the same entrypoint
+    works in the checkout and from the installed wheel."""
     import importlib
 
-    path, attr = entrypoint.split(":")
-    module = path.removesuffix(".py").replace("/", ".")
+    module, attr = entrypoint.split(":")
     return getattr(importlib.import_module(module), attr)
 
 

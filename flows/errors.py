@@ -140,14 +140,14 @@ def expected_failure(err: BaseException) -> str | None:
     """The one line for an expected failure, or None for a bug (which keeps its traceback)."""
     if isinstance(err, OneLineError):
         return _first_line(err)
-    if _instance_of(err, "corpus.store", "CorpusError"):
+    if _instance_of(err, "synthdocqa.corpus.store", "CorpusError"):
         return _first_line(err)
-    for module, name in (("judges.hallucination.items", "ItemsError"), ("judges.osce.loaders", "OsceInputError"),
-                         ("judges.osce.columns", "ColumnError"), ("renderers.layout.clip_model", "ClipLoadError")):
+    for module, name in (("synthdocqa.judges.hallucination.items", "ItemsError"), ("synthdocqa.judges.osce.loaders", "OsceInputError"),
+                         ("synthdocqa.judges.osce.columns", "ColumnError"), ("synthdocqa.renderers.layout.clip_model", "ClipLoadError")):
         if _instance_of(err, module, name):
             return " ".join(str(err).split())
     if _instance_of(err, "pydantic", "ValidationError"):
-        from ir.base import describe_validation_error
+        from synthdocqa.ir.base import describe_validation_error
 
         return describe_validation_error(err)  # type: ignore[arg-type]
     if isinstance(err, UnicodeDecodeError):

@@ -28,14 +28,14 @@ from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
 from pydantic import BaseModel, ConfigDict, Field
 
-from corpus.store import default_corpus_dir
-from corpus.verify import verify_corpus
-from flows.errors import RunFailed, failing_in_one_line
-from flows.generate import generate_corpus_flow
-from flows.runtime import MAX_WORKERS
-from ir.files import atomic_write_text
-from ir.spec import spec_for_profile
-from ir.vocab import ProfileName
+from synthdocqa.corpus.store import default_corpus_dir
+from synthdocqa.corpus.verify import verify_corpus
+from synthdocqa.flows.errors import RunFailed, failing_in_one_line
+from synthdocqa.flows.generate import generate_corpus_flow
+from synthdocqa.flows.runtime import MAX_WORKERS
+from synthdocqa.ir.files import atomic_write_text
+from synthdocqa.ir.spec import spec_for_profile
+from synthdocqa.ir.vocab import ProfileName
 
 Judge = Literal["hallucination", "osce", "osce-platform"]
 CORPUS_FREE_JUDGES = frozenset({"osce-platform"})
@@ -82,8 +82,8 @@ class EvaluationParams(BaseModel):
 
 def _check_platform(p: EvaluationParams) -> None:
     """The osce-platform judge's parameters, before anything runs (its database is opened later)."""
-    from judges.osce.platform.nightly import platform_url
-    from judges.osce.platform.store import PlatformStoreError
+    from synthdocqa.judges.osce.platform.nightly import platform_url
+    from synthdocqa.judges.osce.platform.store import PlatformStoreError
 
     missing = [name for name in ("platform_db", "rubric_endpoint") if not getattr(p, name)]
     if missing:
@@ -102,7 +102,7 @@ def _rubric_endpoint(path: str):
     ``osce-collect-analyze``'s ``judge_endpoint``."""
     import yaml
 
-    from judges.llm import EndpointConfig
+    from synthdocqa.judges.llm import EndpointConfig
 
     try:
         raw = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
@@ -123,11 +123,16 @@ def _rubric_endpoint(path: str):
 
 def _platform_job(p: EvaluationParams, day_dir: Path, state_file: Path):
     """Score the platform's new encounters into ``day_dir/osce-platform`` (the cursor is not moved here)."""
-    from ir.rng import Rng
-    from judges.llm import ChatClient, ResponseCache
-    from judges.osce.case_bank import SHIPPED_CASES, load_case_bank
-    from judges.osce.platform.nightly import CACHE_FILE, JUDGE, PlatformNightlyError, score_new_encounters
-    from judges.osce.platform.store import PlatformStoreError
+    from synthdocqa.ir.rng import Rng
+    from synthdocqa.judges.llm import ChatClient, ResponseCache
+    from synthdocqa.judges.osce.case_bank import SHIPPED_CASES, load_case_bank
+    from synthdocqa.judges.osce.platform.nightly import (
+        CACHE_FILE,
+        JUDGE,
+        PlatformNightlyError,
+        score_new_encounters,
+    )
+    from synthdocqa.judges.osce.platform.store import PlatformStoreError
 
     cfg, key = _rubric_endpoint(p.rubric_endpoint)
     cases = load_case_bank(p.platform_cases or SHIPPED_CASES)
@@ -168,7 +173,7 @@ def evaluation_batch_flow(seed: int = 0, profile: str = "demo", n_docs: int | No
         logger = get_run_logger()
         platform_state = None
         if "osce-platform" in p.judges:
-            from judges.osce.platform.nightly import state_path, state_token
+            from synthdocqa.judges.osce.platform.nightly import state_path, state_token
 
             _check_platform(p)
             platform_state = state_path(Path(p.out).absolute())
@@ -188,7 +193,7 @@ def evaluation_batch_flow(seed: int = 0, profile: str = "demo", n_docs: int | No
         day_dir = Path(p.out).absolute() / _run_date() / batch
         results: dict[str, dict] = {}
         if "hallucination" in p.judges:
-            from flows.hallucination_flow import label_hallucinations
+            from synthdocqa.flows.hallucination_flow import label_hallucinations
 
             results["hallucination"] = label_hallucinations(out=str(day_dir / "hallucination"), corpus=cdir,
                                                             judges=p.judges_config, answers=p.answers, seed=p.seed,
@@ -196,7 +201,7 @@ def evaluation_batch_flow(seed: int = 0, profile: str = "demo", n_docs: int | No
         if "osce" in p.judges:
             if not p.osce_ratings:
                 raise RunFailed("judge 'osce' needs osce_ratings (a ratings file)")
-            from flows.osce_flow import osce_analysis
+            from synthdocqa.flows.osce_flow import osce_analysis
 
             results["osce"] = {"report": osce_analysis(ratings=p.osce_ratings, out_dir=str(day_dir / "osce"))}
         platform = None
@@ -219,7 +224,7 @@ def evaluation_batch_flow(seed: int = 0, profile: str = "demo", n_docs: int | No
             lines += ["", *platform.markdown()]
         atomic_write_text(day_dir / "README.md", "\n".join(lines) + "\n")
         if platform is not None:  # only now: a run that failed before scores the same encounters next time
-            from judges.osce.platform.nightly import PlatformNightlyError
+            from synthdocqa.judges.osce.platform.nightly import PlatformNightlyError
 
             try:
                 platform.commit()

@@ -15,7 +15,7 @@ import signal
 import sys
 from multiprocessing.context import BaseContext
 
-PRELOAD = "flows.pool_preload"
+PRELOAD = "synthdocqa.flows.pool_preload"
 PR_SET_PDEATHSIG = 1
 TRACKER_QUIET = "ignore::UserWarning:multiprocessing.resource_tracker"
 
@@ -56,7 +56,7 @@ def start_fork_server() -> bool:
     quiet_resource_tracker()  # the fork server starts the tracker
     from multiprocessing import util
 
-    from flows.prefect_env import environ
+    from synthdocqa.flows.prefect_env import environ
 
     # the folder of the server's listening socket: removed by this process at exit, and by the server when a
     # ``kill -9`` of this process ends it first (``flows.pool_preload``)

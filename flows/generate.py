@@ -19,15 +19,15 @@ from pathlib import Path
 from prefect import flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 
-from corpus.assemble import code_version
-from corpus.generate import completed_document, doc_indices, generate_document, up_to_date
-from corpus.lock import LockLost, LockToken, OutputLock
-from corpus.store import REPORT_FILE, DocFiles, DocRecord, check_claim, doc_id_for
-from corpus.tables import write_corpus
-from flows.artifacts import publish_corpus_artifacts, publish_progress
-from flows.errors import RunFailed, check_stop, expected_failure, failing_in_one_line, naming
-from flows.prefect_env import prefect_api
-from flows.runtime import (
+from synthdocqa.corpus.assemble import code_version
+from synthdocqa.corpus.generate import completed_document, doc_indices, generate_document, up_to_date
+from synthdocqa.corpus.lock import LockLost, LockToken, OutputLock
+from synthdocqa.corpus.store import REPORT_FILE, DocFiles, DocRecord, check_claim, doc_id_for
+from synthdocqa.corpus.tables import write_corpus
+from synthdocqa.flows.artifacts import publish_corpus_artifacts, publish_progress
+from synthdocqa.flows.errors import RunFailed, check_stop, expected_failure, failing_in_one_line, naming
+from synthdocqa.flows.prefect_env import prefect_api
+from synthdocqa.flows.runtime import (
     CLI_HOOKS,
     TIMINGS,
     DaskAddressParam,
@@ -49,9 +49,9 @@ from flows.runtime import (
     start_early,
     with_parameter_docs,
 )
-from generation.planner import planned_page_count
-from ir.spec import CorpusSpec
-from ir.vocab import Runner
+from synthdocqa.generation.planner import planned_page_count
+from synthdocqa.ir.spec import CorpusSpec
+from synthdocqa.ir.vocab import Runner
 
 
 def retry_unexpected(_task, _task_run, state) -> bool:
@@ -183,7 +183,9 @@ def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1
             check_claim(out, spec, force)
             if only is None and not force:
                 TIMINGS.mark("check for a complete corpus")
-                from corpus.views.report import report_is_current  # a view: kept off the workers' imports
+                from synthdocqa.corpus.views.report import (
+                    report_is_current,  # a view: kept off the workers' imports
+                )
 
                 done = up_to_date(out, spec)
                 if done is not None and not report_is_current(out, Path(out) / REPORT_FILE):
@@ -194,7 +196,7 @@ def run_generate(spec: CorpusSpec, out: str | os.PathLike[str], workers: int = 1
                     return done.stats
             from prefect.settings import PREFECT_API_URL
 
-            from corpus.ocr import tesseract_version
+            from synthdocqa.corpus.ocr import tesseract_version
 
             if tesseract_version() is None:  # said, not silent: the records will not say what the scans lost
                 enter_phase("tesseract is not installed: the evidence is not read on the scans, so no QA pair is "

@@ -13,10 +13,15 @@ from pathlib import Path
 from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
-from corpus.store import open_corpus
-from corpus.verify import check_corpus
-from flows.errors import RunFailed, failing_in_one_line
-from judges.hallucination.pipeline import JudgesConfig, load_judges_config, prepare_items, run_labeling
+from synthdocqa.corpus.store import open_corpus
+from synthdocqa.corpus.verify import check_corpus
+from synthdocqa.flows.errors import RunFailed, failing_in_one_line
+from synthdocqa.judges.hallucination.pipeline import (
+    JudgesConfig,
+    load_judges_config,
+    prepare_items,
+    run_labeling,
+)
 
 
 def resolve_secret_keys(cfg: JudgesConfig) -> tuple[dict[str, str], str | None]:

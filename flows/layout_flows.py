@@ -11,7 +11,7 @@ from prefect.cache_policies import NO_CACHE
 
 @task(name="build-library", cache_policy=NO_CACHE)
 def build_library_task(seed: int, count: int, out: str) -> dict:
-    from renderers.layout.library_build import build_library
+    from synthdocqa.renderers.layout.library_build import build_library
 
     return build_library(seed, count, out)
 
@@ -32,8 +32,8 @@ def train_clip_task(library: str, out: str, seed: int, epochs: int | None) -> di
     from dataclasses import asdict
     from pathlib import Path
 
-    from renderers.layout.clip_train import TrainConfig, train_clip
-    from renderers.layout.library_build import load_library
+    from synthdocqa.renderers.layout.clip_train import TrainConfig, train_clip
+    from synthdocqa.renderers.layout.library_build import load_library
 
     lib = load_library(library)
     cfg = TrainConfig(seed=seed, **({"epochs": epochs} if epochs else {}))

@@ -14,12 +14,12 @@ from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
-from judges.osce.analysis import AnalysisOptions, analyze
-from judges.osce.columns import parse_mapping
-from judges.osce.loaders import OsceInputError, load_ratings
-from judges.osce.pipeline import load_taxonomy
-from judges.osce.report import render_report
-from judges.osce.schema import AnalysisResult, Taxonomy
+from synthdocqa.judges.osce.analysis import AnalysisOptions, analyze
+from synthdocqa.judges.osce.columns import parse_mapping
+from synthdocqa.judges.osce.loaders import OsceInputError, load_ratings
+from synthdocqa.judges.osce.pipeline import load_taxonomy
+from synthdocqa.judges.osce.report import render_report
+from synthdocqa.judges.osce.schema import AnalysisResult, Taxonomy
 
 
 @task(name="osce-load-ratings", cache_policy=NO_CACHE)
@@ -35,7 +35,7 @@ def fit_task(ratings: pd.DataFrame, taxonomy: Taxonomy, options: AnalysisOptions
 @task(name="osce-report", cache_policy=NO_CACHE)
 def report_task(parts: list[AnalysisResult], ratings: pd.DataFrame, taxonomy: Taxonomy, options: AnalysisOptions,
                 out_dir: str, rubric: pd.DataFrame | None = None) -> str:
-    from judges.osce.contrasts import adjust
+    from synthdocqa.judges.osce.contrasts import adjust
 
     metrics = [m for p in parts for m in p.metrics]
     if not metrics:
@@ -72,7 +72,7 @@ def osce_analysis(ratings: str, out_dir: str, taxonomy: str | None = None, adjus
     parts = [f.result() for f in futures]
     rubric = None
     if judge_ratings:
-        from judges.osce.rubric import judge_agreement
+        from synthdocqa.judges.osce.rubric import judge_agreement
 
         rubric = judge_agreement(load_task(judge_ratings, tax), table, tax)
     out = report_task(parts, table, tax, options, out_dir, rubric)

@@ -15,12 +15,12 @@ from prefect import flow, task
 from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
-from flows.osce_flow import osce_analysis
-from judges.osce.case_bank import SHIPPED_CASES, load_case_bank, load_questions
-from judges.osce.loaders import load_dialogues, write_table
-from judges.osce.packets import collect_packets, write_packets
-from judges.osce.pipeline import load_taxonomy
-from judges.osce.vsp import DIALOGUES_FILE, Responder, load_responders, run_vsp
+from synthdocqa.flows.osce_flow import osce_analysis
+from synthdocqa.judges.osce.case_bank import SHIPPED_CASES, load_case_bank, load_questions
+from synthdocqa.judges.osce.loaders import load_dialogues, write_table
+from synthdocqa.judges.osce.packets import collect_packets, write_packets
+from synthdocqa.judges.osce.pipeline import load_taxonomy
+from synthdocqa.judges.osce.vsp import DIALOGUES_FILE, Responder, load_responders, run_vsp
 
 
 def _secret_keys(responders: list[Responder]) -> dict[str, str]:
@@ -73,10 +73,10 @@ def rubric_task(run_dir: str, endpoint: str, out: str, taxonomy: str | None, met
     """The LLM rubric judge on the run's dialogues, against the run's case scripts (cached beside its output)."""
     import yaml
 
-    from ir.rng import Rng
-    from judges.llm import ChatClient, EndpointConfig, ResponseCache
-    from judges.osce.case_scripts import load_case_scripts
-    from judges.osce.rubric import score_dialogues
+    from synthdocqa.ir.rng import Rng
+    from synthdocqa.judges.llm import ChatClient, EndpointConfig, ResponseCache
+    from synthdocqa.judges.osce.case_scripts import load_case_scripts
+    from synthdocqa.judges.osce.rubric import score_dialogues
 
     cfg = EndpointConfig.model_validate(yaml.safe_load(Path(endpoint).read_text(encoding="utf-8")) or {})
     key = None

@@ -1,5 +1,5 @@
 """Imported once by the process pool's fork server (``flows.workers.pool_context``), before it forks any
-worker: the document pipeline's modules, torch and the layout-CLIP with its library embeddings are
+worker: the document pipeline's modules and the layout-CLIP (ONNX Runtime) with its library embeddings are
 loaded there once, and every worker forked from it starts warm instead of importing and loading them
 itself (seconds of CPU per worker on a small machine).
 
@@ -23,7 +23,7 @@ def _die_with_the_run() -> None:
     listener_dir = os.environ.pop("SYNTHDOCQA_FORK_SERVER_TMP", "")
     import signal
 
-    from flows.fork_server import die_with_parent
+    from synthdocqa.flows.fork_server import die_with_parent
 
     server = os.getpid()
 
@@ -48,21 +48,18 @@ def _die_with_the_run() -> None:
 
 def _warm() -> None:
     try:
-        from corpus.assemble import default_layout_chooser, one_thread_per_worker
-        from flows.runtime import quiet_torch_import
+        from synthdocqa.corpus.assemble import default_layout_chooser, one_thread_per_worker
 
-        quiet_torch_import()  # the fork server writes to the run's terminal
-
-        one_thread_per_worker()  # before any torch or OpenCV work, so no thread pool exists to fork
+        one_thread_per_worker()  # before any OpenCV or ONNX Runtime work, so no thread pool exists to fork
         default_layout_chooser()
         import prefect.task_engine  # noqa: F401
         import prefect.task_runners  # noqa: F401
 
-        import corpus.generate  # noqa: F401 - the document task's own imports
-        import degradations  # noqa: F401
-        import flows.generate  # noqa: F401 - the task's module, unpickled by reference
-        from renderers import raster  # noqa: F401
-        from renderers.pdf import render  # noqa: F401
+        import synthdocqa.corpus.generate  # noqa: F401 - the document task's own imports
+        import synthdocqa.degradations  # noqa: F401
+        import synthdocqa.flows.generate  # noqa: F401 - the task's module, unpickled by reference
+        from synthdocqa.renderers import raster  # noqa: F401
+        from synthdocqa.renderers.pdf import render  # noqa: F401
     except Exception:  # noqa: BLE001, S110 - see the module docstring
         pass
     import gc

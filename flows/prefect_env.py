@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
 
-from flows.errors import OneLineError
+from synthdocqa.flows.errors import OneLineError
 
 _GUARD = ("import ctypes, os, signal, sys\n"
           "if sys.platform.startswith('linux'):\n"

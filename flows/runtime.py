@@ -32,13 +32,13 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
-from corpus.lock import LockLost, LockToken, OutputLock
-from corpus.store import check_claim, default_corpus_dir, prepare_corpus_dir
-from flows.errors import RunFailed, check_stop, failing_in_one_line, naming, recording_sigterm
-from flows.fork_server import start_fork_server
-from flows.prefect_env import TemporaryServer
-from ir.spec import MAX_DOCS, CorpusSpec, layered_spec, spec_for_profile
-from ir.vocab import ProfileName, Runner
+from synthdocqa.corpus.lock import LockLost, LockToken, OutputLock
+from synthdocqa.corpus.store import check_claim, default_corpus_dir, prepare_corpus_dir
+from synthdocqa.flows.errors import RunFailed, check_stop, failing_in_one_line, naming, recording_sigterm
+from synthdocqa.flows.fork_server import start_fork_server
+from synthdocqa.flows.prefect_env import TemporaryServer
+from synthdocqa.ir.spec import MAX_DOCS, CorpusSpec, layered_spec, spec_for_profile
+from synthdocqa.ir.vocab import ProfileName, Runner
 
 # ---------------------------------------------------------------- before Prefect: the early start
 
@@ -58,19 +58,6 @@ def in_process(runner: Runner, workers: int, n_docs: int) -> bool:
     return runner == "inline" or (runner == "process" and (workers == 1 or n_docs < small))
 
 
-TORCH_OVERRIDE_WARNING = r"Warning only once for all operators"
-"""torch's import registers its own kernel overrides (``torch._native``); imported in a thread while the
-main thread works (or exits, after a failed start), it now and then warns that it overrode a kernel it had
-registered itself. Harmless and not ours to fix, and it would be a second line under a one-line error."""
-
-
-def quiet_torch_import() -> None:
-    """Filter ``TORCH_OVERRIDE_WARNING`` in this process (before torch is imported off the main thread)."""
-    import warnings
-
-    warnings.filterwarnings("ignore", message=TORCH_OVERRIDE_WARNING, category=UserWarning)
-
-
 def warm_up() -> None:
     """Import the document pipeline and load the layout-CLIP with its library embeddings (cached per process),
     so an in-process run does it while the Prefect API server starts.
@@ -78,8 +65,7 @@ def warm_up() -> None:
     Best effort, silent: the run loads what failed here again on its own thread, where an error is the run's
     (and a stop or a failed start may end the process while this thread is still importing)."""
     try:
-        quiet_torch_import()
-        from corpus.assemble import default_layout_chooser
+        from synthdocqa.corpus.assemble import default_layout_chooser
 
         default_layout_chooser()
     except BaseException:  # noqa: BLE001, S110 - see the docstring
@@ -106,8 +92,8 @@ class EarlyStart:
 
 def looks_complete(out: str | os.PathLike[str], spec) -> bool:  # noqa: ANN001 - a CorpusSpec
     """A manifest of this spec and code is there (cheap; ``up_to_date`` checks every file)."""
-    from corpus.assemble import code_version
-    from corpus.store import MANIFEST, load_manifest
+    from synthdocqa.corpus.assemble import code_version
+    from synthdocqa.corpus.store import MANIFEST, load_manifest
 
     if not (Path(out) / MANIFEST).is_file():
         return False
@@ -364,7 +350,7 @@ def make_task_runner(runner: Runner, workers: int, dask_address: str | None = No
     a small run (``in_process``)."""
     from prefect.task_runners import ThreadPoolTaskRunner
 
-    from flows.workers import GuardedProcessPoolTaskRunner
+    from synthdocqa.flows.workers import GuardedProcessPoolTaskRunner
 
     if in_process(runner, workers, SMALL_RUN_DOCS if n_docs is None else n_docs):
         return ThreadPoolTaskRunner(max_workers=1)
@@ -383,7 +369,7 @@ def make_task_runner(runner: Runner, workers: int, dask_address: str | None = No
         return DaskTaskRunner(address=dask_address)
     return DaskTaskRunner(cluster_class="distributed.LocalCluster",
                           cluster_kwargs={"n_workers": workers, "threads_per_worker": 1, "processes": True,
-                                          "dashboard_address": None, "preload": ["flows.dask_worker_guard"]})
+                                          "dashboard_address": None, "preload": ["synthdocqa.flows.dask_worker_guard"]})
 
 
 @contextmanager
@@ -406,7 +392,7 @@ class LockWatch:
         self._thread = threading.Thread(target=self._run, name="synthdocqa-lock-watch", daemon=True)
 
     def _run(self) -> None:
-        from flows.workers import kill_all_workers
+        from synthdocqa.flows.workers import kill_all_workers
 
         while not self._stop.wait(self.interval):
             try:
@@ -452,7 +438,9 @@ def corpus_run(**params: Any) -> Iterator[CorpusRun]:
     """The plumbing around a ``generate-corpus`` flow body: failures in one line, SIGTERM recorded, parameters
     validated (``GenerateParams``), the document indices and the Dask address checked, the folder locked and
     claimed. An OSError that names no file (a full disk) is reported naming the corpus folder."""
-    from corpus.generate import doc_indices  # the tables' imports (pandas): not on the CLI's early path
+    from synthdocqa.corpus.generate import (
+        doc_indices,  # the tables' imports (pandas): not on the CLI's early path
+    )
 
     with failing_in_one_line(), recording_sigterm():
         p = GenerateParams(**params)

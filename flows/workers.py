@@ -9,7 +9,7 @@ A run that leaves its task runner with an exception (a signal, a full disk) kill
 waiting for the documents in flight.
 
 Workers are forked from a fork server that has loaded the document pipeline once (``flows.pool_preload``:
-torch, the layout-CLIP and its library embeddings), so a pool's workers start warm and the load is paid
+the layout-CLIP (ONNX Runtime) and its library embeddings), so a pool's workers start warm and the load is paid
 once per run, not once per worker; ``start_fork_server`` lets a command start it before it needs the
 pool. Where there is no fork server (not Unix) workers are spawned and load on their first document.
 """
@@ -27,7 +27,7 @@ from typing import Any
 
 from prefect.task_runners import ProcessPoolTaskRunner
 
-from flows.fork_server import (
+from synthdocqa.flows.fork_server import (
     die_with_parent,
     pool_context,
     quiet_resource_tracker,

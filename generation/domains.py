@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache, cached_property
 from typing import Literal
 
-from ir.vocab import (
+from synthdocqa.ir.vocab import (
     CHART_KINDS,
     DOMAIN_SLUGS,
     ELEMENT_TYPES,

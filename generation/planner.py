@@ -27,12 +27,12 @@ import re
 from collections.abc import Iterator
 from statistics import NormalDist
 
-from ir import ids
-from ir.blocks import ELEMENT_OF_BLOCK, FigureBlock, FormBlock, TableBlock, TextBlock
-from ir.document import DocumentIR, PagePlan, PerturbationProfile
-from ir.rng import Rng
-from ir.spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
-from ir.vocab import DEVICES, SPEAKS_ALONE, TIERS, ElementType
+from synthdocqa.ir import ids
+from synthdocqa.ir.blocks import ELEMENT_OF_BLOCK, FigureBlock, FormBlock, TableBlock, TextBlock
+from synthdocqa.ir.document import DocumentIR, PagePlan, PerturbationProfile
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
+from synthdocqa.ir.vocab import DEVICES, SPEAKS_ALONE, TIERS, ElementType
 
 from .content import annotations, figures, forms, front_matter, genre, prose, tables
 from .content.book import DocContext, FactBook

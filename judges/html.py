@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-_ENV = Environment(loader=PackageLoader("judges", "templates"), autoescape=select_autoescape(default=True),
+_ENV = Environment(loader=PackageLoader("synthdocqa.judges", "templates"), autoescape=select_autoescape(default=True),
                    undefined=StrictUndefined, keep_trailing_newline=True)
 
 

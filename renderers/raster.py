@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pymupdf
 
-from ir.rendermap import RenderMap
+from synthdocqa.ir.rendermap import RenderMap
 
 DEFAULT_TOLERANCE = 1.5
 """Vertical slack in points; horizontally only ``TOLERANCE_X`` (a neighbour's centre lies at least

@@ -17,7 +17,7 @@ def tiny_corpus(tmp_path_factory):
     """A 2-document corpus made once per session, serially in this process
     (``corpus.generate.generate_corpus``): shared by every folder of tests; tests that change it use
     ``corpus_copy``."""
-    from corpus.generate import generate_corpus
+    from synthdocqa.corpus.generate import generate_corpus
     from tests.corpus.conftest import tiny_spec
 
     out = tmp_path_factory.mktemp("tiny") / "corpus"
@@ -61,11 +61,11 @@ def _missing(tool: str) -> str | None:
 
         return None if initdb_path() else "PostgreSQL server binaries not installed (Debian postgresql)"
     if tool == "R":
-        from judges.osce.r_backend import r_missing
+        from synthdocqa.judges.osce.r_backend import r_missing
 
         return r_missing()
     if tool == "model":
-        from judges.llm.local_server import missing
+        from synthdocqa.judges.llm.local_server import missing
 
         return missing()
     if tool == "ray":

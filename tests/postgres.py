@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from judges.llm.local_server import free_port
+from synthdocqa.judges.llm.local_server import free_port
 
 
 def initdb_path() -> Path | None:

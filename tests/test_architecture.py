@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from ir import vocab
+from synthdocqa.ir import vocab
 
 REPO = Path(__file__).resolve().parents[1]
+TOP = "synthdocqa"
+"""The one import package: every folder below is ``synthdocqa.<folder>`` (setup.py's package_dir)."""
 PACKAGES = ("ir", "generation", "renderers", "degradations", "judges", "corpus", "flows")
 ALLOWED: dict[str, set[str]] = {
     "ir": set(),
@@ -39,28 +41,51 @@ def _sources(root: Path, extra: tuple[str, ...] = ()):
             yield pkg, path, ast.parse(path.read_text("utf-8"), filename=str(path))
 
 
+def _own(dotted: str) -> str:
+    """``synthdocqa.corpus.views`` -> ``corpus.views`` (the folder's dotted path); other names unchanged."""
+    return dotted[len(TOP) + 1:] if dotted.startswith(TOP + ".") else dotted
+
+
 def _imported_top_levels(path: Path, root: Path, tree: ast.AST) -> set[str]:
-    """Top-level package of every import in the file (function-level and relative imports included)."""
+    """Top-level package of every import in the file (function-level and relative imports included); for the
+    project's own imports the folder below ``synthdocqa`` (``from synthdocqa import corpus`` -> ``corpus``)."""
     parts = path.relative_to(root).with_suffix("").parts
     out: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            out |= {a.name.split(".")[0] for a in node.names}
+            out |= {_own(a.name).split(".")[0] for a in node.names}
         elif isinstance(node, ast.ImportFrom):
             if node.level:
                 target = parts[: len(parts) - node.level] + tuple((node.module or "").split(".") if node.module else ())
                 if target:
                     out.add(target[0])
+            elif node.module == TOP:
+                out |= {a.name for a in node.names}
             elif node.module:
-                out.add(node.module.split(".")[0])
+                out.add(_own(node.module).split(".")[0])
     return out
 
 
-def import_violations(root: Path) -> list[str]:
+def _bare_imports(tree: ast.AST) -> set[str]:
+    """Imports of a project folder as a top-level name (``import ir``, ``from corpus.store import x``): in the
+    installed wheel there is no such name, only ``synthdocqa.ir``."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
+            [node.module] if isinstance(node, ast.ImportFrom) and not node.level and node.module else []
+        out |= {n for n in names if n.split(".")[0] in PACKAGES}
+    return out
+
+
+def import_violations(root: Path, extra: tuple[str, ...] = ()) -> list[str]:
     problems = []
-    for pkg, path, tree in _sources(root):
+    for pkg, path, tree in _sources(root, extra):
         imported = _imported_top_levels(path, root, tree)
         rel = path.relative_to(root)
+        for bare in sorted(_bare_imports(tree)):
+            problems.append(f"{rel}: imports {bare} as a top-level name (the package is {TOP}.{bare})")
+        if pkg not in ALLOWED:
+            continue
         for other in sorted((imported & set(PACKAGES)) - ALLOWED[pkg] - {pkg}):
             problems.append(f"{rel}: {pkg} imports {other} (an arrow back up or sideways)")
         if "prefect" in imported and pkg != "flows":
@@ -88,7 +113,7 @@ def _imported_modules(path: Path, root: Path, tree: ast.AST) -> set[str]:
                 (node.module.split(".") if node.module else [])
             mod = ".".join(base)
             out |= {mod} | {f"{mod}.{a.name}" for a in node.names}
-    return out
+    return {_own(m) for m in out}
 
 
 def view_violations(root: Path) -> list[str]:
@@ -209,7 +234,16 @@ def child_stream_names(root: Path) -> dict[str, str]:
 # ---------------------------------------------------------------- the repository
 
 def test_imports_follow_the_floors():
-    assert import_violations(REPO) == []
+    assert import_violations(REPO, extra=("tests", "benchmarks", TOP)) == []
+
+
+def test_one_top_level_import_package():
+    """The wheel installs one import name: ``synthdocqa`` (its folders mapped in by setup.py)."""
+    from synthdocqa import SUBPACKAGES
+
+    assert SUBPACKAGES == PACKAGES
+    assert sorted(p.name for p in REPO.iterdir() if (p / "__init__.py").is_file()) == \
+        sorted((*PACKAGES, TOP, "tests"))
 
 
 def test_building_code_imports_no_view():
@@ -260,13 +294,17 @@ def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
 
 
 @pytest.mark.parametrize(("rel", "src", "needle"), [
-    ("ir/bad.py", "from corpus.store import CorpusReader\n", "ir imports corpus"),
-    ("renderers/bad.py", "def f():\n    from degradations import degrade_page\n", "renderers imports degradations"),
+    ("ir/bad.py", "from synthdocqa.corpus.store import CorpusReader\n", "ir imports corpus"),
+    ("renderers/bad.py", "def f():\n    from synthdocqa.degradations import degrade_page\n",
+     "renderers imports degradations"),
     ("judges/bad.py", "from ..corpus import store\n", "judges imports corpus"),
-    ("corpus/bad.py", "import flows.cli\n", "corpus imports flows"),
+    ("corpus/bad.py", "import synthdocqa.flows.cli\n", "corpus imports flows"),
+    ("corpus/bad3.py", "from synthdocqa import flows\n", "corpus imports flows"),
     ("corpus/pf.py", "from prefect import flow\n", "prefect outside flows"),
-    ("generation/bad.py", "from renderers.layout.layouts import describe\n", "generation imports renderers"),
+    ("generation/bad.py", "from synthdocqa.renderers.layout.layouts import describe\n", "generation imports renderers"),
     ("generation/bad2.py", "def f():\n    from ..degradations import x\n", "generation imports degradations"),
+    ("corpus/bare.py", "from ir.files import sha256_file\n", "imports ir.files as a top-level name"),
+    ("flows/bare.py", "def f():\n    import corpus\n", "imports corpus as a top-level name"),
 ])
 def test_import_check_catches_a_planted_arrow(tmp_path, rel, src, needle):
     root = _tree(tmp_path, {rel: src})
@@ -275,14 +313,14 @@ def test_import_check_catches_a_planted_arrow(tmp_path, rel, src, needle):
 
 @pytest.mark.parametrize(("rel", "src"), [
     ("corpus/generate.py", "def f():\n    from .views.report import report_is_current\n"),
-    ("corpus/store.py", "from corpus.views import legibility\n"),
-    ("corpus/tables.py", "import corpus.views.lint\n"),
+    ("corpus/store.py", "from synthdocqa.corpus.views import legibility\n"),
+    ("corpus/tables.py", "import synthdocqa.corpus.views.lint\n"),
     ("corpus/__init__.py", "from .views import exports\n"),
 ])
 def test_view_check_catches_building_code_importing_a_view(tmp_path, rel, src):
     (tmp_path / "corpus" / "views").mkdir(parents=True)
     root = _tree(tmp_path, {rel: src, "corpus/views/report.py": "from ..store import x\n",
-                            "flows/cmd.py": "from corpus.views.report import write_report\n"})
+                            "flows/cmd.py": "from synthdocqa.corpus.views.report import write_report\n"})
     found = view_violations(root)
     assert len(found) == 1 and found[0].startswith(rel), found
 
@@ -318,7 +356,7 @@ def test_vocabulary_check_catches_a_planted_copy(tmp_path, src):
 
 def test_stream_check_sees_unregistered_names(tmp_path):
     root = _tree(tmp_path, {"ir/s.py": """
-        from ir.rng import Rng
+        from synthdocqa.ir.rng import Rng
         a = Rng(1).fork("not-a-registered-stream", 2)
         b = Rng(1, ("another-one", 3))
         """})
@@ -329,7 +367,7 @@ def test_stream_check_sees_unregistered_names(tmp_path):
 
 def test_child_stream_check_sees_unregistered_names(tmp_path):
     root = _tree(tmp_path, {"generation/s.py": """
-        from ir.rng import Rng
+        from synthdocqa.ir.rng import Rng
         a = Rng(1).fork("doc", 2).fork("style_family")
         b = Rng(1).fork("doc").fork("page", 3).fork("an-unregistered-child")
         """})

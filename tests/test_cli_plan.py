@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from flows.cli import main
+from synthdocqa.flows.cli import main
 
 
 def _plan(tmp_path, name, *extra):
@@ -26,7 +26,7 @@ def test_same_seed_twice_is_byte_identical_and_only_matches_full_run(tmp_path, c
 
 
 def test_spec_file_is_used_and_flags_override_it(tmp_path):
-    from ir.spec import demo_spec
+    from synthdocqa.ir.spec import demo_spec
 
     spec = demo_spec(seed=9, n_docs=2).model_dump(mode="json")
     spec["domains"] = ["insurance"]

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from generation.content.genre import GENRE_BLOCKS
-from generation.domains import RECIPES, grammar_table
+from synthdocqa.generation.content.genre import GENRE_BLOCKS
+from synthdocqa.generation.domains import RECIPES, grammar_table
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "genres.md"
 

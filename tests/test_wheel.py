@@ -32,7 +32,15 @@ def test_the_wheel_carries_its_data_and_the_same_code_version(tmp_path):
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         z.extractall(site)
-    for rel in ("renderers/layout/layout_clip/layout_clip_tiny.safetensors",
+        top_level, = (n for n in names if n.endswith(".dist-info/top_level.txt"))
+        assert z.read(top_level).decode().split() == ["synthdocqa"]  # one import name, no generic ones
+    assert {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")} == {"synthdocqa"}
+    names = {n.removeprefix("synthdocqa/") for n in names}
+    for rel in ("__main__.py", "renderers/layout/layout_clip/layout_clip_tiny.safetensors",
+                "renderers/layout/layout_clip/layout_clip_tiny.text.onnx",
+                "renderers/layout/layout_clip/layout_clip_tiny.image.onnx",
+                "renderers/layout/layout_clip/layout_clip_tiny.onnx.json",
+                "renderers/layout/layout_clip/bpe_simple_vocab_16e6.txt.gz",
                 "renderers/layout/layout_clip/open_clip_config/layout-clip-tiny.json",
                 "corpus/views/templates/report.html.j2", "generation/__init__.py",
                 "generation/content/genre/statements.py", "judges/osce/cases/hematuria.yaml",
@@ -41,13 +49,13 @@ def test_the_wheel_carries_its_data_and_the_same_code_version(tmp_path):
                 "judges/osce/platform/templates/encounter.html.j2", "judges/osce/platform/migrations/env.py",
                 "judges/osce/platform/migrations/versions/0001_initial.py"):
         assert rel in names, rel
-    probe = ("import json, corpus.assemble as a, renderers.layout.clip_model as c; "
+    probe = ("import json, synthdocqa.corpus.assemble as a, synthdocqa.renderers.layout.clip_model as c; "
              "m = c.load_clip('layout-clip-tiny', None); "
              "print(json.dumps([a.__file__, a.source_digest(), m.weights_path]))")
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True, cwd=tmp_path,
                          env={"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin"})
     module, digest, weights = json.loads(out.stdout.strip().splitlines()[-1])
     assert Path(module).is_relative_to(site) and Path(weights).is_relative_to(site)
-    from corpus.assemble import source_digest
+    from synthdocqa.corpus.assemble import source_digest
 
     assert digest == source_digest()

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from generation.content.names import COUNTRIES
+from synthdocqa.generation.content.names import COUNTRIES
 
 _CITIES: dict[str, str] = {
     "Boston": "US", "Chicago": "US", "Denver": "US", "Seattle": "US", "Austin": "US", "New York": "US",

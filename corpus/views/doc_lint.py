@@ -21,11 +21,16 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from generation.content.front_matter import contents_table, heading_text, numbered_headings, printed_pages
-from generation.content.repeats import repeated_captions, repeated_tables
-from generation.domains import RECIPE_BY_SLUG
-from ir.document import DocumentIR
-from ir.rendermap import RenderMap
+from synthdocqa.generation.content.front_matter import (
+    contents_table,
+    heading_text,
+    numbered_headings,
+    printed_pages,
+)
+from synthdocqa.generation.content.repeats import repeated_captions, repeated_tables
+from synthdocqa.generation.domains import RECIPE_BY_SLUG
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.rendermap import RenderMap
 
 MAX_BODY_FAMILIES = 3
 """Font families that may carry a document's paragraphs (a body face, a heading face, one for emphasis)."""

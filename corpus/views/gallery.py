@@ -15,10 +15,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from ir.files import atomic_write_bytes
-from renderers.layout.assign import with_layouts
-from renderers.layout.layouts import describe
-from renderers.raster import rasterize, verify_text_layer
+from synthdocqa.ir.files import atomic_write_bytes
+from synthdocqa.renderers.layout.assign import with_layouts
+from synthdocqa.renderers.layout.layouts import describe
+from synthdocqa.renderers.raster import rasterize, verify_text_layer
 
 
 def strip(pngs: list[bytes], gap: int = 12) -> bytes:
@@ -42,10 +42,10 @@ def strip(pngs: list[bytes], gap: int = 12) -> bytes:
 
 def build_gallery(out_dir: Path, index_md: Path, seed: int = 0, scan: int = 240, dpi: int = 60,
                   progress=None) -> list[str]:
-    from corpus.assemble import render
-    from generation.domains import RECIPES
-    from generation.planner import plan_document
-    from ir.spec import demo_spec, reference_spec
+    from synthdocqa.corpus.assemble import render
+    from synthdocqa.generation.domains import RECIPES
+    from synthdocqa.generation.planner import plan_document
+    from synthdocqa.ir.spec import demo_spec, reference_spec
 
     # The demo profile holds the short genres; long ones (annual reports, ...) only occur in the reference
     # profile, so recipes the demo scan does not reach are taken from the reference profile.
@@ -79,7 +79,7 @@ def build_gallery(out_dir: Path, index_md: Path, seed: int = 0, scan: int = 240,
              f"of the first document of that recipe, side by side, at {dpi} dpi. Every fact on "
              "these pages has a SpanBox in the document's RenderMap that passed the text-layer check.", "",
              "| recipe | domain | document | pages shown | first page's layout |", "|---|---|---|---|---|"]
-    from renderers.layout.layouts import layout_from_id
+    from synthdocqa.renderers.layout.layouts import layout_from_id
 
     for recipe in sorted(seen):
         doc, page, lay_id, n_pages, name = seen[recipe]

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import re
 
-from generation.domains import RECIPE_BY_SLUG, Recipe
-from generation.planner import qa_bearing_blocks
-from ir.blocks import ELEMENT_OF_BLOCK
-from ir.document import DocumentIR
+from synthdocqa.generation.domains import RECIPE_BY_SLUG, Recipe
+from synthdocqa.generation.planner import qa_bearing_blocks
+from synthdocqa.ir.blocks import ELEMENT_OF_BLOCK
+from synthdocqa.ir.document import DocumentIR
 
 _NUMBER = re.compile(r"^(?:\d+(?:\.\d+)*\.?|Appendix [A-Z])\s+")  # "3 Findings", "3.2 ...", minutes' "4. Resolutions"
 _FIELD = re.compile(r"\\\{[A-Za-z_]+\\\}")

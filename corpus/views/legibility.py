@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from ir.files import atomic_write_bytes, sha256_bytes
-from ir.vocab import TIERS
+from synthdocqa.ir.files import atomic_write_bytes, sha256_bytes
+from synthdocqa.ir.vocab import TIERS
 
 from ..ocr import (
     CER_THRESHOLD,

@@ -40,14 +40,14 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal, get_args
 
-from generation.content.names import address_problems as entity_address_problems
-from generation.qa.fact_arithmetic import quantity_of
-from ir.arithmetic_rules import difference_unit, quantity_allows, unit_for_count
-from ir.base import Model
-from ir.document import DocumentIR
-from ir.facts import Fact
-from ir.qa_models import Assertion, QAPair
-from ir.rendermap import RenderMap
+from synthdocqa.generation.content.names import address_problems as entity_address_problems
+from synthdocqa.generation.qa.fact_arithmetic import quantity_of
+from synthdocqa.ir.arithmetic_rules import difference_unit, quantity_allows, unit_for_count
+from synthdocqa.ir.base import Model
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.facts import Fact
+from synthdocqa.ir.qa_models import Assertion, QAPair
+from synthdocqa.ir.rendermap import RenderMap
 
 from ..store import CorpusReader, open_corpus
 from .addresses import address_groups, address_problems
@@ -140,7 +140,7 @@ def read_pages(pdf: bytes) -> list[PageText]:
 
 def layout_problems(doc_id: str, pdf: bytes, doc: DocumentIR, rmap: RenderMap) -> list[LintProblem]:
     """The renderer's layout checks (``renderers.layout.layout_checks``), as lint problems."""
-    from renderers.layout.layout_checks import check_layout
+    from synthdocqa.renderers.layout.layout_checks import check_layout
 
     out = []
     for p in check_layout(pdf, rmap, doc):

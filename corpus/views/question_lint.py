@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from ir.qa_models import QAPair
+from synthdocqa.ir.qa_models import QAPair
 
 PERIOD = r"(?:(?:FY)?\d{4}(?:/\d{2})?|[Yy]ear \d{1,2}\b|[QH]\d \d{4}|\d{1,2} [A-Z][a-z]{2} \d{4})"
 

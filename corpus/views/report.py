@@ -23,10 +23,10 @@ import pandas as pd
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from PIL import Image
 
-from ir.boxes import pdf_to_px
-from ir.files import atomic_write_text
-from ir.rng import Rng
-from ir.vocab import DEVICES, DIFFICULTIES, QA_ELEMENTS, TIERS
+from synthdocqa.ir.boxes import pdf_to_px
+from synthdocqa.ir.files import atomic_write_text
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import DEVICES, DIFFICULTIES, QA_ELEMENTS, TIERS
 
 from ..store import (
     ASSERTIONS_TABLE,
@@ -222,8 +222,8 @@ def _flag(v: Any) -> bool | None:
 def contact_sheet(view: CorpusReader, doc_id: str, page_no: int, seed: int, dpi: int) -> list[dict[str, Any]]:
     """The page through every capture device at all five tiers, a row per device (image and enabled stages
     per cell); span boxes carried through each cell's geometry."""
-    from degradations import degrade_page, map_boxes, sample_profile
-    from renderers import rasterize
+    from synthdocqa.degradations import degrade_page, map_boxes, sample_profile
+    from synthdocqa.renderers import rasterize
 
     pdf = view.pdf(doc_id)
     (_, image), = rasterize(pdf, dpi, pages=[page_no])
@@ -286,7 +286,7 @@ def build_report(corpus_dir: str | os.PathLike[str], opts: ReportOptions | None 
         raise ReportError(str(err)) from None
 
 
-_TEMPLATES = Environment(loader=PackageLoader("corpus.views", "templates"), autoescape=select_autoescape(default=True),
+_TEMPLATES = Environment(loader=PackageLoader("synthdocqa.corpus.views", "templates"), autoescape=select_autoescape(default=True),
                          undefined=StrictUndefined, keep_trailing_newline=True)
 
 

@@ -45,7 +45,7 @@ import pymupdf
 from markupsafe import Markup
 from PIL import Image
 
-from ir.vocab import DIFFICULTIES, QA_ELEMENTS, QA_TYPES, TIERS
+from synthdocqa.ir.vocab import DIFFICULTIES, QA_ELEMENTS, QA_TYPES, TIERS
 
 from ..store import PDF_FILE, CorpusError, CorpusReader
 

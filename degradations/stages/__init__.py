@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from ir.vocab import OCCLUDING_STAGES, STAGE_NAMES, StageName
+from synthdocqa.ir.vocab import OCCLUDING_STAGES, STAGE_NAMES, StageName
 
 from . import capture, geometric, output, sensor, sheet_marks, surface, transport
 from .protocol import (

@@ -16,7 +16,7 @@ import math
 import cv2
 import numpy as np
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 from ..geometry import Compose, CurlWarp, FoldShift, Homography, Transform
 from .protocol import Params, Plan

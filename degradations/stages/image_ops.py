@@ -12,7 +12,7 @@ import math
 import cv2
 import numpy as np
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 
 def channels(img: np.ndarray) -> int:

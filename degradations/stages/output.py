@@ -8,7 +8,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 from .image_ops import paper_level
 from .protocol import Params

@@ -22,9 +22,9 @@ from typing import Any, ClassVar
 import cv2
 import numpy as np
 
-from ir.perturbation import StageParams
-from ir.rng import Rng
-from ir.vocab import STAGE_NAMES, StageName
+from synthdocqa.ir.perturbation import StageParams
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import STAGE_NAMES, StageName
 
 from ..geometry import Homography, Transform, sampling_map
 from .image_ops import border_value, like_image

@@ -11,7 +11,7 @@ import math
 import cv2
 import numpy as np
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 from .image_ops import like_image, multiply, smooth_1d, to_u8
 from .protocol import Params

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from ir.boxes import Box
-from ir.rng import Rng
+from synthdocqa.ir.boxes import Box
+from synthdocqa.ir.rng import Rng
 
 from .image_ops import like_image, paper_level, smooth_1d, to_u8
 from .protocol import Params

@@ -13,7 +13,7 @@ import math
 import cv2
 import numpy as np
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 from .image_ops import (
     channels,

@@ -10,7 +10,7 @@ import math
 import cv2
 import numpy as np
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 from .image_ops import multiply, smooth_noise, to_u8
 from .protocol import Params

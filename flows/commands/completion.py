@@ -92,7 +92,7 @@ def bash_script(parser: argparse.ArgumentParser, prog: str = "synthdocqa") -> st
 
 
 def cmd_completion(args: argparse.Namespace) -> int:
-    from flows.cli import build_parser
+    from synthdocqa.flows.cli import build_parser
 
     script = bash_script(build_parser())
     if args.shell == "zsh":

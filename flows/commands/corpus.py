@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from flows.cli import (
+from synthdocqa.flows.cli import (
     MAX_SEED,
     CliError,
     add_json_flag,
@@ -17,15 +17,15 @@ from flows.cli import (
     print_json,
     require_verified,
 )
-from flows.commands.plan import load_spec
-from flows.errors import EXIT_FINDINGS
-from flows.runtime import MAX_WORKERS
-from ir.spec import MAX_DOCS
-from ir.vocab import PROFILE_NAMES, RUNNERS
+from synthdocqa.flows.commands.plan import load_spec
+from synthdocqa.flows.errors import EXIT_FINDINGS
+from synthdocqa.flows.runtime import MAX_WORKERS
+from synthdocqa.ir.spec import MAX_DOCS
+from synthdocqa.ir.vocab import PROFILE_NAMES, RUNNERS
 
 
 def _progress_bar(total_label: str):
-    from flows.progress import progress_bar
+    from synthdocqa.flows.progress import progress_bar
 
     bar = None
 
@@ -45,8 +45,8 @@ def _progress_bar(total_label: str):
 
 
 def cmd_generate(args: argparse.Namespace) -> int:
-    from corpus.generate import doc_indices
-    from flows.runtime import TIMINGS
+    from synthdocqa.corpus.generate import doc_indices
+    from synthdocqa.flows.runtime import TIMINGS
 
     if args.timings:
         TIMINGS.enable()
@@ -60,7 +60,7 @@ def cmd_generate(args: argparse.Namespace) -> int:
         doc_indices(spec, args.only)
     except ValueError as err:
         raise CliError(str(err)) from None
-    from corpus.lock import OutputLock
+    from synthdocqa.corpus.lock import OutputLock
 
     OutputLock.probe(args.out)  # a run that would lose the folder's lock says so before it starts a server
     quiet_engine = not (args.verbose or args.debug)
@@ -69,15 +69,15 @@ def cmd_generate(args: argparse.Namespace) -> int:
         os.environ.setdefault("PREFECT_LOGGING_LEVEL", "WARNING")
     if quiet_engine:
         os.environ["SYNTHDOCQA_QUIET_ENGINE"] = "1"  # pool workers read it too
-    from flows.runtime import start_early
+    from synthdocqa.flows.runtime import start_early
 
     # the API server and the model load come up while this process imports Prefect and checks the folder
     early = start_early(spec, args.out, len(doc_indices(spec, args.only)), args.workers, args.runner,
                         api_configured=bool(os.environ.get("PREFECT_API_URL")),
                         skip_if_complete=args.only is None and not args.force)
     TIMINGS.mark("import Prefect and the pipeline")
-    from flows.generate import run_generate
-    from flows.workers import quiet_engine_errors
+    from synthdocqa.flows.generate import run_generate
+    from synthdocqa.flows.workers import quiet_engine_errors
 
     TIMINGS.mark("lock and claim the folder")
 
@@ -112,8 +112,8 @@ def _stats_line(s: dict) -> str:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    from corpus.store import load_manifest
-    from corpus.verify import verify_corpus
+    from synthdocqa.corpus.store import load_manifest
+    from synthdocqa.corpus.verify import verify_corpus
 
     check_range("--max-problems", args.max_problems, 0)
     if not Path(args.dir).is_dir():
@@ -137,7 +137,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from corpus.reproduce import reproduce_corpus
+    from synthdocqa.corpus.reproduce import reproduce_corpus
 
     check_range("--sample", args.sample, 1, MAX_DOCS)
     if not Path(args.dir).is_dir():

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from flows.cli import MAX_SEED, CliError, check_range, check_writable
+from synthdocqa.flows.cli import MAX_SEED, CliError, check_range, check_writable
 
 _IMAGE_SUFFIXES = {".png": "png", ".jpg": "jpeg", ".jpeg": "jpeg", ".pdf": "pdf"}
 
@@ -57,7 +57,7 @@ def read_image(src: Path):  # noqa: ANN201 (a BGR numpy array; numpy is imported
 
 
 def _epilog() -> str:
-    from ir.vocab import DEVICES, OCCLUDING_STAGES, STAGE_NAMES, TIERS
+    from synthdocqa.ir.vocab import DEVICES, OCCLUDING_STAGES, STAGE_NAMES, TIERS
 
     lines = ["devices (--device):"]
     lines += [f"  {d:<10} {_DEVICE_HELP[d]}" for d in DEVICES]
@@ -104,10 +104,10 @@ def _degrade(args: argparse.Namespace) -> int:
     _load_blas_unthreaded()
     import cv2
 
-    from degradations import degrade_page, encode_image, encode_scan, sample_profile, scan_pdf
-    from ir.files import atomic_write_bytes
-    from ir.rng import Rng
-    from ir.vocab import DEVICES, TIERS
+    from synthdocqa.degradations import degrade_page, encode_image, encode_scan, sample_profile, scan_pdf
+    from synthdocqa.ir.files import atomic_write_bytes
+    from synthdocqa.ir.rng import Rng
+    from synthdocqa.ir.vocab import DEVICES, TIERS
 
     if args.tier not in TIERS:
         raise CliError(f"--tier: unknown tier {args.tier!r}; expected one of {', '.join(TIERS)}")

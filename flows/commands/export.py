@@ -6,7 +6,7 @@ import argparse
 import time
 from pathlib import Path
 
-from flows.cli import (
+from synthdocqa.flows.cli import (
     CliError,
     add_json_flag,
     check_not_in_corpus,
@@ -17,7 +17,7 @@ from flows.cli import (
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from corpus.views.exports import FORMATS, ExportError, export_corpus, is_export_dir
+    from synthdocqa.corpus.views.exports import FORMATS, ExportError, export_corpus, is_export_dir
 
     if args.format not in FORMATS:  # checked here, not by argparse, so the error is one line
         raise CliError(f"--format {args.format!r}: unknown format; choose one of {', '.join(FORMATS)}")
@@ -28,7 +28,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         # Croissant metadata in place (croissant.json beside the data) is a view. A previous export is replaced
         # whole, even a croissant one (a copy of the corpus with its marker): only the folders above it count.
         if out.is_dir() and out.resolve() != Path(args.dir).resolve() and is_export_dir(out):
-            from corpus.store import MANIFEST
+            from synthdocqa.corpus.store import MANIFEST
 
             for folder in out.absolute().parents:
                 if (folder / MANIFEST).is_file():
@@ -55,7 +55,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    from corpus.store import MANIFEST
+    from synthdocqa.corpus.store import MANIFEST
 
     p = sub.add_parser("export", help="export a corpus as the SynthDocQA card layout, Hugging Face Parquet or "
                                       "Croissant")

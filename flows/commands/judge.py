@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from pathlib import Path
 
-from flows.cli import MAX_SEED, CliError, check_not_in_corpus, check_range, check_writable, require_verified
-from flows.commands import command_group
+from synthdocqa.flows.cli import (
+    MAX_SEED,
+    CliError,
+    check_not_in_corpus,
+    check_range,
+    check_writable,
+    require_verified,
+)
+from synthdocqa.flows.commands import command_group
 
 MAX_PER_QA = 100
 
@@ -28,9 +36,9 @@ def _parse_mix(text: str) -> dict[str, float]:
 
 
 def cmd_hallucination(args: argparse.Namespace) -> int:
-    from corpus.store import open_corpus
-    from judges.hallucination.items import ItemsError
-    from judges.hallucination.pipeline import load_judges_config, prepare_items, run_labeling
+    from synthdocqa.corpus.store import open_corpus
+    from synthdocqa.judges.hallucination.items import ItemsError
+    from synthdocqa.judges.hallucination.pipeline import load_judges_config, prepare_items, run_labeling
 
     check_range("--seed", args.seed, 0, MAX_SEED)
     check_range("--per-qa", args.per_qa, 1, MAX_PER_QA)
@@ -49,11 +57,17 @@ def cmd_hallucination(args: argparse.Namespace) -> int:
         cfg = load_judges_config(args.judges)
         if args.no_embedding:
             cfg.labelers = [x for x in cfg.labelers if x != "embedding_cosine"]
+        if args.judges is None and not args.quiet:
+            from synthdocqa.judges.hallucination.labelers import left_out_labelers
+
+            for why in left_out_labelers():
+                if why.split()[1] not in cfg.labelers and not (args.no_embedding and "embedding" in why):
+                    print(f"note: {why}", file=sys.stderr)
         keys: dict[str, str] = {}
         answerer_key = None
         if any(j.api_key_secret_block for j in cfg.judges) or (cfg.answerer and cfg.answerer.api_key_secret_block):
-            from flows.hallucination_flow import resolve_secret_keys
-            from flows.prefect_env import prefect_api
+            from synthdocqa.flows.hallucination_flow import resolve_secret_keys
+            from synthdocqa.flows.prefect_env import prefect_api
 
             with prefect_api():  # the configured API, or a quiet temporary server of our own (not Prefect's chatty one)
                 keys, answerer_key = resolve_secret_keys(cfg)
@@ -84,7 +98,7 @@ def llm_progress():
     """A bar per endpoint on stderr: requests done of the total, with valid / invalid / cached counts."""
     import sys
 
-    from flows.progress import progress_bar
+    from synthdocqa.flows.progress import progress_bar
 
     bars: dict = {}
 
@@ -102,7 +116,7 @@ def llm_progress():
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from corpus.store import QA_FILE, DocFiles
+    from synthdocqa.corpus.store import QA_FILE, DocFiles
 
     sub = command_group(subparsers, "judge", "judge flows (hallucination-criterion labeling)", "JUDGE")
     h = sub.add_parser(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from flows.cli import MAX_SEED, CliError, check_range, check_writable
-from flows.commands import command_group
+from synthdocqa.flows.cli import MAX_SEED, CliError, check_range, check_writable
+from synthdocqa.flows.commands import command_group
 
 MAX_LAYOUTS = 1_000_000
 
@@ -14,20 +14,20 @@ MAX_LAYOUTS = 1_000_000
 def register(subparsers: argparse._SubParsersAction) -> None:
     sub = command_group(subparsers, "layouts", "layout library: build (and retrieval commands)", "SUBCOMMAND")
     b = sub.add_parser("build", help="write layouts.parquet/jsonl + thumbs/<id>.png for COUNT layouts")
-    from renderers.layout.layouts import DEFAULT_LIBRARY_SEED, DEFAULT_LIBRARY_SIZE
+    from synthdocqa.renderers.layout.layouts import DEFAULT_LIBRARY_SEED, DEFAULT_LIBRARY_SIZE
 
     b.add_argument("--seed", type=int, default=DEFAULT_LIBRARY_SEED)
     b.add_argument("--count", type=int, default=DEFAULT_LIBRARY_SIZE)
     b.add_argument("--out", required=True, help="output directory")
     b.add_argument("--thumb-size", type=int, default=64, help="thumbnail side in pixels (default 64)")
     b.set_defaults(func=_build)
-    from flows.commands.layouts_clip import add_clip_commands
+    from synthdocqa.flows.commands.layouts_clip import add_clip_commands
 
     add_clip_commands(sub)
 
 
 def _build(args: argparse.Namespace) -> int:
-    from renderers.layout.library_build import build_library
+    from synthdocqa.renderers.layout.library_build import build_library
 
     check_range("--seed", args.seed, 0, MAX_SEED)
     check_range("--count", args.count, 1, MAX_LAYOUTS)

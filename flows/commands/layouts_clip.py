@@ -10,7 +10,7 @@ import shutil
 import time
 from pathlib import Path
 
-from flows.cli import MAX_SEED, CliError, check_range
+from synthdocqa.flows.cli import MAX_SEED, CliError, check_range
 
 
 def add_clip_commands(sub: argparse._SubParsersAction) -> None:
@@ -37,8 +37,8 @@ def add_clip_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from renderers.layout.clip_train import TrainConfig, train_clip
-    from renderers.layout.library_build import load_library
+    from synthdocqa.renderers.layout.clip_train import TrainConfig, train_clip
+    from synthdocqa.renderers.layout.library_build import load_library
 
     check_range("--seed", args.seed, 0, MAX_SEED)
     check_range("--epochs", args.epochs, 1, 10_000)
@@ -66,9 +66,9 @@ def _train(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace) -> int:
-    from renderers.layout.clip_model import DEFAULT_MODEL, ClipLoadError, load_clip
-    from renderers.layout.layouts import STYLE_FAMILIES, default_library
-    from renderers.layout.retrieval import LayoutRetriever
+    from synthdocqa.renderers.layout.clip_model import DEFAULT_MODEL, ClipLoadError, load_clip
+    from synthdocqa.renderers.layout.layouts import STYLE_FAMILIES, default_library
+    from synthdocqa.renderers.layout.retrieval import LayoutRetriever
 
     check_range("--k", args.k, 1, 10_000)
     if not args.query.strip():
@@ -91,7 +91,7 @@ def _search(args: argparse.Namespace) -> int:
         out = Path(args.thumbs_out)
         out.mkdir(parents=True, exist_ok=True)
     print(f"{'rank':>4}  {'score':>7}  {'layout':<18} descriptor")
-    from renderers.layout.layouts import describe
+    from synthdocqa.renderers.layout.layouts import describe
 
     for h in hits:
         lay = retriever.layout(h.layout_id)
@@ -102,8 +102,8 @@ def _search(args: argparse.Namespace) -> int:
             if src is not None:
                 shutil.copyfile(src, dst)
             else:
-                from ir.files import atomic_write_bytes
-                from renderers.layout.thumbs import draw_thumbnail, encode_png
+                from synthdocqa.ir.files import atomic_write_bytes
+                from synthdocqa.renderers.layout.thumbs import draw_thumbnail, encode_png
 
                 atomic_write_bytes(dst, encode_png(draw_thumbnail(lay)))
     return 0

@@ -8,15 +8,15 @@ import os
 import time
 from pathlib import Path
 
-from flows.cli import CliError, require_verified
-from flows.errors import EXIT_FINDINGS
+from synthdocqa.flows.cli import CliError, require_verified
+from synthdocqa.flows.errors import EXIT_FINDINGS
 
 
 def cmd_legibility(args: argparse.Namespace) -> int:
-    from corpus.ocr import UNREADABLE_CER
-    from corpus.store import LEGIBILITY_QA_TABLE, LEGIBILITY_TABLE, CorpusError
-    from corpus.views.legibility import CER_THRESHOLD, LegibilityError, measure_legibility
-    from flows.commands.corpus import _progress_bar
+    from synthdocqa.corpus.ocr import UNREADABLE_CER
+    from synthdocqa.corpus.store import LEGIBILITY_QA_TABLE, LEGIBILITY_TABLE, CorpusError
+    from synthdocqa.corpus.views.legibility import CER_THRESHOLD, LegibilityError, measure_legibility
+    from synthdocqa.flows.commands.corpus import _progress_bar
 
     if args.workers < 1:
         raise CliError("--workers must be >= 1")
@@ -52,8 +52,8 @@ def cmd_legibility(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    from corpus.ocr import UNREADABLE_CER
-    from corpus.store import MANIFEST
+    from synthdocqa.corpus.ocr import UNREADABLE_CER
+    from synthdocqa.corpus.store import MANIFEST
 
     p = sub.add_parser("legibility", help="OCR the evidence on the scans: which assertions and QA pairs are still "
                                           "legible, per tier")

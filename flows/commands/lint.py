@@ -6,14 +6,14 @@ import argparse
 import json
 import sys
 
-from flows.cli import CliError
-from flows.errors import EXIT_FINDINGS
+from synthdocqa.flows.cli import CliError
+from synthdocqa.flows.errors import EXIT_FINDINGS
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from corpus.store import CorpusError
-    from corpus.views.lint import HALF_EMPTY_MAX_SHARE, lint_corpus
-    from flows.commands.corpus import _progress_bar
+    from synthdocqa.corpus.store import CorpusError
+    from synthdocqa.corpus.views.lint import HALF_EMPTY_MAX_SHARE, lint_corpus
+    from synthdocqa.flows.commands.corpus import _progress_bar
 
     share = HALF_EMPTY_MAX_SHARE if args.max_half_empty is None else args.max_half_empty
     if not 0 <= share <= 1:
@@ -34,7 +34,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    from corpus.store import MANIFEST
+    from synthdocqa.corpus.store import MANIFEST
 
     p = sub.add_parser("lint", help="check a corpus for overlaps, clipped text, mid-token wraps, half-empty pages, "
                                     "semantic misuse and inconsistent identities")

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from flows.cli import CliError, check_range
-from flows.commands import command_group
+from synthdocqa.flows.cli import CliError, check_range
+from synthdocqa.flows.commands import command_group
 
 GGUF_VERSIONS = (2, 3)
 """The GGUF versions llama.cpp loads (version 1 files are refused by it too)."""
@@ -42,7 +42,7 @@ def check_gguf(path: Path) -> None:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from judges.llm.local_server import (
+    from synthdocqa.judges.llm.local_server import (
         LocalModelError,
         default_model_path,
         missing,

@@ -7,8 +7,8 @@ import argparse
 import time
 from pathlib import Path
 
-from flows.cli import CliError, check_not_in_corpus
-from flows.commands import command_group
+from synthdocqa.flows.cli import CliError, check_not_in_corpus
+from synthdocqa.flows.commands import command_group
 
 
 def _one_line(err: object) -> str:
@@ -16,8 +16,8 @@ def _one_line(err: object) -> str:
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from judges.osce.loaders import OsceInputError
-    from judges.osce.pipeline import load_taxonomy, simulate_to_files
+    from synthdocqa.judges.osce.loaders import OsceInputError
+    from synthdocqa.judges.osce.pipeline import load_taxonomy, simulate_to_files
 
     if args.seed < 0:
         raise CliError("--seed must be >= 0")
@@ -31,12 +31,12 @@ def cmd_simulate(args: argparse.Namespace) -> int:
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    from judges.osce.analysis import AnalysisOptions
-    from judges.osce.columns import ColumnError, parse_mapping
-    from judges.osce.lmm_solver import LmmError
-    from judges.osce.loaders import OsceInputError, read_ratings
-    from judges.osce.pipeline import analyze_file, load_taxonomy
-    from judges.osce.r_backend import RBackendError, r_missing
+    from synthdocqa.judges.osce.analysis import AnalysisOptions
+    from synthdocqa.judges.osce.columns import ColumnError, parse_mapping
+    from synthdocqa.judges.osce.lmm_solver import LmmError
+    from synthdocqa.judges.osce.loaders import OsceInputError, read_ratings
+    from synthdocqa.judges.osce.pipeline import analyze_file, load_taxonomy
+    from synthdocqa.judges.osce.r_backend import RBackendError, r_missing
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -67,8 +67,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         loaded = read_ratings(args.ratings, tax, encoding=args.encoding, columns=columns, sheet=args.sheet)
         rubric = judge = None
         if args.judge_ratings:
-            from judges.osce.loaders import load_ratings
-            from judges.osce.rubric import judge_agreement
+            from synthdocqa.judges.osce.loaders import load_ratings
+            from synthdocqa.judges.osce.rubric import judge_agreement
 
             judge = load_ratings(args.judge_ratings, tax)
             rubric = judge_agreement(judge, loaded.table, tax)
@@ -94,7 +94,7 @@ def _fit_bar():
     """A progress bar on stderr over the model fits (one line per update when stderr is not a terminal)."""
     import sys
 
-    from flows.progress import progress_bar
+    from synthdocqa.flows.progress import progress_bar
 
     bar = None
 
@@ -135,12 +135,12 @@ def _print_plan(plan, all_prompts: bool) -> None:  # noqa: ANN001 (judges.osce.r
 def cmd_rubric(args: argparse.Namespace) -> int:
     import yaml
 
-    from ir.rng import Rng
-    from judges.llm import ChatClient, EndpointConfig, ResponseCache
-    from judges.osce.case_scripts import load_case_scripts
-    from judges.osce.loaders import OsceInputError, load_dialogues, write_table
-    from judges.osce.pipeline import load_taxonomy
-    from judges.osce.rubric import plan_requests, score_dialogues
+    from synthdocqa.ir.rng import Rng
+    from synthdocqa.judges.llm import ChatClient, EndpointConfig, ResponseCache
+    from synthdocqa.judges.osce.case_scripts import load_case_scripts
+    from synthdocqa.judges.osce.loaders import OsceInputError, load_dialogues, write_table
+    from synthdocqa.judges.osce.pipeline import load_taxonomy
+    from synthdocqa.judges.osce.rubric import plan_requests, score_dialogues
 
     if not args.dry_run and not (args.endpoint and args.out):
         raise CliError("--endpoint and --out are required unless --dry-run")
@@ -165,7 +165,7 @@ def cmd_rubric(args: argparse.Namespace) -> int:
         raise CliError(_one_line(err if isinstance(err, OsceInputError) else str(err).splitlines()[0])) from None
     cache = ResponseCache(args.cache) if args.cache else None
     try:
-        from flows.commands.judge import llm_progress
+        from synthdocqa.flows.commands.judge import llm_progress
 
         bar = llm_progress()
         n_requests = len(plan.requests)
@@ -186,7 +186,7 @@ def _count_bar(desc: str, unit: str):
     """A bar on stderr over (done, total) updates."""
     import sys
 
-    from flows.progress import progress_bar
+    from synthdocqa.flows.progress import progress_bar
 
     bar = None
 
@@ -203,9 +203,9 @@ def _count_bar(desc: str, unit: str):
 
 
 def cmd_vsp_run(args: argparse.Namespace) -> int:
-    from judges.osce.case_bank import SHIPPED_CASES, load_case_bank, load_questions
-    from judges.osce.loaders import OsceInputError
-    from judges.osce.vsp import load_responders, run_vsp
+    from synthdocqa.judges.osce.case_bank import SHIPPED_CASES, load_case_bank, load_questions
+    from synthdocqa.judges.osce.loaders import OsceInputError
+    from synthdocqa.judges.osce.vsp import load_responders, run_vsp
 
     t0 = time.perf_counter()
     try:
@@ -238,8 +238,8 @@ def _dialogues_source(path: str):
     """Dialogues from a VSP run folder (its dialogues.csv, case titles from its language) or a dialogues file."""
     import json
 
-    from judges.osce.loaders import load_dialogues
-    from judges.osce.vsp import DIALOGUES_FILE, RUN_FILE
+    from synthdocqa.judges.osce.loaders import load_dialogues
+    from synthdocqa.judges.osce.vsp import DIALOGUES_FILE, RUN_FILE
 
     p = Path(path)
     if p.is_dir():
@@ -257,9 +257,9 @@ def _dialogues_source(path: str):
 def cmd_packets(args: argparse.Namespace) -> int:
     import secrets
 
-    from judges.osce.loaders import OsceInputError
-    from judges.osce.packets import write_packets
-    from judges.osce.pipeline import load_taxonomy
+    from synthdocqa.judges.osce.loaders import OsceInputError
+    from synthdocqa.judges.osce.packets import write_packets
+    from synthdocqa.judges.osce.pipeline import load_taxonomy
 
     if args.raters < 1:
         raise CliError("--raters must be >= 1")
@@ -277,9 +277,9 @@ def cmd_packets(args: argparse.Namespace) -> int:
 
 
 def cmd_collect(args: argparse.Namespace) -> int:
-    from judges.osce.loaders import OsceInputError, write_table
-    from judges.osce.packets import collect_packets
-    from judges.osce.pipeline import load_taxonomy
+    from synthdocqa.judges.osce.loaders import OsceInputError, write_table
+    from synthdocqa.judges.osce.packets import collect_packets
+    from synthdocqa.judges.osce.pipeline import load_taxonomy
 
     try:
         ratings = collect_packets(args.packets, args.key, taxonomy=load_taxonomy(args.taxonomy))
@@ -292,10 +292,10 @@ def cmd_collect(args: argparse.Namespace) -> int:
 
 
 def _platform_config(args: argparse.Namespace):
-    from judges.osce.case_bank import SHIPPED_CASES, load_case_bank
-    from judges.osce.loaders import OsceInputError
-    from judges.osce.platform.app import PlatformConfig
-    from judges.osce.vsp import load_responders
+    from synthdocqa.judges.osce.case_bank import SHIPPED_CASES, load_case_bank
+    from synthdocqa.judges.osce.loaders import OsceInputError
+    from synthdocqa.judges.osce.platform.app import PlatformConfig
+    from synthdocqa.judges.osce.vsp import load_responders
 
     try:
         cases = load_case_bank(args.cases or SHIPPED_CASES)
@@ -315,7 +315,7 @@ def _platform_config(args: argparse.Namespace):
     if args.judge:
         import yaml
 
-        from judges.llm import EndpointConfig
+        from synthdocqa.judges.llm import EndpointConfig
 
         try:
             judge = EndpointConfig.model_validate(yaml.safe_load(Path(args.judge).read_text(encoding="utf-8")) or {})
@@ -331,7 +331,7 @@ def _platform_config(args: argparse.Namespace):
 def cmd_platform_serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from judges.osce.platform.app import create_app
+    from synthdocqa.judges.osce.platform.app import create_app
 
     cfg = _platform_config(args)
     print(f"OSCE practice platform on http://{args.host}:{args.port} ({len(cfg.cases)} cases, VSP {cfg.vsp.name}, "
@@ -343,8 +343,8 @@ def cmd_platform_serve(args: argparse.Namespace) -> int:
 def cmd_platform_export(args: argparse.Namespace) -> int:
     import asyncio
 
-    from judges.osce.platform.export import export_consented
-    from judges.osce.platform.store import PlatformStore, PlatformStoreError
+    from synthdocqa.judges.osce.platform.export import export_consented
+    from synthdocqa.judges.osce.platform.store import PlatformStore, PlatformStoreError
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():

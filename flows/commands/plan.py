@@ -8,12 +8,12 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from flows.cli import CliError, check_writable, not_a_file, parse_int_list
-from ir.vocab import PROFILE_NAMES
+from synthdocqa.flows.cli import CliError, check_writable, not_a_file, parse_int_list
+from synthdocqa.ir.vocab import PROFILE_NAMES
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    from corpus.store import IR_FILE, DocFiles
+    from synthdocqa.corpus.store import IR_FILE, DocFiles
 
     p = sub.add_parser("plan", help=f"plan documents (content, facts, page schedule) and write their {IR_FILE}",
                        description=f"Plan documents of a corpus and write DIR/{DocFiles('<doc_id>').ir}.")
@@ -34,9 +34,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def load_spec(args: argparse.Namespace):
     """The CorpusSpec of --spec (a whole or partial spec, laid over its "profile" key or --profile) or of
     --profile, with --seed/--docs applied, validated as a whole before any work; CliError naming the field."""
-    from ir import describe_validation_error
-    from ir.files import strict_json_loads
-    from ir.spec import layered_spec
+    from synthdocqa.ir import describe_validation_error
+    from synthdocqa.ir.files import strict_json_loads
+    from synthdocqa.ir.spec import layered_spec
 
     source = "spec"  # --seed and --docs are range-checked with the spec (ir.spec.CorpusSpec: seed, n_docs)
     data: dict = {}
@@ -65,8 +65,8 @@ def load_spec(args: argparse.Namespace):
 
 
 def run_plan(args: argparse.Namespace) -> int:
-    from corpus.partial import write_planned
-    from corpus.store import DOCS_DIR
+    from synthdocqa.corpus.partial import write_planned
+    from synthdocqa.corpus.store import DOCS_DIR
 
     spec = load_spec(args)
     indices = list(range(spec.n_docs)) if args.only is None else args.only
@@ -85,7 +85,7 @@ def run_plan(args: argparse.Namespace) -> int:
 
 
 def run_domains(args: argparse.Namespace) -> int:
-    from generation.domains import DOMAINS, RECIPES
+    from synthdocqa.generation.domains import DOMAINS, RECIPES
 
     if args.json:
         print(json.dumps({

@@ -10,8 +10,8 @@ import argparse
 import time
 from pathlib import Path
 
-from flows.cli import MAX_SEED, CliError, check_range, check_writable, parse_int_list
-from ir.vocab import PROFILE_NAMES
+from synthdocqa.flows.cli import MAX_SEED, CliError, check_range, check_writable, parse_int_list
+from synthdocqa.ir.vocab import PROFILE_NAMES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -30,7 +30,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _render(args: argparse.Namespace) -> int:
-    from ir.spec import DPI_RANGE, MAX_DOCS, spec_for_profile
+    from synthdocqa.ir.spec import DPI_RANGE, MAX_DOCS, spec_for_profile
 
     check_range("--seed", args.seed, 0, MAX_SEED)
     check_range("--docs", args.docs, 1, MAX_DOCS)
@@ -43,7 +43,7 @@ def _render(args: argparse.Namespace) -> int:
         spec = spec_for_profile(args.profile, args.seed, args.docs).model_copy(update={"dpi": args.dpi})
     except ValueError as err:
         raise CliError(str(err)) from None
-    from corpus.partial import RenderCheckError, write_rendered
+    from synthdocqa.corpus.partial import RenderCheckError, write_rendered
 
     out = Path(args.out)
     if out.exists() and not out.is_dir():
@@ -65,12 +65,12 @@ def _render(args: argparse.Namespace) -> int:
 def _chooser(name: str):
     """``clip`` is the chooser ``generate`` uses (``corpus.assemble.default_layout_chooser``), so both pick
     the same layouts for the same seed."""
-    from renderers.layout.assign import with_layouts
+    from synthdocqa.renderers.layout.assign import with_layouts
 
     if name == "seeded":
         return with_layouts
     try:
-        from corpus.assemble import default_layout_chooser
+        from synthdocqa.corpus.assemble import default_layout_chooser
     except ImportError as err:
         raise CliError(f"--layout-chooser clip needs renderers.layout.retrieval: {err}") from None
     try:

@@ -6,14 +6,21 @@ import argparse
 import time
 from pathlib import Path
 
-from flows.cli import CliError, add_json_flag, check_range, check_writable, print_json, require_verified
+from synthdocqa.flows.cli import (
+    CliError,
+    add_json_flag,
+    check_range,
+    check_writable,
+    print_json,
+    require_verified,
+)
 
 MAX_GALLERY = 200
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from corpus.views.report import ReportError, ReportOptions, write_report
-    from corpus.views.report_browser import MIN_THUMB_WIDTH
+    from synthdocqa.corpus.views.report import ReportError, ReportOptions, write_report
+    from synthdocqa.corpus.views.report_browser import MIN_THUMB_WIDTH
 
     check_range("--gallery", args.gallery, 0, MAX_GALLERY)
     if not 36 <= args.contact_dpi <= 300:
@@ -43,7 +50,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    from corpus.store import MANIFEST
+    from synthdocqa.corpus.store import MANIFEST
 
     p = sub.add_parser("report", help="self-contained HTML report: stats, charts, QA browser, evidence gallery, "
                                       "five tiers")

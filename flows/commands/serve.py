@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from flows.cli import CliError, check_range
+from synthdocqa.flows.cli import CliError, check_range
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from flows.deployments import DEPLOYMENTS, serve_all
+    from synthdocqa.flows.deployments import DEPLOYMENTS, serve_all
 
     check_range("--limit", args.limit, 1, 10_000)
     known = {d.flow for d in DEPLOYMENTS}

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from ir.blocks import AnnotationBlock, Span
-from ir.rng import Rng
+from synthdocqa.ir.blocks import AnnotationBlock, Span
+from synthdocqa.ir.rng import Rng
 
 from .book import DocContext, fs, lit
 from .formats import stamp_date

@@ -16,11 +16,11 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from ir import values
-from ir.blocks import Span
-from ir.facts import Derivation, Entity, Fact
-from ir.rng import Rng
-from ir.vocab import Quantity
+from synthdocqa.ir import values
+from synthdocqa.ir.blocks import Span
+from synthdocqa.ir.facts import Derivation, Entity, Fact
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import Quantity
 
 from ..domains import Domain, Recipe, get_domain, view
 from .calendar import Calendar

@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 from ..domains import Metric
 from .calendar import period_months

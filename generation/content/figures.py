@@ -14,10 +14,10 @@ from __future__ import annotations
 from decimal import Decimal
 from itertools import chain
 
-from ir.arithmetic_rules import quantity_allows
-from ir.blocks import FigureBlock, Series, Span
-from ir.facts import Fact
-from ir.rng import Rng
+from synthdocqa.ir.arithmetic_rules import quantity_allows
+from synthdocqa.ir.blocks import FigureBlock, Series, Span
+from synthdocqa.ir.facts import Fact
+from synthdocqa.ir.rng import Rng
 
 from ..domains import Metric
 from .book import DocContext, fs

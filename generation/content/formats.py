@@ -11,7 +11,7 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 DATE_STYLES = ("long", "iso", "us", "short")
 SCALE_SUFFIX = {"thousand": "K", "million": "M", "billion": "B"}

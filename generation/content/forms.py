@@ -13,9 +13,9 @@ import datetime as dt
 from decimal import Decimal
 from itertools import chain
 
-from ir.blocks import Checkbox, FormBlock, FormField
-from ir.facts import Entity
-from ir.rng import Rng
+from synthdocqa.ir.blocks import Checkbox, FormBlock, FormField
+from synthdocqa.ir.facts import Entity
+from synthdocqa.ir.rng import Rng
 
 from .book import DocContext, fs
 from .quantities import draw_value

@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from ir.blocks import HeadingBlock, Span, TableBlock, TextBlock
-from ir.document import DocumentIR, PagePlan
-from ir.rng import Rng
-from ir.values import NumberValue
+from synthdocqa.ir.blocks import HeadingBlock, Span, TableBlock, TextBlock
+from synthdocqa.ir.document import DocumentIR, PagePlan
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.values import NumberValue
 
 from ..domains import Domain
 from .book import DocContext, fs, lit

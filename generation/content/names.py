@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ir.rng import Rng
-from ir.vocab import PageSize
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import PageSize
 
 GIVEN_NAMES: tuple[str, ...] = (
     "Aisha", "Alejandro", "Amara", "Anders", "Ana", "Arjun", "Beatrice", "Bilal", "Camille", "Carlos", "Chen",

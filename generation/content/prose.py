@@ -15,11 +15,19 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ir.arithmetic_rules import PERCENTAGE_POINTS, unit_for_count
-from ir.blocks import FigureBlock, FootnoteBlock, HeadingBlock, ListBlock, Span, TableBlock, TextBlock
-from ir.facts import Derivation, Fact
-from ir.rng import Rng
-from ir.values import NumberValue
+from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS, unit_for_count
+from synthdocqa.ir.blocks import (
+    FigureBlock,
+    FootnoteBlock,
+    HeadingBlock,
+    ListBlock,
+    Span,
+    TableBlock,
+    TextBlock,
+)
+from synthdocqa.ir.facts import Derivation, Fact
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.values import NumberValue
 
 from .book import YEAR_RECIPES, DocContext, fs, lit
 from .calendar import period_end, period_months

@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 from ..domains import Metric
 from .dynamics import display

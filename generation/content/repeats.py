@@ -15,8 +15,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ir.blocks import FigureBlock, FormBlock, TableBlock
-from ir.document import DocumentIR
+from synthdocqa.ir.blocks import FigureBlock, FormBlock, TableBlock
+from synthdocqa.ir.document import DocumentIR
 
 REPEAT_SHARE = 0.6
 """The share of the smaller table's rows (or row labels) that makes a pair of tables a repeat."""

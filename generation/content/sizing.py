@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 
-from ir.blocks import (
+from synthdocqa.ir.blocks import (
     AnnotationBlock,
     FigureBlock,
     FootnoteBlock,

@@ -21,11 +21,11 @@ import math
 from collections.abc import Callable
 from decimal import ROUND_DOWN, ROUND_HALF_EVEN, Decimal
 
-from ir.arithmetic_rules import PERCENTAGE_POINTS, quantity_allows, singular
-from ir.blocks import Span, TableBlock
-from ir.facts import Derivation, Fact
-from ir.rng import Rng
-from ir.vocab import TableKind
+from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS, quantity_allows, singular
+from synthdocqa.ir.blocks import Span, TableBlock
+from synthdocqa.ir.facts import Derivation, Fact
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import TableKind
 
 from ..domains import Metric
 from .book import DocContext, fs, lit

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 
-from ir.answers import derive, numeric, surface_forms, unit_of
-from ir.blocks import ELEMENT_OF_BLOCK, Block, FigureBlock, TableBlock
-from ir.facts import Fact
-from ir.qa_models import AssertionDerivation, ListAnswer, NumberAnswer
-from ir.rng import Rng
-from ir.values import DateValue
+from synthdocqa.ir.answers import derive, numeric, surface_forms, unit_of
+from synthdocqa.ir.blocks import ELEMENT_OF_BLOCK, Block, FigureBlock, TableBlock
+from synthdocqa.ir.facts import Fact
+from synthdocqa.ir.qa_models import AssertionDerivation, ListAnswer, NumberAnswer
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.values import DateValue
 
 from ..content.wording import plural
 from .claims import Claim, Draft

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ir.qa_models import AssertionDerivation, TypedAnswer
-from ir.vocab import QAElement, QAType
+from synthdocqa.ir.qa_models import AssertionDerivation, TypedAnswer
+from synthdocqa.ir.vocab import QAElement, QAType
 
 
 @dataclass(frozen=True)

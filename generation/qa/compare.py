@@ -7,12 +7,12 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import Decimal
 
-from ir.answers import answer_for_value, derive, numeric, surface_forms, unit_of
-from ir.blocks import ELEMENT_OF_BLOCK, Block, FigureBlock, FormBlock, TableBlock
-from ir.facts import Fact
-from ir.qa_models import AssertionDerivation, BooleanAnswer, ListAnswer, NumberAnswer, StringAnswer
-from ir.rng import Rng
-from ir.values import DateValue, MoneyValue, NumberValue, PercentValue, PersonValue
+from synthdocqa.ir.answers import answer_for_value, derive, numeric, surface_forms, unit_of
+from synthdocqa.ir.blocks import ELEMENT_OF_BLOCK, Block, FigureBlock, FormBlock, TableBlock
+from synthdocqa.ir.facts import Fact
+from synthdocqa.ir.qa_models import AssertionDerivation, BooleanAnswer, ListAnswer, NumberAnswer, StringAnswer
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.values import DateValue, MoneyValue, NumberValue, PercentValue, PersonValue
 
 from ..content.wording import plural
 from .claims import Claim, Draft

@@ -13,12 +13,21 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from ir.answers import answer_for_value, numeric, unit_of
-from ir.blocks import Block, FigureBlock, FormBlock, ListBlock, Span, TableBlock, block_spans, fact_spans
-from ir.document import DocumentIR
-from ir.facts import Fact
-from ir.qa_models import Evidence, Operand
-from ir.rng import Rng
+from synthdocqa.ir.answers import answer_for_value, numeric, unit_of
+from synthdocqa.ir.blocks import (
+    Block,
+    FigureBlock,
+    FormBlock,
+    ListBlock,
+    Span,
+    TableBlock,
+    block_spans,
+    fact_spans,
+)
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.facts import Fact
+from synthdocqa.ir.qa_models import Evidence, Operand
+from synthdocqa.ir.rng import Rng
 
 from ..content.front_matter import is_contents
 from .claims import Claim

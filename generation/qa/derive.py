@@ -6,12 +6,12 @@ from __future__ import annotations
 import math
 import re
 
-from ir import ids
-from ir.answers import surface_forms
-from ir.document import DocumentIR
-from ir.qa_models import Assertion, Evidence, QAPair
-from ir.rendermap import RenderMap
-from ir.rng import Rng
+from synthdocqa.ir import ids
+from synthdocqa.ir.answers import surface_forms
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.qa_models import Assertion, Evidence, QAPair
+from synthdocqa.ir.rendermap import RenderMap
+from synthdocqa.ir.rng import Rng
 
 from .context import QAContext
 from .evidence import build_evidence

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ir.blocks import fact_spans
-from ir.boxes import ScanBox, pdf_to_stored_px
-from ir.document import DocumentIR
-from ir.qa_models import Evidence
-from ir.rendermap import RenderedPage, RenderMap, SpanBox
+from synthdocqa.ir.blocks import fact_spans
+from synthdocqa.ir.boxes import ScanBox, pdf_to_stored_px
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.qa_models import Evidence
+from synthdocqa.ir.rendermap import RenderedPage, RenderMap, SpanBox
 
 
 def build_evidence(render_map: RenderMap, dpi: int | None = None,

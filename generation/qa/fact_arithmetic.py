@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ir.arithmetic_rules import difference_unit, quantity_allows, unit_for_count
-from ir.facts import Fact
-from ir.values import DateValue, MoneyValue, NumberValue, PercentValue
-from ir.vocab import Quantity
+from synthdocqa.ir.arithmetic_rules import difference_unit, quantity_allows, unit_for_count
+from synthdocqa.ir.facts import Fact
+from synthdocqa.ir.values import DateValue, MoneyValue, NumberValue, PercentValue
+from synthdocqa.ir.vocab import Quantity
 
 DURATION_UNITS = frozenset({"seconds", "minutes", "hours", "days", "weeks", "months", "years", "hrs", "mins"})
 MEASURE_UNITS = frozenset({"tonnes", "t", "kg", "MWh", "kWh", "GWh", "tCO2e", "m3", "m³", "barrels", "sq m", "m2",

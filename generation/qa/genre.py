@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ir.answers import dec_str, derive, numeric, surface_forms
-from ir.blocks import ELEMENT_OF_BLOCK
-from ir.facts import Fact
-from ir.qa_models import AssertionDerivation, NumberAnswer
-from ir.rng import Rng
+from synthdocqa.ir.answers import dec_str, derive, numeric, surface_forms
+from synthdocqa.ir.blocks import ELEMENT_OF_BLOCK
+from synthdocqa.ir.facts import Fact
+from synthdocqa.ir.qa_models import AssertionDerivation, NumberAnswer
+from synthdocqa.ir.rng import Rng
 
 from .claims import Claim, Draft
 from .context import QAContext, lc

@@ -4,11 +4,11 @@ above a threshold."""
 
 from __future__ import annotations
 
-from ir.answers import answer_for_value, numeric
-from ir.blocks import ELEMENT_OF_BLOCK, Block, ListBlock, TableBlock
-from ir.qa_models import ListAnswer
-from ir.rng import Rng
-from ir.values import DateValue
+from synthdocqa.ir.answers import answer_for_value, numeric
+from synthdocqa.ir.blocks import ELEMENT_OF_BLOCK, Block, ListBlock, TableBlock
+from synthdocqa.ir.qa_models import ListAnswer
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.values import DateValue
 
 from ..content.wording import plural
 from .claims import Claim, Draft

@@ -5,11 +5,19 @@ from __future__ import annotations
 
 import re
 
-from ir.answers import answer_for_value, numeric
-from ir.blocks import ELEMENT_OF_BLOCK, AnnotationBlock, Block, FigureBlock, FormBlock, ListBlock, TableBlock
-from ir.facts import Fact
-from ir.rng import Rng
-from ir.values import DateValue, MoneyValue, NumberValue, PercentValue, PersonValue
+from synthdocqa.ir.answers import answer_for_value, numeric
+from synthdocqa.ir.blocks import (
+    ELEMENT_OF_BLOCK,
+    AnnotationBlock,
+    Block,
+    FigureBlock,
+    FormBlock,
+    ListBlock,
+    TableBlock,
+)
+from synthdocqa.ir.facts import Fact
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.values import DateValue, MoneyValue, NumberValue, PercentValue, PersonValue
 
 from .claims import Claim, Draft
 from .context import QAContext, Record, lc

@@ -14,10 +14,10 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from ir.blocks import FigureBlock, FormBlock, ListBlock, TableBlock
-from ir.document import DocumentIR
-from ir.qa_models import QAPair
-from ir.values import OrganisationValue, PersonValue
+from synthdocqa.ir.blocks import FigureBlock, FormBlock, ListBlock, TableBlock
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.qa_models import QAPair
+from synthdocqa.ir.values import OrganisationValue, PersonValue
 
 QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"|‘[^’]*’|“[^”]*”")
 MONTHS = ("January|February|March|April|May|June|July|August|September|October|November|December|"

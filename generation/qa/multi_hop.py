@@ -18,12 +18,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ir.answers import answer_for_value, numeric, surface_forms, unit_of
-from ir.blocks import ELEMENT_OF_BLOCK, Block, FormBlock
-from ir.facts import Fact
-from ir.qa_models import StringAnswer
-from ir.rng import Rng
-from ir.values import OrganisationValue, PersonValue
+from synthdocqa.ir.answers import answer_for_value, numeric, surface_forms, unit_of
+from synthdocqa.ir.blocks import ELEMENT_OF_BLOCK, Block, FormBlock
+from synthdocqa.ir.facts import Fact
+from synthdocqa.ir.qa_models import StringAnswer
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.values import OrganisationValue, PersonValue
 
 from .arithmetic import derivation, number_answer, period_key
 from .claims import Claim, Draft

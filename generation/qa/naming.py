@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from ir.blocks import AnnotationBlock, Block, FigureBlock, FormBlock, ListBlock, TableBlock
-from ir.facts import Fact
+from synthdocqa.ir.blocks import AnnotationBlock, Block, FigureBlock, FormBlock, ListBlock, TableBlock
+from synthdocqa.ir.facts import Fact
 
 LOCATION = re.compile(r"\s+shown in (?:Figure|Table|the chart)\b[^,;]*$|\s*\((?:Table|Figure) \d+\)|"
                       r"\s+in the register \(Table \d+\)|\s+on page \d+|\s+in Table \d+$|\s+\((?:handwritten note|stamp|signature|"

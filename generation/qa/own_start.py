@@ -26,10 +26,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ir.answers import surface_forms
-from ir.blocks import FormBlock, ListBlock, TableBlock, block_fact_ids
-from ir.document import DocumentIR
-from ir.qa_models import Assertion, QAPair, TypedAnswer
+from synthdocqa.ir.answers import surface_forms
+from synthdocqa.ir.blocks import FormBlock, ListBlock, TableBlock, block_fact_ids
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.qa_models import Assertion, QAPair, TypedAnswer
 
 from .claims import Draft
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 AN = re.compile(r"(?:^|(?<=[.?!:] ))(A) (?=[aeioAEIO]\w)|\b(a) (?=[aeioAEIO]\w)")
 """The article "a" before a vowel, never a label letter ("party A is ...", "Plan A")."""

@@ -3,8 +3,8 @@ QA pair's answer must follow from its assertions by its type's answer rule (``re
 
 from __future__ import annotations
 
-from ir.answers import derive, operand_value
-from ir.qa_models import Assertion, QAPair
+from synthdocqa.ir.answers import derive, operand_value
+from synthdocqa.ir.qa_models import Assertion, QAPair
 
 
 def recompute_assertion(a: Assertion) -> list[str]:

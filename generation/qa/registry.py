@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ir.rng import Rng
-from ir.vocab import QA_TYPES, Difficulty, QAType
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import QA_TYPES, Difficulty, QAType
 
 from .arithmetic import (
     block_dates,

@@ -9,8 +9,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ir.blocks import ELEMENT_OF_BLOCK, AnnotationBlock, Block, FigureBlock, FormBlock, ListBlock, TableBlock
-from ir.values import DateValue, PersonValue
+from synthdocqa.ir.blocks import (
+    ELEMENT_OF_BLOCK,
+    AnnotationBlock,
+    Block,
+    FigureBlock,
+    FormBlock,
+    ListBlock,
+    TableBlock,
+)
+from synthdocqa.ir.values import DateValue, PersonValue
 
 from .context import QAContext
 from .lists import drawn_items

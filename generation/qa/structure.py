@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ir.answers import answer_for_value
-from ir.blocks import FigureBlock, TableBlock
-from ir.facts import Fact
-from ir.rng import Rng
+from synthdocqa.ir.answers import answer_for_value
+from synthdocqa.ir.blocks import FigureBlock, TableBlock
+from synthdocqa.ir.facts import Fact
+from synthdocqa.ir.rng import Rng
 
 from ..content.front_matter import NUMBERED_HEADING, contents_table, heading_text, is_contents
 from .claims import Claim, Draft

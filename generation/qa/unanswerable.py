@@ -3,10 +3,10 @@ stated)."""
 
 from __future__ import annotations
 
-from ir.blocks import FormBlock, TableBlock
-from ir.qa_models import NotAnswerable
-from ir.rng import Rng
-from ir.values import PersonValue
+from synthdocqa.ir.blocks import FormBlock, TableBlock
+from synthdocqa.ir.qa_models import NotAnswerable
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.values import PersonValue
 
 from .claims import Claim, Draft
 from .context import QAContext

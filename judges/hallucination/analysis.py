@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from pydantic import BaseModel, Field
 
-from ir.rng import Rng
-from judges.reliability import krippendorff_alpha, krippendorff_alpha_ci
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.reliability import krippendorff_alpha, krippendorff_alpha_ci
 
 from .binary_stats import (
     CochranResult,

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Literal
 
-from ir.document import DocumentIR
-from ir.qa_models import QAPair
-from judges.llm import ChatClient, ChatRequest, PromptTemplate, escape_untrusted, load_prompt
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.qa_models import QAPair
+from synthdocqa.judges.llm import ChatClient, ChatRequest, PromptTemplate, escape_untrusted, load_prompt
 
 from .items import HallucinationItem, ItemsError, json_lines
 from .synthesize import _Synth

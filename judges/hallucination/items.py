@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ir.files import atomic_write_bytes, atomic_write_text
+from synthdocqa.ir.files import atomic_write_bytes, atomic_write_text
 
 ERROR_TYPES: tuple[str, ...] = (
     "correct", "paraphrase", "extra_true", "extra_false", "wrong_value", "fabricated", "unit_scale", "partial",

@@ -34,16 +34,16 @@ from typing import Literal, Protocol
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ir.document import DocumentIR
-from ir.files import atomic_write_text
-from ir.qa_models import QAPair
-from ir.rng import Rng
-from judges.llm import ChatClient, ClientStats, EndpointConfig, ResponseCache
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.files import atomic_write_text
+from synthdocqa.ir.qa_models import QAPair
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.llm import ChatClient, ClientStats, EndpointConfig, ResponseCache
 
 from .analysis import AnalysisResult, analyse
 from .answer import AnswerMode
 from .items import HallucinationItem, save_items
-from .labelers import DEFAULT_LABELERS, score_items
+from .labelers import default_labelers, left_out_labelers, missing_extra, score_items
 from .labelers.llm_judge import DEFAULT_PROMPTS, JudgeRun, load_judge_prompts, run_judge
 from .report import write_report
 
@@ -77,7 +77,7 @@ class JudgesConfig(BaseModel):
 
     judges: list[EndpointConfig] = Field(default_factory=list)
     prompts: dict[str, str] = Field(default_factory=lambda: dict(DEFAULT_PROMPTS))
-    labelers: list[str] = Field(default_factory=lambda: list(DEFAULT_LABELERS))
+    labelers: list[str] = Field(default_factory=lambda: list(default_labelers()))
     nli_checkpoint: str | None = None
     embedding_model: str | None = None
     answerer: EndpointConfig | None = None
@@ -98,6 +98,9 @@ class JudgesConfig(BaseModel):
         unknown = [x for x in v if x not in (*LEXICAL, EMBEDDING, NLI)]
         if unknown:
             raise ValueError(f"unknown labelers {unknown}; known: {[*LEXICAL, EMBEDDING, NLI]}")
+        for name in v:
+            if why := missing_extra(name):
+                raise ValueError(why)
         return v
 
 
@@ -226,6 +229,8 @@ def run_labeling(
     atomic_write_text(labels_path, "".join(json.dumps(r) + "\n" for r in rows))
     header = [*header, "Prompts: " + ", ".join(f"{c}={p.name}@{p.short_hash}" for c, p in prompts.items())
               if prompts else "No LLM judges configured (embedded default: lexical and embedding labelers)."]
+    header += [f"Left out of the default labelers: {why}." for why in left_out_labelers()
+               if why.split()[1] not in config.labelers]
     for jn, run in runs.items():
         s = run.stats
         fallback = f", response formats rejected: {', '.join(s.format_fallbacks)}" if s.format_fallbacks else ""

@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
-from ir.files import atomic_write_bytes
+from synthdocqa.ir.files import atomic_write_bytes
 
 from ..html import Section, md_cell, md_escape, png_image, render_page, table
 from .analysis import AnalysisResult

@@ -39,11 +39,11 @@ from collections.abc import Mapping, Sequence
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import TYPE_CHECKING
 
-from ir.answers import date_forms, number_forms, numeric
-from ir.document import DocumentIR
-from ir.facts import Fact
-from ir.qa_models import QAPair
-from ir.rng import Rng
+from synthdocqa.ir.answers import date_forms, number_forms, numeric
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.facts import Fact
+from synthdocqa.ir.qa_models import QAPair
+from synthdocqa.ir.rng import Rng
 
 from .items import ERROR_TYPES, HallucinationItem
 

@@ -44,7 +44,7 @@ from typing import Any, Literal
 import httpx
 from pydantic import BaseModel, Field, SecretStr
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 from .cache import CachedReply, ResponseCache, cache_key, endpoint_identity
 from .config import EndpointConfig
@@ -55,7 +55,7 @@ WIRE_ORDER: tuple[WireFormat, ...] = ("json_schema", "json_object+schema", "json
 steps down when the server rejects a format."""
 _START: dict[str, WireFormat] = {"json_schema": "json_schema", "json_object": "json_object+schema", "text": "text"}
 
-log = logging.getLogger("judges.llm")
+log = logging.getLogger("synthdocqa.judges.llm")
 
 InvalidReason = Literal["unparseable", "quota", "auth", "http_error", "retries_exhausted"]
 Parser = Callable[[str], dict[str, Any]]

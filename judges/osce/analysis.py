@@ -42,7 +42,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from scipy.stats import chi2
 
-from judges.reliability import ReliabilityError, krippendorff_alpha
+from synthdocqa.judges.reliability import ReliabilityError, krippendorff_alpha
 
 from .contrasts import (
     LmmEstimator,
@@ -391,7 +391,7 @@ def bootstrap_check(job: FitJob, est: LmmEstimator, contrasts: Sequence[Contrast
     per contrast the quantiles of ``t* = (L b* - L b) / se*`` give ``[est - q_hi se, est - q_lo se]``. Where the
     Satterthwaite df are too many for the design (few dialogues), this CI comes out wider. Draws come from
     ``Rng(bootstrap_seed, ("osce-bootstrap", metric))``: same seed, same numbers."""
-    from ir.rng import Rng
+    from synthdocqa.ir.rng import Rng
 
     fit = est.fit
     model = fit.model

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
-from ir.files import atomic_write_bytes
+from synthdocqa.ir.files import atomic_write_bytes
 
 from .columns import ColumnError, is_wide, map_columns, wide_to_long
 from .readers import ReadError, ReadInfo, read_any

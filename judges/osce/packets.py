@@ -64,8 +64,8 @@ from openpyxl.worksheet.worksheet import Worksheet
 from openpyxl.writer.excel import ExcelWriter
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from ir.files import atomic_dir, atomic_write_bytes, atomic_write_json, sha256_bytes
-from ir.rng import Rng
+from synthdocqa.ir.files import atomic_dir, atomic_write_bytes, atomic_write_json, sha256_bytes
+from synthdocqa.ir.rng import Rng
 
 from .loaders import OsceInputError, validate_ratings
 from .schema import RATING_COLUMNS, Dialogue, Level, MetricSpec, Taxonomy

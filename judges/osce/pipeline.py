@@ -11,8 +11,8 @@ import pandas as pd
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from ir.base import describe_validation_error
-from ir.rng import Rng
+from synthdocqa.ir.base import describe_validation_error
+from synthdocqa.ir.rng import Rng
 
 from .analysis import AnalysisOptions, analyze
 from .loaders import LoadedRatings, OsceInputError, read_ratings, write_table

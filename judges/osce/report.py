@@ -26,7 +26,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-from ir.files import atomic_dir
+from synthdocqa.ir.files import atomic_dir
 
 from ..html import Section, md_cell, md_escape, png_image, render_page, table
 from .contrasts import ADJUST_NAMES

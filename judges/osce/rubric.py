@@ -23,8 +23,15 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field
 
-from judges.llm import ChatClient, ChatRequest, PromptTemplate, VerdictError, load_prompt, parse_json_object
-from judges.reliability import ReliabilityError, agreement_summary
+from synthdocqa.judges.llm import (
+    ChatClient,
+    ChatRequest,
+    PromptTemplate,
+    VerdictError,
+    load_prompt,
+    parse_json_object,
+)
+from synthdocqa.judges.reliability import ReliabilityError, agreement_summary
 
 from .case_scripts import NO_SCRIPT, missing_scripts
 from .loaders import OsceInputError

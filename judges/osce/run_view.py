@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from judges.html import Section, render_page, table
+from synthdocqa.judges.html import Section, render_page, table
 
 from .case_bank import Case
 from .report import page_css

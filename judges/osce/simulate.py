@@ -24,7 +24,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from scipy.stats import norm
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 from .schema import RATING_COLUMNS, MetricSpec, Taxonomy
 

@@ -45,10 +45,10 @@ import httpx
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from ir.files import atomic_write_bytes, atomic_write_text
-from ir.rng import Rng
-from judges.llm import ChatClient, ChatRequest, EndpointConfig, ResponseCache
-from judges.llm.prompts import PromptTemplate, load_prompt
+from synthdocqa.ir.files import atomic_write_bytes, atomic_write_text
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.llm import ChatClient, ChatRequest, EndpointConfig, ResponseCache
+from synthdocqa.judges.llm.prompts import PromptTemplate, load_prompt
 
 from .case_bank import LANGUAGES, Case, ScriptedQuestion, read_yaml
 from .loaders import OsceInputError, dialogues_frame, read_table, write_table

@@ -6,8 +6,8 @@ of one page never depends on another page or on the library's size beyond its ow
 
 from __future__ import annotations
 
-from ir.document import DocumentIR
-from ir.rng import Rng
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.rng import Rng
 
 from .layouts import LayoutLibrary, default_library, is_compatible
 

@@ -1,5 +1,10 @@
 """open_clip models for layout retrieval: the shipped layout-CLIP and any user-supplied CLIP.
 
+Generation embeds with the shipped layout-CLIP's ONNX export on ONNX Runtime (``clip_onnx``: no torch at
+run time); this module is the torch side (training, export, ``--clip-pretrained`` models, the reference the
+export is checked against), which needs the ``[clip]`` extra (torch and open_clip). ``load_clip()`` chooses:
+the shipped model on ONNX Runtime unless ``runtime="torch"`` or a weights file or tag is given.
+
 The embedded default is ``layout-clip-tiny``: its open_clip architecture config
 ``renderers/layout/layout_clip/open_clip_config/layout-clip-tiny.json`` (open_clip names a registered config by its
 file's stem), registered with ``open_clip.add_model_config``, and its weights with the record of their
@@ -19,13 +24,18 @@ import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 from PIL import Image
 
-from ir.files import atomic_write_bytes, sha256_bytes, sha256_file
+from synthdocqa.ir.files import atomic_write_bytes, sha256_bytes, sha256_file
 
+if TYPE_CHECKING:  # torch is imported where it is used: the module loads without the [clip] extra
+    import torch
+
+CLIP_EXTRA = "pip install 'synthdocqa[clip]'"
+"""What brings torch and open_clip (README: the CPU-only torch build for a machine without a GPU)."""
 DEFAULT_MODEL = "layout-clip-tiny"
 SHIPPED_DIR = Path(__file__).resolve().with_name("layout_clip")
 CONFIG_PATH = SHIPPED_DIR / "open_clip_config" / f"{DEFAULT_MODEL}.json"
@@ -43,6 +53,19 @@ class ClipLoadError(RuntimeError):
     """Weights could not be found, read or matched to the model: never silently a random model."""
 
 
+def require_torch() -> None:
+    """torch and open_clip, or a ``ClipLoadError`` naming the extra that brings them."""
+    missing = []
+    for name in ("torch", "open_clip"):
+        try:
+            __import__(name)
+        except ImportError:
+            missing.append(name)
+    if missing:
+        raise ClipLoadError(f"{' and '.join(missing)} not installed: training, exporting or loading a CLIP other than "
+                            f"the shipped layout-CLIP needs the [clip] extra ({CLIP_EXTRA})")
+
+
 _REGISTERED = False
 
 
@@ -50,6 +73,7 @@ def register_configs() -> None:
     """Register the project's open_clip model configs (idempotent)."""
     global _REGISTERED
     if not _REGISTERED:
+        require_torch()
         import open_clip
 
         open_clip.add_model_config(CONFIG_PATH)
@@ -59,6 +83,8 @@ def register_configs() -> None:
 @contextlib.contextmanager
 def torch_threads(n: int) -> Iterator[None]:
     """Run with exactly ``n`` intra-op threads, restoring the previous setting afterwards."""
+    import torch
+
     before = torch.get_num_threads()
     torch.set_num_threads(n)
     try:
@@ -88,9 +114,10 @@ def build_model(model_name: str = DEFAULT_MODEL, generator: torch.Generator | No
     as it was. With ``generator`` every parameter is then re-initialised from it (reproducible training and
     the random-init baseline).
     """
-    import open_clip
-
     register_configs()
+    import open_clip
+    import torch
+
     if open_clip.get_model_config(model_name) is None:
         raise ClipLoadError(f"unknown open_clip model {model_name!r}; known: {', '.join(open_clip.list_models())}")
     with torch.random.fork_rng(devices=[]), torch_threads(EMBED_THREADS), _quiet_root_logger():
@@ -101,9 +128,17 @@ def build_model(model_name: str = DEFAULT_MODEL, generator: torch.Generator | No
     return model
 
 
-@torch.no_grad()
 def init_parameters(model: torch.nn.Module, generator: torch.Generator) -> None:
     """CLIP-style init drawn only from ``generator`` (in parameter-name order, so reproducible)."""
+    import torch
+
+    with torch.no_grad():
+        _init_parameters(model, generator)
+
+
+def _init_parameters(model: torch.nn.Module, generator: torch.Generator) -> None:
+    import torch
+
     for name, p in sorted(model.named_parameters(), key=lambda kv: kv[0]):
         leaf = name.rsplit(".", 1)[-1]
         if name == "logit_scale":
@@ -127,6 +162,7 @@ def init_parameters(model: torch.nn.Module, generator: torch.Generator) -> None:
 
 def save_weights(model: torch.nn.Module, path: str | os.PathLike[str], fp16: bool = True) -> str:
     """Write the state_dict as safetensors (fp16 halves the size), atomically; return its sha256."""
+    import torch
     from safetensors.torch import save
 
     sd = {k: (v.detach().to(torch.float16) if fp16 and v.is_floating_point() else v.detach()).contiguous()
@@ -164,23 +200,27 @@ class LoadedClip:
         return self._tokenizer
 
     def preprocess(self, images: Sequence[Image.Image]) -> torch.Tensor:
+        import torch
+
         return torch.from_numpy(preprocess_images(images, self.image_size, self.mean, self.std))
 
-    @torch.no_grad()
     def embed_images(self, images: Sequence[Image.Image], batch_size: int = 256) -> np.ndarray:
         """L2-normalised float32 image embeddings, one row per image."""
+        import torch
+
         out = []
-        with torch_threads(self.threads):
+        with torch_threads(self.threads), torch.no_grad():
             for i in range(0, len(images), batch_size):
                 x = self.preprocess(images[i : i + batch_size])
                 out.append(torch.nn.functional.normalize(self.model.encode_image(x).float(), dim=-1).numpy())
         return _stack(out, self.embed_dim)
 
-    @torch.no_grad()
     def embed_texts(self, texts: Sequence[str], batch_size: int = 256) -> np.ndarray:
         """L2-normalised float32 text embeddings, one row per text."""
+        import torch
+
         out = []
-        with torch_threads(self.threads):
+        with torch_threads(self.threads), torch.no_grad():
             for i in range(0, len(texts), batch_size):
                 tok = self.tokenizer(list(texts[i : i + batch_size]))
                 out.append(torch.nn.functional.normalize(self.model.encode_text(tok).float(), dim=-1).numpy())
@@ -188,6 +228,8 @@ class LoadedClip:
 
     @property
     def embed_dim(self) -> int:
+        import torch
+
         proj = getattr(self.model, "text_projection", None)
         if isinstance(proj, torch.Tensor):
             return int(proj.shape[-1])
@@ -281,16 +323,25 @@ def _read_manifest(path: Path) -> dict:
 
 
 def load_clip(model_name: str = DEFAULT_MODEL, pretrained: str | os.PathLike[str] | None = None,
-              cache_dir: str | None = None, threads: int = EMBED_THREADS) -> LoadedClip:
+              cache_dir: str | None = None, threads: int = EMBED_THREADS, runtime: str = "onnx"):
     """Load a CLIP for retrieval.
 
-    - ``load_clip()``: the shipped layout-CLIP (sha256 checked against its manifest).
-    - ``pretrained`` a path: that state_dict file (``.safetensors``, ``.pt``, ``.bin``) into ``model_name``.
-    - ``pretrained`` a tag (e.g. ``laion2b_s34b_b79k``): the tag's file from the local cache.
+    - ``load_clip()``: the shipped layout-CLIP's ONNX export on ONNX Runtime (``clip_onnx.OnnxClip``; no torch),
+      what generation uses.
+    - ``load_clip(runtime="torch")``: the shipped layout-CLIP's weights in open_clip (sha256 checked against its
+      manifest): the reference the export is checked against.
+    - ``pretrained`` a path: that state_dict file (``.safetensors``, ``.pt``, ``.bin``) into ``model_name`` (torch).
+    - ``pretrained`` a tag (e.g. ``laion2b_s34b_b79k``): the tag's file from the local cache (torch).
     """
+    if runtime not in ("onnx", "torch"):
+        raise ValueError(f"runtime must be 'onnx' or 'torch', got {runtime!r}")
+    if runtime == "onnx" and model_name == DEFAULT_MODEL and (pretrained is None or str(pretrained) == ""):
+        from .clip_onnx import load_shipped_onnx
+
+        return load_shipped_onnx(threads=threads)
+    register_configs()
     import open_clip
 
-    register_configs()
     if open_clip.get_model_config(model_name) is None:
         raise ClipLoadError(f"unknown open_clip model {model_name!r}; known: {', '.join(open_clip.list_models())}")
     expected_sha: str | None = None
@@ -328,6 +379,9 @@ def load_clip(model_name: str = DEFAULT_MODEL, pretrained: str | os.PathLike[str
 
 def random_clip(model_name: str = DEFAULT_MODEL, seed: int = 0) -> LoadedClip:
     """The architecture with seeded random weights (the evaluation's random-init baseline only)."""
+    require_torch()
+    import torch
+
     gen = torch.Generator().manual_seed(seed)
     model = build_model(model_name, generator=gen)
     mean, std = _preprocess_stats(model)

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 from PIL import Image
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 from .clip_model import (
     CLIP_MEAN,
@@ -152,7 +152,7 @@ def train_clip(layouts: list[Layout], thumb_dir: str | Path, out_dir: str | Path
                 "train_layouts": len(train), "held_out_layouts": len(layouts) - len(train), "steps": step,
                 "train_seconds": round(seconds, 1), "final_loss": round(loss_val, 4), "config": cfg_dict,
                 "library_first_id": layouts[0].id, "library_count": len(layouts)}
-    from ir.files import atomic_write_bytes
+    from synthdocqa.ir.files import atomic_write_bytes
 
     atomic_write_bytes(out / f"{stem}.training.json", (json.dumps(manifest, indent=1) + "\n").encode())
     return TrainResult(weights_path=str(weights), weights_sha256=sha, n_train=len(train),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ir.files import atomic_write_bytes
+from synthdocqa.ir.files import atomic_write_bytes
 
 CACHE_FORMAT = 1
 

@@ -30,11 +30,11 @@ from typing import Literal, get_args
 
 import pymupdf
 
-from ir.base import Model
-from ir.blocks import block_spans
-from ir.boxes import Box
-from ir.document import DocumentIR
-from ir.rendermap import RenderMap
+from synthdocqa.ir.base import Model
+from synthdocqa.ir.blocks import block_spans
+from synthdocqa.ir.boxes import Box
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.rendermap import RenderMap
 
 from .layouts import layout_from_id
 

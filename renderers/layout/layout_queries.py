@@ -15,9 +15,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ir.blocks import Block
-from ir.document import DocumentIR, PagePlan
-from ir.vocab import CHART_KINDS
+from synthdocqa.ir.blocks import Block
+from synthdocqa.ir.document import DocumentIR, PagePlan
+from synthdocqa.ir.vocab import CHART_KINDS
 
 from .layouts import Layout, describe, page_element_counts
 

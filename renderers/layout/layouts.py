@@ -20,11 +20,11 @@ from typing import Literal
 
 from pydantic import Field
 
-from ir.base import Model
-from ir.blocks import ELEMENT_OF_BLOCK, Block
-from ir.boxes import Box
-from ir.rng import Rng
-from ir.vocab import ELEMENT_TYPES, STYLE_FAMILIES, ElementType, PageSize, StyleFamily
+from synthdocqa.ir.base import Model
+from synthdocqa.ir.blocks import ELEMENT_OF_BLOCK, Block
+from synthdocqa.ir.boxes import Box
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import ELEMENT_TYPES, STYLE_FAMILIES, ElementType, PageSize, StyleFamily
 
 from ..pdf.fonts import SANS_FAMILIES, SERIF_FAMILIES
 

@@ -11,7 +11,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from ir.files import atomic_write_bytes
+from synthdocqa.ir.files import atomic_write_bytes
 
 from .layouts import LayoutLibrary, layout_for, layout_row
 from .thumbs import draw_thumbnail, encode_png

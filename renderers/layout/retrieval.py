@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from ir.document import DocumentIR
+from synthdocqa.ir.document import DocumentIR
 
 from .assign import page_layout_rng
 from .clip_model import LoadedClip
@@ -181,7 +181,7 @@ def _cached_families(root: Path, lib_key: str, retriever: LayoutRetriever) -> np
     import hashlib
     import json
 
-    from ir.files import atomic_write_text
+    from synthdocqa.ir.files import atomic_write_text
 
     path = root / f"families-{hashlib.sha256(lib_key.encode()).hexdigest()[:40]}.json"
     try:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from PIL import Image
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 from .clip_model import LoadedClip
 from .layout_queries import is_held_out, paraphrase, structure_key

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field, replace
 
 from reportlab.pdfbase.pdfmetrics import getAscentDescent, stringWidth
 
-from ir.blocks import FootnoteBlock, HeadingBlock, ListBlock, Span, TableBlock, TextBlock
+from synthdocqa.ir.blocks import FootnoteBlock, HeadingBlock, ListBlock, Span, TableBlock, TextBlock
 
 from .ctx import DrawCtx, mix
 from .flow import Flow, Piece, remaining_spans

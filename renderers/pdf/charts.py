@@ -18,7 +18,7 @@ from reportlab.graphics.shapes import Circle, Drawing, Line, PolyLine, Rect, Str
 from reportlab.lib.colors import HexColor
 from reportlab.pdfbase.pdfmetrics import getAscentDescent, stringWidth
 
-from ir.blocks import FigureBlock, Span, TableBlock
+from synthdocqa.ir.blocks import FigureBlock, Span, TableBlock
 
 from .blocks import MIN_TEXT_SIZE, TableFlow
 from .ctx import DrawCtx

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
-from ir.rng import Rng
+from synthdocqa.ir.rng import Rng
 
 from .ctx import DrawCtx, mix
 from .theme import Theme

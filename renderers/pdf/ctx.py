@@ -16,8 +16,8 @@ from reportlab.lib.colors import HexColor
 from reportlab.pdfbase.pdfmetrics import getAscentDescent, stringWidth
 from reportlab.pdfgen.canvas import Canvas
 
-from ir.blocks import Span
-from ir.rendermap import SpanBox
+from synthdocqa.ir.blocks import Span
+from synthdocqa.ir.rendermap import SpanBox
 
 from .text import Line
 

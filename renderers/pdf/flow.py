@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ir.blocks import Span
+from synthdocqa.ir.blocks import Span
 
 from .ctx import DrawCtx
 from .text import Line, Word

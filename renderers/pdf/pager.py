@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ir.blocks import Block
-from ir.document import DocumentIR
-from ir.vocab import SPEAKS_ALONE
+from synthdocqa.ir.blocks import Block
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.vocab import SPEAKS_ALONE
 
 from ..layout.layouts import ELEMENT_TYPES, Layout, Slot
 from .blocks import HeadingFlow, TableFlow, footnote_flow, list_flow, text_flow

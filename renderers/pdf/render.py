@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 
 from reportlab.pdfgen.canvas import Canvas
 
-from ir.blocks import block_fact_ids
-from ir.document import DocumentIR
-from ir.rendermap import BlockBox, RenderedPage, RenderMap
-from ir.rng import Rng
+from synthdocqa.ir.blocks import block_fact_ids
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.rendermap import BlockBox, RenderedPage, RenderMap
+from synthdocqa.ir.rng import Rng
 
 from ..layout.assign import assign_layouts
 from ..layout.layouts import Layout, LayoutLibrary, default_library

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from reportlab.pdfbase.pdfmetrics import stringWidth
 
-from ir.blocks import Span
+from synthdocqa.ir.blocks import Span
 
 _WS = re.compile(r"\s+")
 

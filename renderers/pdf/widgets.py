@@ -7,7 +7,7 @@ import math
 
 from reportlab.pdfbase.pdfmetrics import getAscentDescent, stringWidth
 
-from ir.blocks import AnnotationBlock, FormBlock
+from synthdocqa.ir.blocks import AnnotationBlock, FormBlock
 
 from .blocks import MIN_TEXT_SIZE, LinesFlow, _baseline_offset
 from .blocks import Item as LineItem

@@ -1,7 +1,7 @@
 """``tiny_spec``: the small corpus the tests share (its fixtures, ``tiny_corpus`` and ``corpus_copy``, are in
 tests/conftest.py, so every folder of tests uses the one corpus made once per session)."""
 
-from ir.spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
+from synthdocqa.ir.spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
 
 
 def tiny_spec(seed: int = 5, n_docs: int = 2) -> CorpusSpec:

@@ -8,13 +8,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import corpus.views.legibility as legibility
-from corpus.assemble import CapturedPage, build_document, map_evidence_boxes
-from corpus.ocr import UNREADABLE_CER, spans_of, tesseract_version
-from corpus.store import DocFiles, open_corpus
-from degradations import Homography
-from flows.cli import main
-from ir.rendermap import RenderedPage, RenderMap, SpanBox
+import synthdocqa.corpus.views.legibility as legibility
+from synthdocqa.corpus.assemble import CapturedPage, build_document, map_evidence_boxes
+from synthdocqa.corpus.ocr import UNREADABLE_CER, spans_of, tesseract_version
+from synthdocqa.corpus.store import DocFiles, open_corpus
+from synthdocqa.degradations import Homography
+from synthdocqa.flows.cli import main
+from synthdocqa.ir.rendermap import RenderedPage, RenderMap, SpanBox
 
 from .conftest import tiny_spec
 
@@ -71,7 +71,8 @@ def test_a_box_carried_out_of_the_frame_names_the_stage_that_lost_it():
 
 
 def test_without_tesseract_nothing_is_marked_and_the_record_says_so(monkeypatch):
-    import corpus.ocr
+    import synthdocqa.corpus.ocr  # noqa: F401
+    from synthdocqa import corpus
 
     monkeypatch.setattr(corpus.ocr, "tesseract_version", lambda: None)
     built = build_document(tiny_spec(seed=5, n_docs=1), 0)

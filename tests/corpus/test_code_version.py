@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from corpus.assemble import BYTE_SOURCES, code_version, source_digest
+from synthdocqa.corpus.assemble import BYTE_SOURCES, code_version, source_digest
 
 
 def _tree(root: Path) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from corpus.assemble import complete_ir, render
-from corpus.views.doc_lint import body_families, document_problems, prose_share, read_spans
-from generation.content.front_matter import contents_table, printed_pages, with_start_pages
-from ir.blocks import HeadingBlock, Span, TableBlock, TextBlock
-from ir.rendermap import RenderMap
-from ir.spec import PageCountDist, reference_spec
+from synthdocqa.corpus.assemble import complete_ir, render
+from synthdocqa.corpus.views.doc_lint import body_families, document_problems, prose_share, read_spans
+from synthdocqa.generation.content.front_matter import contents_table, printed_pages, with_start_pages
+from synthdocqa.ir.blocks import HeadingBlock, Span, TableBlock, TextBlock
+from synthdocqa.ir.rendermap import RenderMap
+from synthdocqa.ir.spec import PageCountDist, reference_spec
 
 
 @pytest.fixture(scope="module")

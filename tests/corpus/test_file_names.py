@@ -48,7 +48,7 @@ def test_only_the_store_spells_corpus_file_names():
 
 
 def test_the_store_defines_every_name():
-    import corpus.store as store
+    import synthdocqa.corpus.store as store
 
     text = (REPO / STORE).read_text("utf-8")
     assert all(f'"{name}"' in text for name in FILE_NAMES)

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from corpus.generate import doc_indices, generate_corpus
-from corpus.store import CorpusError, load_manifest
-from corpus.verify import verify_corpus
-from ir.spec import PageCountDist
+from synthdocqa.corpus.generate import doc_indices, generate_corpus
+from synthdocqa.corpus.store import CorpusError, load_manifest
+from synthdocqa.corpus.verify import verify_corpus
+from synthdocqa.ir.spec import PageCountDist
 
 from .conftest import tiny_spec
 
@@ -37,7 +37,7 @@ def test_only_writes_the_selected_documents_and_no_manifest(tmp_path):
 
 
 KILL_SCRIPT = """
-from corpus.generate import generate_corpus
+from synthdocqa.corpus.generate import generate_corpus
 from tests.corpus.conftest import tiny_spec
 generate_corpus(tiny_spec(n_docs=5), {out!r})
 """

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from corpus.views.genre_lint import genre_problems
-from generation.content import forms
-from generation.domains import RECIPES, get_recipe
-from generation.planner import plan_document
-from ir.spec import PageCountDist, demo_spec
+from synthdocqa.corpus.views.genre_lint import genre_problems
+from synthdocqa.generation.content import forms
+from synthdocqa.generation.domains import RECIPES, get_recipe
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.ir.spec import PageCountDist, demo_spec
 
 
 def _doc(recipe: str, pages: int | None = None, index: int = 0, seed: int = 29):
@@ -60,7 +60,7 @@ def test_planted_violations_fail():
 def test_a_form_in_an_annual_report_is_foreign():
     doc = _doc("annual_report", 24)
     assert _checks(doc) == []
-    from generation.planner import doc_rng  # noqa: F401 - the planner's own context is not needed here
+    from synthdocqa.generation.planner import doc_rng  # noqa: F401 - the planner's own context is not needed here
     from tests.generation.genre_fixture import genre_ctx
 
     ctx = genre_ctx("annual_report", 1)
@@ -90,7 +90,7 @@ def _action_plans(seeds, recipes=("risk_assessment", "incident_report", "complia
 def test_an_action_plan_lists_actions_even_where_general_tables_could_take_them(monkeypatch):
     """A genre with its own plan of actions draws no general action table, which would use up the actions and
     leave the plan a table of figures (a risk assessment's 'Mitigation Actions' holding 'Exposure by matter')."""
-    from generation import planner
+    from synthdocqa.generation import planner
 
     seeds = (5151, 7, 11)
     plans = list(_action_plans(seeds))
@@ -110,7 +110,7 @@ def _terms_paragraphs(recipes, seeds):
 def test_payment_terms_only_in_trade_genres(monkeypatch):
     """An invoice's payment terms ('remit to the account of ...') are no paragraph of an expense claim, memo or
     minutes: only trade genres draw them."""
-    from generation.content import prose
+    from synthdocqa.generation.content import prose
 
     others = ("expense_claim", "audit_memo", "board_minutes", "contract_summary", "invoice", "inspection_report")
     seeds = tuple(range(40, 52))
@@ -124,7 +124,7 @@ def test_a_section_started_below_the_last_sections_spill_draws_its_own_content()
     """A section whose heading comes after the previous section's statements on a page draws exhibits of its
     own there (reference seed 5353, document 86: '4 Key Metrics' ended a page with nothing under it, because
     the cash-flow statement placed above it was counted as the new section's)."""
-    from corpus.views.doc_lint import empty_sections
-    from ir.spec import reference_spec
+    from synthdocqa.corpus.views.doc_lint import empty_sections
+    from synthdocqa.ir.spec import reference_spec
 
     assert empty_sections(plan_document(reference_spec(seed=5353), 86)) == []

@@ -9,19 +9,25 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from corpus.ocr import CER_THRESHOLD, _text_quad, cer, crop_span, levenshtein, ocr_lines
-from corpus.store import DOCUMENTS_TABLE, LEGIBILITY_QA_TABLE, LEGIBILITY_TABLE, MANIFEST, open_corpus
-from corpus.verify import verify_corpus
-from corpus.views.legibility import (
+from synthdocqa.corpus.ocr import CER_THRESHOLD, _text_quad, cer, crop_span, levenshtein, ocr_lines
+from synthdocqa.corpus.store import (
+    DOCUMENTS_TABLE,
+    LEGIBILITY_QA_TABLE,
+    LEGIBILITY_TABLE,
+    MANIFEST,
+    open_corpus,
+)
+from synthdocqa.corpus.verify import verify_corpus
+from synthdocqa.corpus.views.legibility import (
     ASSERTION_COLUMNS,
     QA_COLUMNS,
     LegibilityError,
     load_legibility,
     measure_legibility,
 )
-from flows.cli import main
-from ir.qa_models import Evidence
-from ir.vocab import TIERS
+from synthdocqa.flows.cli import main
+from synthdocqa.ir.qa_models import Evidence
+from synthdocqa.ir.vocab import TIERS
 
 needs_tesseract = pytest.mark.needs("tesseract")
 
@@ -139,7 +145,7 @@ def test_tables_of_another_corpus_are_ignored(measured, tmp_path):
 
 @needs_tesseract
 def test_report_shows_legibility_per_tier(measured, tmp_path):
-    from corpus.views.report import write_report
+    from synthdocqa.corpus.views.report import write_report
 
     root, result = measured
     info = write_report(root, tmp_path / "r.html")

@@ -13,9 +13,9 @@ from decimal import Decimal
 import pymupdf
 import pytest
 
-from corpus.store import MANIFEST, DocFiles, load_doc_record, load_manifest, open_corpus
-from corpus.views.addresses import address_problems
-from corpus.views.lint import (
+from synthdocqa.corpus.store import MANIFEST, DocFiles, load_doc_record, load_manifest, open_corpus
+from synthdocqa.corpus.views.addresses import address_problems
+from synthdocqa.corpus.views.lint import (
     LINT_KINDS,
     LintProblem,
     PageText,
@@ -25,12 +25,12 @@ from corpus.views.lint import (
     plural_unit_pattern,
     semantic_problems,
 )
-from flows.cli import main
-from ir.facts import Derivation
-from ir.files import atomic_write_text, sha256_file
-from ir.qa_models import QAPair
-from ir.rendermap import RenderMap
-from ir.values import IdentifierValue, NumberValue, PercentValue
+from synthdocqa.flows.cli import main
+from synthdocqa.ir.facts import Derivation
+from synthdocqa.ir.files import atomic_write_text, sha256_file
+from synthdocqa.ir.qa_models import QAPair
+from synthdocqa.ir.rendermap import RenderMap
+from synthdocqa.ir.values import IdentifierValue, NumberValue, PercentValue
 
 LINE = re.compile(r"^doc-\d{5}\t(?:p\d+|-)\t(" + "|".join(LINT_KINDS) + r")\t\w+: .+$")
 DOC = "doc-00000"
@@ -135,7 +135,7 @@ def test_planted_half_empty_page(corpus_copy, baseline, capsys):
 # ----------------------------------------------------------------- semantics and identities, planted in the IR
 
 def _edit_ir(root, doc_id: str, edit) -> None:
-    from ir.document import DocumentIR
+    from synthdocqa.ir.document import DocumentIR
 
     path = root / DocFiles(doc_id).ir
     doc = DocumentIR.model_validate_json(path.read_text())
@@ -202,7 +202,7 @@ def test_semantic_checks_each_catch_their_defect(tiny_doc):
 
     pct = [f.model_copy(update={"value": rate, "quantity": "rate", "text": "12.5%"}) for f in (a, b)]
     doc2 = doc.model_copy(update={"facts": [*[f for f in doc.facts if f.id not in (a.id, b.id)], *pct]})
-    from ir.qa_models import Assertion, AssertionDerivation, Evidence, NumberAnswer, Operand
+    from synthdocqa.ir.qa_models import Assertion, AssertionDerivation, Evidence, NumberAnswer, Operand
 
     ev = [Evidence(fact_id=pct[0].id, block_id="b000", page_no=1, bbox_pdf=(0, 0, 1, 1), text=pct[0].text)]
     ops = [Operand(fact_id=f.id, value=f.value, evidence=ev) for f in pct[:2]]
@@ -273,8 +273,8 @@ def test_own_reference_numbers(tiny_doc):
 
 @pytest.fixture(scope="module")
 def demo_corpus(tmp_path_factory):
-    from corpus.generate import generate_corpus
-    from ir.spec import demo_spec
+    from synthdocqa.corpus.generate import generate_corpus
+    from synthdocqa.ir.spec import demo_spec
 
     out = tmp_path_factory.mktemp("demo") / "corpus"
     generate_corpus(demo_spec(seed=7, n_docs=3), out)
@@ -312,7 +312,7 @@ def test_lint_bad_input_is_exit_2(tmp_path, capsys):
 
 
 def test_a_table_of_parties_is_three_addresses_not_one_with_three_cities():
-    from corpus.views.addresses import address_groups
+    from synthdocqa.corpus.views.addresses import address_groups
 
     rows = ["115 Park Avenue, San Francisco, CA 94184, United States",
             "59 Franklin Street, Seattle, WA 98134, United States",

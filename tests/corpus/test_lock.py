@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from corpus.lock import LockLost, OutputLock
+from synthdocqa.corpus.lock import LockLost, OutputLock
 
 
 def _dead_pid() -> int:

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from corpus.views.question_lint import question_defects
-from generation.content.wording import plural
-from generation.domains import RECIPES
-from generation.planner import plan_document
-from generation.qa import derive_qa, drawn_render_map
-from generation.qa.naming import field_name
-from generation.qa.phrasing import sentence
-from ir.spec import demo_spec, reference_spec
+from synthdocqa.corpus.views.question_lint import question_defects
+from synthdocqa.generation.content.wording import plural
+from synthdocqa.generation.domains import RECIPES
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.generation.qa import derive_qa, drawn_render_map
+from synthdocqa.generation.qa.naming import field_name
+from synthdocqa.generation.qa.phrasing import sentence
+from synthdocqa.ir.spec import demo_spec, reference_spec
 
 PLANTED = {
     "period_as_noun": [

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from corpus.generate import generate_corpus
-from corpus.store import open_corpus
-from corpus.views.report import ReportOptions, contact_sheet, corpus_tables, gallery_item
-from ir.vocab import DEVICES, TIERS
+from synthdocqa.corpus.generate import generate_corpus
+from synthdocqa.corpus.store import open_corpus
+from synthdocqa.corpus.views.report import ReportOptions, contact_sheet, corpus_tables, gallery_item
+from synthdocqa.ir.vocab import DEVICES, TIERS
 
 from .conftest import tiny_spec
 

@@ -2,8 +2,8 @@
 
 import pytest
 
-from corpus.reproduce import reproduce_corpus
-from corpus.store import CorpusError, DocFiles, load_manifest
+from synthdocqa.corpus.reproduce import reproduce_corpus
+from synthdocqa.corpus.store import CorpusError, DocFiles, load_manifest
 
 
 def test_reproduce_gives_equal_bytes(tiny_corpus):

@@ -10,8 +10,8 @@ import math
 import numpy as np
 from PIL import Image
 
-from corpus.assemble import build_document
-from corpus.store import DocFiles
+from synthdocqa.corpus.assemble import build_document
+from synthdocqa.corpus.store import DocFiles
 
 from .conftest import tiny_spec
 

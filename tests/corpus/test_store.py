@@ -2,15 +2,15 @@
 
 import pytest
 
-from corpus.store import (
+from synthdocqa.corpus.store import (
     QA_TABLE,
     CorpusError,
     CorpusFileError,
     DocFiles,
     open_corpus,
 )
-from judges.hallucination.pipeline import DocumentSource
-from judges.hallucination.synthesize import synthesize_from_corpus
+from synthdocqa.judges.hallucination.pipeline import DocumentSource
+from synthdocqa.judges.hallucination.synthesize import synthesize_from_corpus
 
 
 def test_checked_reader_reads_the_corpus_and_refuses_a_changed_file(corpus_copy):

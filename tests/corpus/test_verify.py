@@ -2,8 +2,8 @@
 
 import json
 
-from corpus.store import TABLES, DocFiles, load_manifest
-from corpus.verify import verify_corpus
+from synthdocqa.corpus.store import TABLES, DocFiles, load_manifest
+from synthdocqa.corpus.verify import verify_corpus
 
 
 def test_fresh_corpus_verifies_and_has_the_layout(tiny_corpus):
@@ -76,8 +76,8 @@ def test_missing_document_file_is_named_not_raised(corpus_copy):
 
 
 def test_every_accepted_form_of_a_corpus_reads_back_to_its_answer(tiny_corpus):
-    from ir.answers import form_denotes
-    from ir.qa_models import QAPair
+    from synthdocqa.ir.answers import form_denotes
+    from synthdocqa.ir.qa_models import QAPair
 
     qa = [QAPair.model_validate_json(line) for p in sorted((tiny_corpus / "docs").glob("*/qa.jsonl"))
           for line in p.read_text().splitlines()]

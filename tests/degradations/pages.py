@@ -5,8 +5,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from degradations.geometry import map_boxes, map_points
-from ir.rng import Rng
+from synthdocqa.degradations.geometry import map_boxes, map_points
+from synthdocqa.ir.rng import Rng
 
 TOL = 2.0  # px: how far a found marker may sit from where its box was mapped
 

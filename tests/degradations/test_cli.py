@@ -7,8 +7,8 @@ import numpy as np
 import pymupdf
 import pytest
 
-from flows import cli
-from ir.perturbation import PerturbationProfile
+from synthdocqa.flows import cli
+from synthdocqa.ir.perturbation import PerturbationProfile
 
 from .pages import text_page
 
@@ -16,7 +16,7 @@ from .pages import text_page
 @pytest.fixture()
 def run(monkeypatch):
     # only this command group: the test must not depend on other groups importing
-    monkeypatch.setattr(cli, "COMMAND_MODULES", ("flows.commands.degrade",))
+    monkeypatch.setattr(cli, "COMMAND_MODULES", ("synthdocqa.flows.commands.degrade",))
     return cli.main
 
 
@@ -102,7 +102,7 @@ def test_degrade_device_and_help(run, page_png, tmp_path, capsys):
     with pytest.raises(SystemExit):
         run(["degrade", "--help"])
     text = capsys.readouterr().out
-    from ir.vocab import DEVICES, STAGE_NAMES
+    from synthdocqa.ir.vocab import DEVICES, STAGE_NAMES
 
     assert all(f"  {d} " in text for d in DEVICES)
     assert all(n in text for n in STAGE_NAMES) and f"({len(STAGE_NAMES)};" in text

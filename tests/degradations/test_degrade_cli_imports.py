@@ -19,8 +19,9 @@ from .pages import text_page
 
 REPO = Path(__file__).resolve().parents[2]
 HEAVY = ("torch", "open_clip", "reportlab", "fitz", "pymupdf", "prefect", "matplotlib", "scipy",
-         "renderers", "corpus", "judges")
-UNNEEDED = ("ir.blocks", "ir.document", "ir.facts", "ir.values", "ir.spec", "ir.rendermap", "generation.planner", "numpy.ma")
+         "synthdocqa.renderers", "synthdocqa.corpus", "synthdocqa.judges")
+UNNEEDED = tuple(f"synthdocqa.{m}" for m in ("ir.blocks", "ir.document", "ir.facts", "ir.values", "ir.spec", "ir.rendermap",
+                                               "generation.planner")) + ("numpy.ma",)
 """Submodules a scan does without: the document contracts (a scan needs only ``ir.perturbation``; building
 every content model's schema costs a short call ~0.1 s of CPU) and ``numpy.ma`` (loaded by ``np.percentile``,
 ~40 ms)."""
@@ -34,7 +35,8 @@ rc = getattr(importlib.import_module(module), func)(sys.argv[3:])
 heavy, unneeded = (set(v) for v in json.loads(sys.argv[2]))
 blas = [p["num_threads"] for p in __import__("threadpoolctl").threadpool_info() if p["internal_api"] == "openblas"]
 loaded = [m for m, mod in sys.modules.items() if mod is not None]  # None: blocked (flows: pymupdf's add-ons)
-print(json.dumps({"rc": rc, "heavy": sorted({m.split(".")[0] for m in loaded} & heavy),
+top = {".".join(m.split(".")[:2]) if m.startswith("synthdocqa.") else m.split(".")[0] for m in loaded}
+print(json.dumps({"rc": rc, "heavy": sorted(top & heavy),
                   "unneeded": sorted(set(loaded) & unneeded), "blas_threads": blas,
                   "blas_env": "OPENBLAS_NUM_THREADS" in __import__("os").environ}))
 """
@@ -44,8 +46,8 @@ def _entry_point() -> str:
     """The command's ``main``: the console script's target (``flows.cli:run``) is ``main`` followed by the end
     of the process (``flows.cli.exit_process``), which would end it before the modules are listed."""
     target = tomllib.loads((REPO / "pyproject.toml").read_text("utf-8"))["project"]["scripts"]["synthdocqa"]
-    assert target == "flows.cli:run", target
-    return "flows.cli:main"
+    assert target == "synthdocqa.flows.cli:run", target
+    return "synthdocqa.flows.cli:main"
 
 
 def _run_cli(*args: str, env: dict | None = None) -> dict:
@@ -85,7 +87,7 @@ def test_noise_quantiles_match_scipy_bit_for_bit():
     every noise field, and so every scan, is the same as when scipy computed it."""
     from scipy.special import ndtri
 
-    from degradations.stages import image_ops
+    from synthdocqa.degradations.stages import image_ops
 
     want = ndtri((np.arange(256) + 0.5) / 256.0)
     assert image_ops._QUANTILES.dtype == np.float64
@@ -98,7 +100,7 @@ def test_noise_quantiles_match_scipy_bit_for_bit():
 def test_paper_level_is_numpys_percentile_bit_for_bit():
     """``paper_level`` takes the 90th percentile of a uint8 sample without ``np.percentile`` (which loads
     ``numpy.ma``): the same float64 bits as ``np.percentile(sample, 90, axis=0)`` on every sample size."""
-    from degradations.stages.image_ops import paper_level
+    from synthdocqa.degradations.stages.image_ops import paper_level
 
     rng = np.random.default_rng(5)
     shapes = [(h, w) for h in (1, 2, 7, 8, 50, 333) for w in (1, 6, 7, 15, 120)] + [(2200, 1700), (1100, 850)]
@@ -124,7 +126,7 @@ def _commands(parser: argparse.ArgumentParser) -> set[str]:
 def test_command_owners_match_the_full_parser():
     """``flows.cli.COMMAND_OWNERS`` names, for every command, the module that registers it, so that a run of
     one command imports one command module (a stale entry would silently fall back to importing them all)."""
-    from flows import cli
+    from synthdocqa.flows import cli
 
     assert set(cli.COMMAND_OWNERS) == _commands(cli.build_parser())
     for command, module in cli.COMMAND_OWNERS.items():

@@ -6,12 +6,12 @@ import cv2
 import numpy as np
 import pytest
 
-from degradations import degrade_page, encode_scan, page_captures, sample_profile, scan_extension
-from degradations.devices import stage_table
-from ir.perturbation import PageDegradation, PerturbationProfile, StageParams
-from ir.rng import Rng
-from ir.spec import CorpusSpec, demo_spec, reference_spec
-from ir.vocab import DEVICES, OCCLUDING_STAGES, TIERS
+from synthdocqa.degradations import degrade_page, encode_scan, page_captures, sample_profile, scan_extension
+from synthdocqa.degradations.devices import stage_table
+from synthdocqa.ir.perturbation import PageDegradation, PerturbationProfile, StageParams
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.spec import CorpusSpec, demo_spec, reference_spec
+from synthdocqa.ir.vocab import DEVICES, OCCLUDING_STAGES, TIERS
 
 from .pages import text_page
 
@@ -66,7 +66,7 @@ def test_a_fax_is_one_bit_and_stored_as_png():
 
 
 def _forced(name: str, seed: int, **params: object) -> PageDegradation:
-    from degradations import sample_stage
+    from synthdocqa.degradations import sample_stage
 
     stage = sample_stage("poor", name, Rng(seed, ("test", "occl", name)), force=True)
     stage = stage.model_copy(update={"params": {**stage.params, **params}})
@@ -103,7 +103,7 @@ def test_occluding_stages_record_what_they_cover(name):
 
 
 def test_specs_draw_a_device_and_the_demo_cycles():
-    from generation.planner import plan_document
+    from synthdocqa.generation.planner import plan_document
 
     spec = reference_spec(3, n_docs=40)
     devices = [plan_document(spec, i).perturbation.device for i in range(40)]

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from degradations import degrade_page, sample_profile
-from degradations.stages.output import header_text, line_errors
-from ir.perturbation import StageParams
-from ir.rng import Rng
+from synthdocqa.degradations import degrade_page, sample_profile
+from synthdocqa.degradations.stages.output import header_text, line_errors
+from synthdocqa.ir.perturbation import StageParams
+from synthdocqa.ir.rng import Rng
 
 from .pages import text_page
 

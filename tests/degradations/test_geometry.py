@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from degradations import (
+from synthdocqa.degradations import (
     GEOMETRIC_STAGES,
     CurlWarp,
     Homography,
@@ -14,10 +14,10 @@ from degradations import (
     map_boxes,
     sample_profile,
 )
-from degradations.geometry import inverse_points, map_points, sampling_maps
-from degradations.stages.geometric import perspective_homography, skew_homography
-from ir.perturbation import PageDegradation, StageParams
-from ir.rng import Rng
+from synthdocqa.degradations.geometry import inverse_points, map_points, sampling_maps
+from synthdocqa.degradations.stages.geometric import perspective_homography, skew_homography
+from synthdocqa.ir.perturbation import PageDegradation, StageParams
+from synthdocqa.ir.rng import Rng
 
 from .pages import TOL, check_markers, find_markers, marker_grid, marker_page
 
@@ -90,7 +90,7 @@ def test_every_geometric_stage_has_a_marker_case():
 
 
 def test_fold_shift_inverts_and_refuses_a_fold_it_cannot_invert():
-    from degradations.geometry import FoldShift
+    from synthdocqa.degradations.geometry import FoldShift
 
     t = FoldShift("h", 300.0, 12.0, dx=2.0, dy=3.5)
     pts = np.array([[10.0, 100.0], [400.0, 305.0], [50.0, 309.0], [70.0, 900.0]])
@@ -191,7 +191,7 @@ def test_a_projective_chain_is_resampled_as_the_remap_grid_would():
     chain with a curl still takes the general path."""
     import cv2
 
-    from degradations.stages.protocol import _projective, _resample
+    from synthdocqa.degradations.stages.protocol import _projective, _resample
 
     rng = np.random.default_rng(4)
     img = cv2.GaussianBlur(rng.integers(0, 256, (400, 300, 3), dtype=np.uint8), (5, 5), 1.5)

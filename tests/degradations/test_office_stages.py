@@ -9,9 +9,9 @@ import cv2
 import numpy as np
 import pytest
 
-from degradations import sample_stage
-from degradations.stages import output, sensor, sheet_marks, transport
-from ir.rng import Rng
+from synthdocqa.degradations import sample_stage
+from synthdocqa.degradations.stages import output, sensor, sheet_marks, transport
+from synthdocqa.ir.rng import Rng
 
 WIDTH, HEIGHT = 1700, 2200  # US Letter at 200 dpi
 STAGES = ("dither", "scanner_lines", "roller_marks", "binding_marks", "markup", "watermark", "colour_shift",
@@ -67,9 +67,9 @@ def _changed(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def test_every_office_stage_is_registered_and_in_some_device_table():
-    from degradations import STAGES as REGISTRY
-    from degradations.devices import stage_table
-    from ir.vocab import DEVICES, TIERS
+    from synthdocqa.degradations import STAGES as REGISTRY
+    from synthdocqa.degradations.devices import stage_table
+    from synthdocqa.ir.vocab import DEVICES, TIERS
 
     for name in STAGES:
         assert REGISTRY[name].fn is getattr(MODULE[name], name)

@@ -7,12 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from degradations import apply_stage, degrade_page, sample_profile, sample_stage
-from degradations.devices import stage_table
-from degradations.stages.capture import blur, glare, lighting
-from ir.perturbation import StageParams
-from ir.rng import Rng
-from ir.vocab import TIERS
+from synthdocqa.degradations import apply_stage, degrade_page, sample_profile, sample_stage
+from synthdocqa.degradations.devices import stage_table
+from synthdocqa.degradations.stages.capture import blur, glare, lighting
+from synthdocqa.ir.perturbation import StageParams
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import TIERS
 
 from .pages import TOL, check_markers, find_markers, marker_grid, marker_page, text_page
 

@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from degradations import degrade_page, encode_scan, sample_profile
-from ir.perturbation import PageDegradation, PerturbationProfile, StageParams
-from ir.rng import Rng
-from ir.vocab import STAGE_NAMES, TIERS
+from synthdocqa.degradations import degrade_page, encode_scan, sample_profile
+from synthdocqa.ir.perturbation import PageDegradation, PerturbationProfile, StageParams
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import STAGE_NAMES, TIERS
 
 from .pages import text_page
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from degradations import (
+from synthdocqa.degradations import (
     GEOMETRIC_STAGES,
     STAGES,
     GeometricStage,
@@ -17,10 +17,10 @@ from degradations import (
     resolve_params,
     sample_stage,
 )
-from degradations.devices import stage_table
-from ir.perturbation import PageDegradation, StageParams
-from ir.rng import Rng
-from ir.vocab import DEVICES, STAGE_NAMES, TIERS
+from synthdocqa.degradations.devices import stage_table
+from synthdocqa.ir.perturbation import PageDegradation, StageParams
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import DEVICES, STAGE_NAMES, TIERS
 
 from .pages import check_markers, marker_grid, marker_page, text_page
 

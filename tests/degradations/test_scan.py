@@ -7,7 +7,7 @@ import numpy as np
 import pymupdf
 import pytest
 
-from degradations import SCAN_FORMAT, encode_scan, scan_extension, scan_pdf
+from synthdocqa.degradations import SCAN_FORMAT, encode_scan, scan_extension, scan_pdf
 
 from .pages import text_page
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from degradations import apply_stage, sample_stage
-from degradations.devices import stage_table
-from degradations.tiers import TIER_TABLE
-from ir.perturbation import StageParams
-from ir.rng import Rng
-from ir.vocab import DEVICES, STAGE_NAMES, TIERS
+from synthdocqa.degradations import apply_stage, sample_stage
+from synthdocqa.degradations.devices import stage_table
+from synthdocqa.degradations.tiers import TIER_TABLE
+from synthdocqa.ir.perturbation import StageParams
+from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.vocab import DEVICES, STAGE_NAMES, TIERS
 
 from .pages import text_page
 

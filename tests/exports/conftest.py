@@ -15,7 +15,7 @@ def corpus(tiny_corpus):
 @pytest.fixture(scope="session")
 def exports(corpus, tmp_path_factory):
     """Each format exported once (the round-trip tests read these)."""
-    from corpus.views.exports import export_corpus
+    from synthdocqa.corpus.views.exports import export_corpus
 
     root = tmp_path_factory.mktemp("exported")
     return {fmt: (root / fmt, export_corpus(corpus, fmt, root / fmt)) for fmt in ("synthdocqa-card", "hf",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from ir.blocks import ELEMENT_OF_BLOCK
-from ir.document import DocumentIR
+from synthdocqa.ir.blocks import ELEMENT_OF_BLOCK
+from synthdocqa.ir.document import DocumentIR
 
 from .helpers import corpus_truth, sample_ids, sha256
 
@@ -92,7 +92,7 @@ def test_every_export_states_the_accepted_answer_policy(exports):
     """Accepted answers are exact; a consumer reads that in every format, not only in our docs."""
     import json
 
-    from ir.answers import ANSWER_POLICY
+    from synthdocqa.ir.answers import ANSWER_POLICY
 
     out = exports["synthdocqa-card"][0]
     manifests = sorted((out / "manifest_files").glob("*.json"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from corpus.views.exports import EXPORT_MARKER
-from flows.cli import main
+from synthdocqa.corpus.views.exports import EXPORT_MARKER
+from synthdocqa.flows.cli import main
 
 from .helpers import tree_bytes
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from corpus.verify import verify_corpus
-from corpus.views.exports import export_corpus
+from synthdocqa.corpus.verify import verify_corpus
+from synthdocqa.corpus.views.exports import export_corpus
 
 from .helpers import corpus_truth, sample_ids, sha256
 

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from corpus.store import open_corpus
-from corpus.views.report import ReportOptions, build_report, corpus_tables, sample_gallery
-from corpus.views.report_images import draw_boxes, draw_quads
-from flows.cli import main
-from ir.vocab import DEVICES, TIERS
+from synthdocqa.corpus.store import open_corpus
+from synthdocqa.corpus.views.report import ReportOptions, build_report, corpus_tables, sample_gallery
+from synthdocqa.corpus.views.report_images import draw_boxes, draw_quads
+from synthdocqa.flows.cli import main
+from synthdocqa.ir.vocab import DEVICES, TIERS
 from tests.flows.crafted import XSS_ID, craft_doc_id
 
 from .chromium import check_page
@@ -177,15 +177,15 @@ def test_corpus_artifacts_include_the_report(corpus_copy, monkeypatch):
     import prefect
     import prefect.artifacts
 
-    from corpus.store import load_manifest
-    from flows.artifacts import publish_corpus_artifacts
+    from synthdocqa.corpus.store import load_manifest
+    from synthdocqa.flows.artifacts import publish_corpus_artifacts
 
     made: dict[str, str] = {}
     monkeypatch.setattr(prefect.artifacts, "create_markdown_artifact",
                         lambda key, markdown, description=None: made.setdefault(key, markdown))
     monkeypatch.setattr(prefect.artifacts, "create_table_artifact", lambda key, table, description=None: None)
     monkeypatch.setattr(prefect, "get_run_logger", lambda: logging.getLogger("test"))
-    import flows.artifacts as fa
+    import synthdocqa.flows.artifacts as fa
 
     monkeypatch.setattr(fa, "create_markdown_artifact", prefect.artifacts.create_markdown_artifact)
     monkeypatch.setattr(fa, "create_table_artifact", prefect.artifacts.create_table_artifact)
@@ -198,7 +198,7 @@ def test_corpus_artifacts_include_the_report(corpus_copy, monkeypatch):
 
 
 def test_long_bar_charts_keep_the_largest_and_sum_the_rest():
-    from corpus.views.report_images import top_bars
+    from synthdocqa.corpus.views.report_images import top_bars
 
     labels = [f"domain_{i:02d}" for i in range(50)]
     values = [float(i % 7) for i in range(50)]

@@ -24,8 +24,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from corpus.views.report import ReportOptions, build_report
-from corpus.views.report_browser import (
+from synthdocqa.corpus.views.report import ReportOptions, build_report
+from synthdocqa.corpus.views.report_browser import (
     FULL_WIDTH_PAGES,
     MAX_THUMB_WIDTH,
     MIN_THUMB_WIDTH,
@@ -291,7 +291,7 @@ def test_script_json_escapes_what_could_end_the_element():
 def test_thumb_width_is_an_option_of_the_command(corpus, tmp_path, capsys):
     from PIL import Image
 
-    from flows.cli import main
+    from synthdocqa.flows.cli import main
 
     assert main(["report", str(corpus), "--out", str(tmp_path / "bad.html"), "--thumb-width", "10"]) == 2
     err = capsys.readouterr().err
@@ -435,7 +435,7 @@ def test_box_coordinates_are_the_records_page_pixels(corpus, report_html):
 def test_a_long_list_is_shown_a_page_at_a_time(corpus, tmp_path, monkeypatch):
     """The browser builds at most LIMIT rows (and their thumbnails) at a time; "show more" adds the next; the
     count says how many match. LIMIT is 200 in the report, 5 here so the 2-document corpus has more."""
-    import corpus.views.report_browser as rb
+    import synthdocqa.corpus.views.report_browser as rb
 
     assert "LIMIT = 200;" in rb.BROWSER_JS
     monkeypatch.setattr(rb, "BROWSER_JS", rb.BROWSER_JS.replace("LIMIT = 200;", "LIMIT = 5;"))

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from corpus.views.exports import EXPORT_MARKER
-from flows.cli import main
+from synthdocqa.corpus.views.exports import EXPORT_MARKER
+from synthdocqa.flows.cli import main
 
 from .helpers import corpus_truth, sha256
 

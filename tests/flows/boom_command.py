@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import errno
 
-from flows.errors import Stopped
+from synthdocqa.flows.errors import Stopped
 
 
 def _boom(args: argparse.Namespace) -> int:

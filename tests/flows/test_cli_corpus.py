@@ -10,7 +10,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def _cli(*args, cwd):
-    return subprocess.run([sys.executable, "-m", "flows", *args], capture_output=True, text=True, cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "synthdocqa", *args], capture_output=True, text=True, cwd=cwd,
                           env={"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}, timeout=300)
 
 
@@ -40,7 +40,7 @@ def test_verify_names_an_incomplete_corpus(tmp_path):
 
 
 def _tamper(corpus: Path) -> str:
-    from corpus.store import load_manifest
+    from synthdocqa.corpus.store import load_manifest
 
     pdf = next(r for r in load_manifest(corpus).files if r.endswith("document.pdf"))
     data = (corpus / pdf).read_bytes()
@@ -64,7 +64,7 @@ def _tamper(corpus: Path) -> str:
 ])
 def test_exit_codes_follow_the_table(argv, tampered, code, corpus_copy, capsys):
     """0 done, 2 an expected failure, 3 a check that did not pass (1 is kept for bugs): README, exit codes."""
-    from flows.cli import main
+    from synthdocqa.flows.cli import main
 
     if tampered:
         _tamper(corpus_copy)
@@ -129,7 +129,7 @@ def test_progress_is_lines_in_a_log_and_a_bar_on_a_terminal(tiny_corpus, tmp_pat
 def test_json_is_one_document_on_stdout_and_nothing_on_stderr(argv, keys, tiny_corpus, tmp_path, capsys):
     import json
 
-    from flows.cli import main
+    from synthdocqa.flows.cli import main
 
     args = [a.replace("{c}", str(tiny_corpus)).replace("{t}", str(tmp_path)) for a in argv] + ["--json"]
     capsys.readouterr()
@@ -148,7 +148,7 @@ def test_json_is_one_document_on_stdout_and_nothing_on_stderr(argv, keys, tiny_c
 def test_generate_json(tmp_path, capsys, monkeypatch):
     import json
 
-    from flows.cli import main
+    from synthdocqa.flows.cli import main
 
     monkeypatch.chdir(tmp_path)
     capsys.readouterr()
@@ -164,7 +164,7 @@ def test_line_progress_shows_only_work_that_lasts():
     work (or LINE_SECONDS), and a last line at the end only when something was shown."""
     import io
 
-    from flows.progress import LINE_AFTER, LINE_SECONDS, LineProgress
+    from synthdocqa.flows.progress import LINE_AFTER, LINE_SECONDS, LineProgress
 
     now = [0.0]
     quick, slow = io.StringIO(), io.StringIO()

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpus.store import load_manifest
-from corpus.verify import verify_corpus
-from flows.deployments import DEPLOYMENTS
+from synthdocqa.corpus.store import load_manifest
+from synthdocqa.corpus.verify import verify_corpus
+from synthdocqa.flows.deployments import DEPLOYMENTS
 from tests.corpus.conftest import tiny_spec
 
 from .prefect_server import BIN, REPO, PrefectServer
@@ -47,7 +47,7 @@ def test_served_deployment_run_completes_and_verifies(server, tmp_path):
                    timeout=120)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     r = server.run(str(BIN / "prefect"), "--no-prompt", "deploy", "--name", "default",
-                   "flows/generate.py:generate_corpus_flow", timeout=300)
+                   "synthdocqa.flows.generate:generate_corpus_flow", timeout=300)
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
 
     def inspect(name):
@@ -100,7 +100,7 @@ def test_served_deployment_run_completes_and_verifies(server, tmp_path):
 
 FLOW_SCRIPT = """
 import json, sys
-from flows.generate import generate_corpus_flow
+from synthdocqa.flows.generate import generate_corpus_flow
 stats = generate_corpus_flow(spec=json.loads(sys.argv[1]), out=sys.argv[2], runner=sys.argv[3], workers=2)
 print("STATS", json.dumps(stats))
 """
@@ -244,8 +244,8 @@ def test_a_ray_cluster_runs_the_documents_and_gives_the_serial_corpus(tiny_corpu
 
 def test_the_ray_runner_without_its_extra_fails_in_one_line(monkeypatch):
     """Without prefect-ray the run says which extra brings it, before any work."""
-    from flows.errors import RunFailed
-    from flows.runtime import check_cluster
+    from synthdocqa.flows.errors import RunFailed
+    from synthdocqa.flows.runtime import check_cluster
 
     monkeypatch.setitem(sys.modules, "prefect_ray", None)  # import prefect_ray -> ImportError
     with pytest.raises(RunFailed, match=r"pip install 'synthdocqa\[ray\]'"):
@@ -256,8 +256,8 @@ def test_the_ray_runner_without_its_extra_fails_in_one_line(monkeypatch):
 
 @pytest.mark.needs("ray")
 def test_a_ray_address_that_does_not_answer_fails_in_one_line():
-    from flows.errors import RunFailed
-    from flows.runtime import check_cluster
+    from synthdocqa.flows.errors import RunFailed
+    from synthdocqa.flows.runtime import check_cluster
 
     with pytest.raises(RunFailed, match=r"ray address 127\.0\.0\.1:1: cannot connect"):
         check_cluster("ray", None, "127.0.0.1:1")
@@ -269,7 +269,7 @@ def test_a_ray_address_that_does_not_answer_fails_in_one_line():
 def test_the_ray_runner_starts_a_small_quiet_local_instance_or_joins_a_cluster():
     from prefect_ray import RayTaskRunner
 
-    from flows.runtime import make_task_runner
+    from synthdocqa.flows.runtime import make_task_runner
 
     local = make_task_runner("ray", 3, n_docs=2)  # a small run still goes to Ray when Ray is asked for
     assert isinstance(local, RayTaskRunner) and local.address is None

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from flows.cli import main
+from synthdocqa.flows.cli import main
 
 from .cli_checks import one_line as _one_line
 
@@ -49,7 +49,7 @@ def test_spec_numbers_must_be_finite_and_keys_unique(case, command, tmp_path, ca
 def test_a_non_finite_number_in_a_spec_model_is_refused():
     from pydantic import ValidationError
 
-    from ir.spec import demo_spec
+    from synthdocqa.ir.spec import demo_spec
 
     with pytest.raises(ValidationError, match="finite"):
         demo_spec().model_validate({**demo_spec().model_dump(), "element_mix": {"table": float("nan")}})
@@ -81,8 +81,8 @@ def test_llm_serve_with_a_damaged_gguf_header(header, word, tmp_path, capsys):
 
 @pytest.mark.needs("model")
 def test_the_shipped_model_passes_the_header_check():
-    from flows.commands.llm import check_gguf
-    from judges.llm.local_server import default_model_path
+    from synthdocqa.flows.commands.llm import check_gguf
+    from synthdocqa.judges.llm.local_server import default_model_path
 
     check_gguf(Path(default_model_path()))
 
@@ -130,7 +130,7 @@ a = torch.randn(600, 600)
 threading.Thread(target=lambda: [torch.mm(a, a) for _ in iter(int, 1)], daemon=True).start()
 time.sleep(0.3)
 sys.argv = ["synthdocqa", *sys.argv[1:]]
-from flows.cli import run
+from synthdocqa.flows.cli import run
 run()
 """
 
@@ -153,7 +153,7 @@ def test_the_command_entry_is_the_one_that_exits_without_finalization():
 
     repo = Path(__file__).resolve().parents[2]
     scripts = tomllib.loads((repo / "pyproject.toml").read_text())["project"]["scripts"]
-    assert scripts["synthdocqa"] == "flows.cli:run"
+    assert scripts["synthdocqa"] == "synthdocqa.flows.cli:run"
     assert "run()" in (repo / "flows" / "__main__.py").read_text()
 
 
@@ -186,7 +186,7 @@ def test_a_judge_key_from_a_secret_block_without_prefects_server_chatter(tmp_pat
                 cfg = {str(tmp_path)!r} + f"/{{block}}.yaml"
                 open(cfg, "w").write(f"judges:\\n  - name: j\\n    base_url: {{srv.url}}\\n    model: m\\n"
                                      f"    api_key_secret_block: {{block}}\\nlabelers: [exact_match]\\n")
-                p = subprocess.run([sys.executable, "-m", "flows", "judge", "hallucination", "--items",
+                p = subprocess.run([sys.executable, "-m", "synthdocqa", "judge", "hallucination", "--items",
                                     {str(items)!r}, "--judges", cfg, "--out", cfg + ".out", "--quiet"],
                                    capture_output=True, text=True, timeout=240)
                 runs.append([p.returncode, p.stderr])
@@ -210,8 +210,9 @@ def test_a_failing_warm_up_thread_prints_nothing(monkeypatch):
     fails in that thread then is not the run's error (the run loads again on its own thread)."""
     import threading
 
-    import corpus.assemble
-    from flows.runtime import warm_up
+    import synthdocqa.corpus.assemble  # noqa: F401
+    from synthdocqa import corpus
+    from synthdocqa.flows.runtime import warm_up
 
     def broken() -> None:
         raise ImportError("open_clip: interpreter shutting down")
@@ -231,8 +232,8 @@ def test_a_stop_lost_in_a_callback_prints_nothing(capsys, monkeypatch):
     import sys
     import weakref
 
-    from flows.cli import _drop_lost_stops
-    from flows.errors import Stopped, clear_stop, record_stop
+    from synthdocqa.flows.cli import _drop_lost_stops
+    from synthdocqa.flows.errors import Stopped, clear_stop, record_stop
 
     printed = []
     monkeypatch.setattr(sys, "unraisablehook", _drop_lost_stops(printed.append))
@@ -285,9 +286,9 @@ def test_a_corpus_is_never_another_commands_out(command, inside, tmp_path, capsy
 
 
 def test_report_markdown_escapes_names(tmp_path, capsys):
-    from ir.rng import Rng
-    from judges.hallucination.report import _md_table
-    from judges.osce.simulate import SimulationConfig, simulate_study
+    from synthdocqa.ir.rng import Rng
+    from synthdocqa.judges.hallucination.report import _md_table
+    from synthdocqa.judges.osce.simulate import SimulationConfig, simulate_study
 
     payload = "llm_a<svg onload=alert(1)>"
     r = simulate_study(SimulationConfig(metrics=("overall",), utterances_per_case=(2, 2, 2), n_raters=3),
@@ -307,7 +308,7 @@ def test_report_markdown_escapes_names(tmp_path, capsys):
 def test_an_echoed_key_never_reaches_the_cache_or_the_result(tmp_path, monkeypatch):
     import stat
 
-    from judges.llm import ChatClient, ChatRequest, EndpointConfig, ResponseCache
+    from synthdocqa.judges.llm import ChatClient, ChatRequest, EndpointConfig, ResponseCache
     from tests.judges.fake_openai_server import FakeOpenAIServer
 
     secret = "sk-live-0123456789abcdefECHO"
@@ -355,7 +356,7 @@ def test_an_empty_out_is_not_the_current_folder(argv, tmp_path, capsys, monkeypa
 
 
 def test_reproduce_compares_the_disk_and_legibility_refuses_a_tampered_corpus(corpus_copy, capsys):
-    from corpus.store import load_manifest
+    from synthdocqa.corpus.store import load_manifest
 
     m = load_manifest(corpus_copy)
     pdf = next(r for r in m.files if r.endswith("document.pdf"))
@@ -377,7 +378,7 @@ def test_reproduce_compares_the_disk_and_legibility_refuses_a_tampered_corpus(co
 def test_verify_names_a_file_the_manifest_does_not_list(extra, corpus_copy, capsys):
     import shutil
 
-    from corpus.store import load_manifest
+    from synthdocqa.corpus.store import load_manifest
 
     m = load_manifest(corpus_copy)
     doc = corpus_copy / "docs" / m.documents[0]
@@ -395,8 +396,8 @@ def test_verify_names_a_file_the_manifest_does_not_list(extra, corpus_copy, caps
 
 
 def test_the_in_place_croissant_file_is_a_known_view():
-    from corpus.verify import VIEW_FILES
-    from corpus.views.exports.croissant import FILE_NAME
+    from synthdocqa.corpus.verify import VIEW_FILES
+    from synthdocqa.corpus.views.exports.croissant import FILE_NAME
 
     assert FILE_NAME in VIEW_FILES
 
@@ -407,7 +408,7 @@ def test_the_in_place_croissant_file_is_a_known_view():
 def test_report_names_the_file_that_failed_not_its_own_out(corpus_copy, tmp_path, capsys, monkeypatch):
     import errno
 
-    import corpus.views.report as report_view
+    import synthdocqa.corpus.views.report as report_view
 
     gone = corpus_copy / "docs" / "doc-00000" / "record.json"
 
@@ -427,7 +428,7 @@ def test_report_names_the_file_that_failed_not_its_own_out(corpus_copy, tmp_path
 def test_disk_full_while_writing_the_report_fails_the_run(tmp_path, capsys, monkeypatch):
     import errno
 
-    import corpus.views.report as report_view
+    import synthdocqa.corpus.views.report as report_view
     from tests.corpus.conftest import tiny_spec
 
     spec = tmp_path / "spec.json"
@@ -453,7 +454,7 @@ def test_documents_leave_no_prefect_result_behind():
     only add a never-expiring ~20 KB entry per document under the Prefect home."""
     from prefect.cache_policies import NO_CACHE
 
-    from flows.generate import generate_document_task
+    from synthdocqa.flows.generate import generate_document_task
 
     assert generate_document_task.cache_policy is NO_CACHE and generate_document_task.persist_result is False
 
@@ -464,7 +465,8 @@ def test_documents_leave_no_prefect_result_behind():
 def test_a_generate_into_a_held_folder_fails_before_starting_a_server(tmp_path, capsys, monkeypatch):
     import os
 
-    import flows.runtime
+    import synthdocqa.flows.runtime  # noqa: F401
+    from synthdocqa import flows
 
     started = []
     monkeypatch.setattr(flows.runtime, "start_early", lambda *a, **k: started.append(a))

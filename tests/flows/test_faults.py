@@ -31,10 +31,11 @@ from pathlib import Path
 
 import pytest
 
-import flows.cli
-import flows.generate  # noqa: F401  (Prefect configures logging on import: at collection, not inside a test)
-from corpus.verify import check_corpus, verify_corpus
-from flows.cli import main
+import synthdocqa.flows.cli  # noqa: F401
+import synthdocqa.flows.generate  # noqa: F401  (Prefect configures logging on import: at collection, not inside a test)
+from synthdocqa import flows
+from synthdocqa.corpus.verify import check_corpus, verify_corpus
+from synthdocqa.flows.cli import main
 from tests.corpus.conftest import tiny_spec
 
 from .cli_checks import one_line as _one_line
@@ -177,12 +178,12 @@ def test_unreachable_dask_scheduler_is_one_line_before_any_work(tmp_path, spec_f
 # ---------------------------------------------------------------- the lock
 
 def test_lock_names_its_holder_and_goes_with_it(tmp_path):
-    from corpus.lock import LockError, LockLost, OutputLock
+    from synthdocqa.corpus.lock import LockError, LockLost, OutputLock
 
     out = tmp_path / "c"
     holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import sys, time
-        from corpus.lock import OutputLock
+        from synthdocqa.corpus.lock import OutputLock
         OutputLock.of({str(out)!r}).acquire()
         print("locked", flush=True)
         time.sleep(600)
@@ -205,7 +206,7 @@ def test_lock_names_its_holder_and_goes_with_it(tmp_path):
 
 
 def test_lock_holder_removes_temp_files_of_a_killed_writer(tmp_path):
-    from corpus.lock import OutputLock
+    from synthdocqa.corpus.lock import OutputLock
 
     out = tmp_path / "c"
     (out / "docs" / "doc-00000").mkdir(parents=True)
@@ -217,9 +218,10 @@ def test_lock_holder_removes_temp_files_of_a_killed_writer(tmp_path):
 
 
 def test_lock_watch_kills_workers_when_the_lock_is_lost(tmp_path, monkeypatch):
-    import flows.workers
-    from corpus.lock import OutputLock
-    from flows.runtime import LockWatch
+    import synthdocqa.flows.workers  # noqa: F401
+    from synthdocqa import flows
+    from synthdocqa.corpus.lock import OutputLock
+    from synthdocqa.flows.runtime import LockWatch
 
     killed = []
     monkeypatch.setattr(flows.workers, "kill_all_workers", lambda: killed.append(True) or [])
@@ -384,7 +386,7 @@ def test_debug_shows_the_traceback_of_a_bug(boom, capsys):
 
 
 def test_expected_failures_become_a_failed_run_with_that_line():
-    from flows.errors import RunFailed, failing_in_one_line
+    from synthdocqa.flows.errors import RunFailed, failing_in_one_line
 
     with pytest.raises(RunFailed, match=r"^/o/docs/doc-00001/pages/page-0001\.png: No space left on device$"):
         with failing_in_one_line():
@@ -397,11 +399,12 @@ def test_expected_failures_become_a_failed_run_with_that_line():
 
 DISK_FULL = """
 import contextlib, errno, io, json, os, sys
-import ir.files
-from flows.cli import main
-from flows.generate import generate_corpus_flow
-from flows.prefect_env import prefect_api
-from flows.workers import quiet_engine_errors
+from synthdocqa import ir
+import synthdocqa.ir.files  # noqa: F401
+from synthdocqa.flows.cli import main
+from synthdocqa.flows.generate import generate_corpus_flow
+from synthdocqa.flows.prefect_env import prefect_api
+from synthdocqa.flows.workers import quiet_engine_errors
 
 real = ir.files.atomic_write_bytes
 
@@ -543,8 +546,8 @@ def test_kill_9_leaves_no_process_of_the_run_and_no_later_write(runner, tmp_path
 @pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_signal_stops_the_run_within_10_s_in_one_line(signum, tmp_path, spec_file):
-    from corpus.assemble import code_version
-    from corpus.store import complete_doc_record
+    from synthdocqa.corpus.assemble import code_version
+    from synthdocqa.corpus.store import complete_doc_record
 
     spec = tiny_spec(seed=22, n_docs=12)
     out = tmp_path / "c"
@@ -594,7 +597,7 @@ def test_a_bad_spec_fails_in_one_line_before_any_work(cmd, data, words, tmp_path
 
 
 def test_a_partial_spec_is_laid_over_its_profile():
-    from ir.spec import demo_spec, layered_spec, reference_spec
+    from synthdocqa.ir.spec import demo_spec, layered_spec, reference_spec
 
     assert layered_spec({"profile": "reference", "seed": 4, "n_docs": 2}) == reference_spec(4, 2)
     assert layered_spec({"seed": 4, "n_docs": 2}, "reference") == reference_spec(4, 2)
@@ -609,9 +612,9 @@ def test_a_partial_spec_is_laid_over_its_profile():
 def test_a_partial_spec_file_runs_and_the_flow_takes_one_too(tmp_path, capsys):
     from pydantic import ValidationError
 
-    from corpus.store import DocFiles
-    from flows.runtime import GenerateParams
-    from ir.document import DocumentIR
+    from synthdocqa.corpus.store import DocFiles
+    from synthdocqa.flows.runtime import GenerateParams
+    from synthdocqa.ir.document import DocumentIR
 
     path = tmp_path / "partial.json"
     path.write_text(json.dumps({"n_docs": 1, "pages": {"mean": 2, "min": 2, "max": 2}}), "utf-8")
@@ -628,7 +631,8 @@ def test_a_partial_spec_file_runs_and_the_flow_takes_one_too(tmp_path, capsys):
 # ---------------------------------------------------------------- writes: named, and none after the lock is lost
 
 def test_a_write_error_without_a_file_name_names_the_target(tmp_path, monkeypatch):
-    import ir.files
+    import synthdocqa.ir.files  # noqa: F401
+    from synthdocqa import ir
 
     def full(src, dst):
         raise OSError(errno.ENOSPC, "No space left on device")  # as a full disk reports it: no file name
@@ -641,9 +645,9 @@ def test_a_write_error_without_a_file_name_names_the_target(tmp_path, monkeypatc
 
 
 def test_no_file_is_written_after_the_lock_is_lost(tmp_path):
-    from corpus.generate import generate_document
-    from corpus.lock import LockLost
-    from corpus.tables import write_corpus
+    from synthdocqa.corpus.generate import generate_document
+    from synthdocqa.corpus.lock import LockLost
+    from synthdocqa.corpus.tables import write_corpus
 
     calls = []
 
@@ -669,7 +673,7 @@ def test_no_file_is_written_after_the_lock_is_lost(tmp_path):
 
 
 def test_a_document_file_that_is_not_utf8_or_not_json_is_named(corpus_copy):
-    from corpus.store import CorpusFileError, DocFiles, open_corpus
+    from synthdocqa.corpus.store import CorpusFileError, DocFiles, open_corpus
 
     files = DocFiles("doc-00000")
     (corpus_copy / files.ir).write_bytes(b"\xff\xfe garbage")
@@ -701,7 +705,7 @@ def test_an_api_server_that_cannot_start_is_one_line_naming_why(tmp_path, spec_f
 
 
 def test_the_servers_reason_is_its_last_exception_line():
-    from flows.prefect_env import _reason
+    from synthdocqa.flows.prefect_env import _reason
 
     log = (b"Traceback (most recent call last):\n  File \"x.py\", line 1\nsqlite3.OperationalError: boom\n\n"
            b"The above exception was the direct cause of the following exception:\n"

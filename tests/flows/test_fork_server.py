@@ -11,7 +11,7 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pytest
 
-from corpus.store import load_manifest
+from synthdocqa.corpus.store import load_manifest
 from tests.corpus.conftest import tiny_spec
 
 from .prefect_server import REPO
@@ -21,14 +21,14 @@ def _worker_view(name: str) -> tuple[bool, bool, str | None, int, int]:
     import os
     import sys
 
-    return ("open_clip" in sys.modules, "corpus.assemble" in sys.modules, os.environ.get(name), os.getpid(),
+    return ("open_clip" in sys.modules, "synthdocqa.corpus.assemble" in sys.modules, os.environ.get(name), os.getpid(),
             os.getppid())
 
 
 def test_workers_start_with_the_pipeline_loaded_and_the_runs_environment(monkeypatch):
     """The fork server loads the pipeline before any worker exists; a worker takes the environment the run has
     when the pool starts (set after the server started), not the server's."""
-    from flows.fork_server import pool_context, start_fork_server, start_worker
+    from synthdocqa.flows.fork_server import pool_context, start_fork_server, start_worker
 
     assert start_fork_server()
     monkeypatch.setenv("SYNTHDOCQA_TEST_SET_AFTER_THE_FORK_SERVER", "run-value")
@@ -52,7 +52,7 @@ def start(self, *a, **k):
     starts.append(threading.current_thread().name)
     return real(self, *a, **k)
 s.SubprocessASGIServer.start = start
-from flows.cli import main
+from synthdocqa.flows.cli import main
 rc = main(["generate", "--spec", sys.argv[1], "--out", sys.argv[2], "--workers", "2", "--quiet"])
 print(json.dumps({"rc": rc, "starts": starts}))
 """

@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 import yaml
 
-from flows.cli import build_parser, main
+from synthdocqa.flows.cli import build_parser, main
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_render_chooses_the_layouts_generate_chooses(tmp_path, capsys):
-    from corpus.assemble import complete_ir, default_layout_chooser
-    from flows.commands.render import _chooser
-    from ir.spec import spec_for_profile
+    from synthdocqa.corpus.assemble import complete_ir, default_layout_chooser
+    from synthdocqa.flows.commands.render import _chooser
+    from synthdocqa.ir.spec import spec_for_profile
 
     args = build_parser().parse_args(["render", "--seed", "3", "--docs", "1", "--out", "x"])
     assert args.layout_chooser == "clip" and _chooser("clip") is default_layout_chooser()
@@ -28,7 +28,7 @@ def test_render_chooses_the_layouts_generate_chooses(tmp_path, capsys):
 
 
 def test_evaluation_folders_are_keyed_by_the_whole_batch():
-    from flows.evaluation import EvaluationParams
+    from synthdocqa.flows.evaluation import EvaluationParams
 
     base = EvaluationParams(seed=1, profile="demo", judges=["hallucination"])
     key = base.batch_key("spec-a")
@@ -41,7 +41,7 @@ def test_evaluation_folders_are_keyed_by_the_whole_batch():
 
 
 def test_example_judges_yaml_loads_and_names_keys_only_by_reference():
-    from judges.hallucination.pipeline import load_judges_config
+    from synthdocqa.judges.hallucination.pipeline import load_judges_config
 
     path = REPO / "examples" / "judges.yaml"
     cfg = load_judges_config(path)
@@ -99,8 +99,8 @@ def test_generate_names_its_phases_and_writes_files_with_the_umask(tmp_path):
 def test_small_runs_build_in_this_process_and_big_ones_in_a_pool(monkeypatch):
     from prefect.task_runners import ThreadPoolTaskRunner
 
-    from flows.runtime import SMALL_RUN_DOCS, in_process, make_task_runner
-    from flows.workers import GuardedProcessPoolTaskRunner
+    from synthdocqa.flows.runtime import SMALL_RUN_DOCS, in_process, make_task_runner
+    from synthdocqa.flows.workers import GuardedProcessPoolTaskRunner
 
     assert in_process("process", 2, SMALL_RUN_DOCS - 1) and not in_process("process", 2, SMALL_RUN_DOCS)
     assert in_process("process", 1, 500) and in_process("inline", 4, 500) and not in_process("dask", 2, 1)
@@ -111,9 +111,9 @@ def test_small_runs_build_in_this_process_and_big_ones_in_a_pool(monkeypatch):
 
 
 def test_documents_go_to_the_pool_longest_first_and_complete_ones_first():
-    from flows.generate import submission_order
-    from generation.planner import planned_page_count
-    from ir.spec import demo_spec
+    from synthdocqa.flows.generate import submission_order
+    from synthdocqa.generation.planner import planned_page_count
+    from synthdocqa.ir.spec import demo_spec
 
     spec = demo_spec(40, 12)
     pages = {i: planned_page_count(spec, i) for i in range(12)}
@@ -126,7 +126,7 @@ def test_documents_go_to_the_pool_longest_first_and_complete_ones_first():
 
 
 def test_a_run_starts_nothing_early_for_a_corpus_that_looks_complete(corpus_copy, tmp_path):
-    from flows.runtime import looks_complete, start_early
+    from synthdocqa.flows.runtime import looks_complete, start_early
     from tests.corpus.conftest import tiny_spec
 
     assert looks_complete(corpus_copy, tiny_spec()) and not looks_complete(corpus_copy, tiny_spec(seed=6))
@@ -136,7 +136,7 @@ def test_a_run_starts_nothing_early_for_a_corpus_that_looks_complete(corpus_copy
 
 
 def test_the_report_is_kept_for_an_unchanged_corpus_and_redrawn_after_a_change(corpus_copy, tmp_path):
-    from corpus.views.report import write_report
+    from synthdocqa.corpus.views.report import write_report
     from tests.flows.crafted import rehash_manifest
 
     out = tmp_path / "r.html"
@@ -153,9 +153,9 @@ def test_the_report_is_kept_for_an_unchanged_corpus_and_redrawn_after_a_change(c
 
 
 def test_a_complete_corpus_is_up_to_date_until_something_changes(corpus_copy, tmp_path):
-    from corpus.generate import up_to_date
-    from corpus.store import load_manifest
-    from corpus.views.report import report_is_current, write_report
+    from synthdocqa.corpus.generate import up_to_date
+    from synthdocqa.corpus.store import load_manifest
+    from synthdocqa.corpus.views.report import report_is_current, write_report
     from tests.corpus.conftest import tiny_spec
 
     spec = tiny_spec()
@@ -171,8 +171,8 @@ def test_a_complete_corpus_is_up_to_date_until_something_changes(corpus_copy, tm
 
 def test_version_is_the_code_version_a_corpus_records(capsys):
     """``--version`` names the code a corpus records (``manifest.code_version``), not only the package's."""
-    from corpus.assemble import code_version
-    from flows.cli import main
+    from synthdocqa.corpus.assemble import code_version
+    from synthdocqa.flows.cli import main
 
     with pytest.raises(SystemExit) as done:
         main(["--version"])

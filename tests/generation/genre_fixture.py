@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from generation.content.book import DocContext
-from generation.content.names import paper_of
-from generation.domains import DOMAINS, get_domain, get_recipe
-from generation.planner import document_context
-from ir import Rng
-from ir.document import DocumentIR, PagePlan, PerturbationProfile
+from synthdocqa.generation.content.book import DocContext
+from synthdocqa.generation.content.names import paper_of
+from synthdocqa.generation.domains import DOMAINS, get_domain, get_recipe
+from synthdocqa.generation.planner import document_context
+from synthdocqa.ir import Rng
+from synthdocqa.ir.document import DocumentIR, PagePlan, PerturbationProfile
 
 
 def genre_ctx(recipe: str, seed: int = 0, domain: str | None = None) -> DocContext:

@@ -13,14 +13,14 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 
-from generation.content.calendar import period_end, period_months
-from generation.content.names import address_problems
-from generation.domains import get_domain, get_recipe, view
-from ir import DocumentIR, FigureBlock, FormBlock, TableBlock, block_spans
-from ir.answers import numeric
-from ir.arithmetic_rules import ADDITIVE, PERCENTAGE_POINTS, quantity_allows
-from ir.derivations import derivation_problems as fact_derivation_problems
-from ir.vocab import QUANTITIES
+from synthdocqa.generation.content.calendar import period_end, period_months
+from synthdocqa.generation.content.names import address_problems
+from synthdocqa.generation.domains import get_domain, get_recipe, view
+from synthdocqa.ir import DocumentIR, FigureBlock, FormBlock, TableBlock, block_spans
+from synthdocqa.ir.answers import numeric
+from synthdocqa.ir.arithmetic_rules import ADDITIVE, PERCENTAGE_POINTS, quantity_allows
+from synthdocqa.ir.derivations import derivation_problems as fact_derivation_problems
+from synthdocqa.ir.vocab import QUANTITIES
 
 MAX_CHANGE = Decimal(60)
 """Largest plausible percent change between two reported periods (in percent)."""

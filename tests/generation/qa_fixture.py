@@ -9,7 +9,7 @@ line chart of one region's revenue over the two periods.
 import datetime as dt
 from decimal import Decimal
 
-from ir.blocks import (
+from synthdocqa.ir.blocks import (
     AnnotationBlock,
     Checkbox,
     FigureBlock,
@@ -22,10 +22,18 @@ from ir.blocks import (
     TableBlock,
     TextBlock,
 )
-from ir.document import DocumentIR, PagePlan
-from ir.facts import Derivation, Entity, Fact
-from ir.perturbation import PerturbationProfile
-from ir.values import BooleanValue, DateValue, MoneyValue, NumberValue, PercentValue, PersonValue, TextValue
+from synthdocqa.ir.document import DocumentIR, PagePlan
+from synthdocqa.ir.facts import Derivation, Entity, Fact
+from synthdocqa.ir.perturbation import PerturbationProfile
+from synthdocqa.ir.values import (
+    BooleanValue,
+    DateValue,
+    MoneyValue,
+    NumberValue,
+    PercentValue,
+    PersonValue,
+    TextValue,
+)
 
 ACTIONS = (("Renew the vendor contract", 0, dt.date(2026, 4, 20), "Open"),
            ("Close the audit finding", 1, dt.date(2026, 5, 4), "Overdue"),

@@ -5,8 +5,8 @@ auditor's heading). Shown failing with the section's one-page weight and its no-
 
 from __future__ import annotations
 
-from generation import planner
-from ir.spec import reference_spec
+from synthdocqa.generation import planner
+from synthdocqa.ir.spec import reference_spec
 
 DOCS = (31, 4, 7)  # annual reports of reference seed 8383
 

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from generation import planner
-from generation.domains import get_domain, view
-from ir.spec import PageCountDist, reference_spec
+from synthdocqa.generation import planner
+from synthdocqa.generation.domains import get_domain, view
+from synthdocqa.ir.spec import PageCountDist, reference_spec
 
 CASES = tuple((seed, pages) for seed in (1, 2, 3, 4, 5) for pages in (9, 18, 40))
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generation.planner import plan_document
-from ir.spec import demo_spec, reference_spec
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.ir.spec import demo_spec, reference_spec
 from tests.generation.plan_checks import (
     ORDERED_DATES,
     all_problems,
@@ -90,8 +90,8 @@ ELEMENTS = ("table", "figure", "form", "annotation", "text")
        mean_pages=st.integers(min_value=1, max_value=6),
        tier=st.sampled_from(["pristine", "good", "fair", "degraded", "poor"]))
 def test_any_valid_spec_plans_consistently(seed, weights, per_page, mean_pages, tier):
-    from generation.planner import qa_bearing_blocks
-    from ir.spec import CorpusSpec, PageCountDist
+    from synthdocqa.generation.planner import qa_bearing_blocks
+    from synthdocqa.ir.spec import CorpusSpec, PageCountDist
 
     mix = dict(zip(ELEMENTS, weights, strict=True))
     spec = CorpusSpec(seed=seed, n_docs=2, pages=PageCountDist(mean=mean_pages, sigma=0.3, min=1, max=8),

@@ -6,14 +6,14 @@ from decimal import Decimal
 
 import pytest
 
-from generation.content import annotations, figures, forms, prose, tables
-from generation.content.book import DocContext, FactBook
-from generation.content.formats import DocFormat, format_date, percent_text, stamp_date
-from generation.content.names import address, email_for, org_name, person_name
-from generation.domains import DOMAINS, RECIPES, get_domain, get_recipe
-from ir import Rng
-from ir.answers import numeric
-from ir.vocab import QUANTITIES
+from synthdocqa.generation.content import annotations, figures, forms, prose, tables
+from synthdocqa.generation.content.book import DocContext, FactBook
+from synthdocqa.generation.content.formats import DocFormat, format_date, percent_text, stamp_date
+from synthdocqa.generation.content.names import address, email_for, org_name, person_name
+from synthdocqa.generation.domains import DOMAINS, RECIPES, get_domain, get_recipe
+from synthdocqa.ir import Rng
+from synthdocqa.ir.answers import numeric
+from synthdocqa.ir.vocab import QUANTITIES
 from tests.generation.plan_checks import derivation_problems
 
 SIMPLE = re.compile(r"^[A-Za-z0-9 ,.&'()/:;%+\-]+$")
@@ -55,7 +55,7 @@ def test_fact_text_is_the_formatted_value():
 
 
 def test_one_table_builder_per_table_kind():
-    from ir.vocab import TABLE_KINDS
+    from synthdocqa.ir.vocab import TABLE_KINDS
 
     assert sorted(tables.TABLE_BUILDERS) == sorted(TABLE_KINDS)
 
@@ -224,7 +224,7 @@ def test_domain_and_recipe_data():
 
 
 def test_every_prose_template_fills_for_every_domain():
-    from generation.content.prose import (
+    from synthdocqa.generation.content.prose import (
         INTERPRETATIONS,
         NEUTRAL_TABLE_COMMENTS,
         OPENERS,
@@ -235,7 +235,7 @@ def test_every_prose_template_fills_for_every_domain():
         STANDING_TEXT,
         _fill,
     )
-    from generation.domains import RECIPE_BY_SLUG
+    from synthdocqa.generation.domains import RECIPE_BY_SLUG
 
     assert set(RECIPE_OPENERS) <= set(RECIPE_BY_SLUG) and set(REGISTERS) <= set(RECIPE_BY_SLUG)
     registers = tuple(t for r in REGISTERS.values() for t in r.openers + r.remarks + r.reflections + r.lead_ins

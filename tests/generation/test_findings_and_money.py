@@ -10,10 +10,10 @@ import re
 
 import pytest
 
-from generation import planner
-from generation.content import prose
-from generation.domains import get_recipe
-from ir.spec import PageCountDist, reference_spec
+from synthdocqa.generation import planner
+from synthdocqa.generation.content import prose
+from synthdocqa.generation.domains import get_recipe
+from synthdocqa.ir.spec import PageCountDist, reference_spec
 from tests.generation.plan_checks import all_problems
 
 SEEDS = (1, 2, 3, 4, 5, 6)

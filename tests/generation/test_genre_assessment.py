@@ -17,13 +17,21 @@ from decimal import Decimal
 
 import pytest
 
-from generation.content import genre
-from generation.content.genre import assessment
-from generation.content.sizing import block_height
-from generation.domains import DOMAINS, RECIPES
-from ir import Rng
-from ir.blocks import FigureBlock, FormBlock, HeadingBlock, ListBlock, TableBlock, TextBlock, block_fact_ids
-from ir.derivations import derivation_problems
+from synthdocqa.generation.content import genre
+from synthdocqa.generation.content.genre import assessment
+from synthdocqa.generation.content.sizing import block_height
+from synthdocqa.generation.domains import DOMAINS, RECIPES
+from synthdocqa.ir import Rng
+from synthdocqa.ir.blocks import (
+    FigureBlock,
+    FormBlock,
+    HeadingBlock,
+    ListBlock,
+    TableBlock,
+    TextBlock,
+    block_fact_ids,
+)
+from synthdocqa.ir.derivations import derivation_problems
 from tests.generation.genre_fixture import doc_with, genre_ctx
 from tests.generation.plan_checks import all_problems
 

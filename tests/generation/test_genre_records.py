@@ -11,13 +11,13 @@ from decimal import Decimal
 
 import pytest
 
-from generation.content import genre
-from generation.content.genre import records
-from generation.content.sizing import block_height
-from generation.domains import DOMAINS, RECIPES
-from ir.blocks import FormBlock, HeadingBlock, TableBlock, TextBlock, block_fact_ids
-from ir.derivations import derivation_problems
-from ir.rng import Rng
+from synthdocqa.generation.content import genre
+from synthdocqa.generation.content.genre import records
+from synthdocqa.generation.content.sizing import block_height
+from synthdocqa.generation.domains import DOMAINS, RECIPES
+from synthdocqa.ir.blocks import FormBlock, HeadingBlock, TableBlock, TextBlock, block_fact_ids
+from synthdocqa.ir.derivations import derivation_problems
+from synthdocqa.ir.rng import Rng
 from tests.generation.genre_fixture import doc_with, genre_ctx
 from tests.generation.plan_checks import all_problems
 

@@ -9,16 +9,16 @@ from decimal import Decimal
 
 import pytest
 
-from generation.content import genre
-from generation.content.calendar import period_end
-from generation.content.genre.statements import AMBER_TOLERANCE, BLOCKS, _lower_is_better
-from generation.content.sizing import block_height
-from generation.domains import DOMAINS, RECIPES
-from generation.planner import SPEAKS_ALONE
-from ir import Rng
-from ir.answers import numeric
-from ir.blocks import AnnotationBlock, TableBlock
-from ir.derivations import derivation_problems
+from synthdocqa.generation.content import genre
+from synthdocqa.generation.content.calendar import period_end
+from synthdocqa.generation.content.genre.statements import AMBER_TOLERANCE, BLOCKS, _lower_is_better
+from synthdocqa.generation.content.sizing import block_height
+from synthdocqa.generation.domains import DOMAINS, RECIPES
+from synthdocqa.generation.planner import SPEAKS_ALONE
+from synthdocqa.ir import Rng
+from synthdocqa.ir.answers import numeric
+from synthdocqa.ir.blocks import AnnotationBlock, TableBlock
+from synthdocqa.ir.derivations import derivation_problems
 from tests.generation.genre_fixture import doc_with, genre_ctx
 from tests.generation.plan_checks import all_problems
 

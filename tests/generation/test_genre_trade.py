@@ -11,13 +11,13 @@ from functools import cache
 
 import pytest
 
-from generation.content import genre
-from generation.content.genre import trade
-from generation.content.sizing import block_height
-from generation.domains import DOMAINS, RECIPES, get_recipe
-from ir import Rng
-from ir.answers import numeric
-from ir.derivations import derivation_problems
+from synthdocqa.generation.content import genre
+from synthdocqa.generation.content.genre import trade
+from synthdocqa.generation.content.sizing import block_height
+from synthdocqa.generation.domains import DOMAINS, RECIPES, get_recipe
+from synthdocqa.ir import Rng
+from synthdocqa.ir.answers import numeric
+from synthdocqa.ir.derivations import derivation_problems
 from tests.generation.genre_fixture import doc_with, genre_ctx
 from tests.generation.plan_checks import all_problems
 

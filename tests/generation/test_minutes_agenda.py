@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from corpus.views import genre_lint
-from generation import planner
-from ir.spec import PageCountDist, reference_spec
+from synthdocqa.corpus.views import genre_lint
+from synthdocqa.generation import planner
+from synthdocqa.ir.spec import PageCountDist, reference_spec
 
 CASES = ((11, 30), (12, 8), (13, 3), (14, 2), *((s, n) for s in range(0, 60, 3) for n in (2, 4, 9)))
 """Seeds 15, 22, 35, ... once put a page's general text or list under the attendance: 0-59 in steps of 3 with

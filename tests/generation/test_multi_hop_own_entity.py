@@ -10,11 +10,11 @@ from collections import Counter
 
 import pytest
 
-from generation.qa import build_evidence, derive_qa, drawn_render_map
-from generation.qa.claims import Claim, Draft
-from generation.qa.context import QAContext
-from generation.qa.mix import qa_mix
-from generation.qa.multi_hop import (
+from synthdocqa.generation.qa import build_evidence, derive_qa, drawn_render_map
+from synthdocqa.generation.qa.claims import Claim, Draft
+from synthdocqa.generation.qa.context import QAContext
+from synthdocqa.generation.qa.mix import qa_mix
+from synthdocqa.generation.qa.multi_hop import (
     bridges,
     mentions,
     named_in,
@@ -23,7 +23,7 @@ from generation.qa.multi_hop import (
     unless_own_start,
     who,
 )
-from generation.qa.own_start import (
+from synthdocqa.generation.qa.own_start import (
     answer_forms_named,
     is_phrase_of,
     normalise,
@@ -31,8 +31,8 @@ from generation.qa.own_start import (
     resolves_to_own_start,
     row_index,
 )
-from ir.answers import surface_forms
-from ir.qa_models import StringAnswer
+from synthdocqa.ir.answers import surface_forms
+from synthdocqa.ir.qa_models import StringAnswer
 
 from .qa_fixture import fixture_doc
 
@@ -43,9 +43,9 @@ MIN_MULTI_HOP = 200
 @pytest.fixture(scope="module")
 def documents():
     """``N_DOCS`` reference documents, planned, rendered (no scan) and derived: (doc, QAContext, qa, assertions)."""
-    from generation.planner import plan_document
-    from ir.spec import reference_spec
-    from renderers import render_document
+    from synthdocqa.generation.planner import plan_document
+    from synthdocqa.ir.spec import reference_spec
+    from synthdocqa.renderers import render_document
 
     spec = reference_spec(seed=7, n_docs=N_DOCS)
     out = []
@@ -225,7 +225,7 @@ def test_a_hand_built_collapse_is_not_emitted(fixture_qa):
 
 def test_coincidences_are_not_collapses():
     """A bare number named as a figure number, or an answer word inside a block's title, is not the start."""
-    from ir.qa_models import NumberAnswer
+    from synthdocqa.ir.qa_models import NumberAnswer
     fifteen = NumberAnswer(value="15", unit="accounts")
     assert answer_forms_named("In Figure 15, what is the accounts opened of the category with the highest loans "
                               "in Figure 5?", fifteen, surface_forms(fifteen)) == []

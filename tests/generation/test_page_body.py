@@ -5,9 +5,9 @@ page of notes without failing. Both shown on the document that found it, the pla
 
 from __future__ import annotations
 
-from generation import planner
-from ir.spec import reference_spec
-from renderers import render_document
+from synthdocqa.generation import planner
+from synthdocqa.ir.spec import reference_spec
+from synthdocqa.renderers import render_document
 
 FOUND_IN = (7171, 91)
 

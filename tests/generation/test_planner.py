@@ -5,9 +5,9 @@ from collections import Counter
 
 import pytest
 
-from generation.content.sizing import PAGE_BUDGET, block_height
-from generation.domains import DOMAIN_BY_SLUG, DOMAINS, RECIPE_BY_SLUG
-from generation.planner import (
+from synthdocqa.generation.content.sizing import PAGE_BUDGET, block_height
+from synthdocqa.generation.domains import DOMAIN_BY_SLUG, DOMAINS, RECIPE_BY_SLUG
+from synthdocqa.generation.planner import (
     TEXT_SLACK,
     domain_for,
     plan_corpus,
@@ -15,9 +15,9 @@ from generation.planner import (
     planned_page_count,
     qa_bearing_blocks,
 )
-from ir import DocumentIR, TableBlock
-from ir.spec import REFERENCE_ELEMENT_MIX, REFERENCE_PLANNED_PAGES, demo_spec, reference_spec
-from ir.vocab import SPEAKS_ALONE
+from synthdocqa.ir import DocumentIR, TableBlock
+from synthdocqa.ir.spec import REFERENCE_ELEMENT_MIX, REFERENCE_PLANNED_PAGES, demo_spec, reference_spec
+from synthdocqa.ir.vocab import SPEAKS_ALONE
 from tests.generation.plan_checks import all_problems
 
 STYLE_FAMILIES = {"corporate", "modern", "classic", "technical", "government"}
@@ -138,7 +138,7 @@ def test_spec_restrictions_are_respected():
 def test_unknown_names_in_spec_are_rejected_with_the_field(field, value, msg):
     from pydantic import ValidationError
 
-    from ir import describe_validation_error
+    from synthdocqa.ir import describe_validation_error
 
     with pytest.raises(ValidationError) as info:  # when the spec is made, before any planning
         demo_spec().model_validate({**demo_spec().model_dump(), field: value})
@@ -170,8 +170,8 @@ def test_plans_do_not_depend_on_the_interpreter_hash_seed():
 
 def test_element_draw_order_covers_the_vocabulary_in_the_planner_order():
     """The planner draws element types in its own order (part of the byte contract), over the vocabulary."""
-    from generation.planner import ELEMENT_DRAW_ORDER
-    from ir.vocab import ELEMENT_TYPES
+    from synthdocqa.generation.planner import ELEMENT_DRAW_ORDER
+    from synthdocqa.ir.vocab import ELEMENT_TYPES
 
     assert set(ELEMENT_DRAW_ORDER) == set(ELEMENT_TYPES) and len(ELEMENT_DRAW_ORDER) == len(ELEMENT_TYPES)
     assert list(ELEMENT_DRAW_ORDER) == "table figure form annotation text".split()
@@ -180,8 +180,8 @@ def test_element_draw_order_covers_the_vocabulary_in_the_planner_order():
 def test_the_domain_and_recipe_tables_define_the_vocabulary():
     """The spec validates names against ``ir.vocab`` (it cannot import the engine): the tables here must
     define exactly those slugs, in that order (the planner cycles domains in it)."""
-    from generation.domains import DOMAINS, RECIPES
-    from ir.vocab import DOMAIN_SLUGS, RECIPE_SLUGS
+    from synthdocqa.generation.domains import DOMAINS, RECIPES
+    from synthdocqa.ir.vocab import DOMAIN_SLUGS, RECIPE_SLUGS
 
     assert tuple(d.slug for d in DOMAINS) == DOMAIN_SLUGS
     assert tuple(r.slug for r in RECIPES) == RECIPE_SLUGS

@@ -8,11 +8,11 @@ from collections import Counter
 
 import pytest
 
-from generation.content import prose
-from generation.content.wording import plural
-from generation.domains import DOMAINS
-from generation.planner import plan_document
-from ir.spec import PageCountDist, reference_spec
+from synthdocqa.generation.content import prose
+from synthdocqa.generation.content.wording import plural
+from synthdocqa.generation.domains import DOMAINS
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.ir.spec import PageCountDist, reference_spec
 
 
 def _sentences(recipe: str, pages: int, seed: int, domain: str | None = None) -> Counter:
@@ -53,9 +53,9 @@ def test_minutes_open_the_meeting_once():
 def test_one_day_is_singular_and_one_point_oh_days_is_not():
     from decimal import Decimal
 
-    from generation.content.prose import with_unit
-    from ir.facts import Fact
-    from ir.values import NumberValue
+    from synthdocqa.generation.content.prose import with_unit
+    from synthdocqa.ir.facts import Fact
+    from synthdocqa.ir.values import NumberValue
 
     def fact(text, value):
         return Fact(id="f0001", label="Average transit time of Madrid to Lyon", text=text, quantity="duration",
@@ -113,7 +113,7 @@ def test_minutes_and_research_do_not_speak_as_management(monkeypatch, recipe, fl
 
 def test_a_minuted_paragraph_keeps_to_one_item():
     """Each paragraph of minutes discusses one item: its topics and its speaker do not change mid-paragraph."""
-    from generation.domains import get_domain
+    from synthdocqa.generation.domains import get_domain
 
     spec = reference_spec(seed=5, n_docs=1).model_copy(update={
         "recipes": ["board_minutes"], "pages": PageCountDist(mean=12, sigma=0, min=12, max=12)})
@@ -158,7 +158,7 @@ def test_financial_statements_and_their_notes_carry_no_management_comment(monkey
     """An annual report's Financial Statements and Notes hold the statements, the notes, the sentences that
     refer to them and their standing text ("The notes on the following pages form part of ..."); never
     "Management considers the position ..." on a page of the accounts."""
-    from generation import planner
+    from synthdocqa.generation import planner
 
     def stray(seed: int) -> list[str]:
         spec = reference_spec(seed=seed, n_docs=1).model_copy(update={

@@ -6,11 +6,17 @@ from decimal import Decimal
 
 import pytest
 
-from generation.qa import build_evidence, check_answer, derive_qa, drawn_render_map, recompute_assertion
-from ir import RenderMap, SpanBox
-from ir.answers import derive, surface_forms
-from ir.boxes import Box
-from ir.qa_models import NumberAnswer
+from synthdocqa.generation.qa import (
+    build_evidence,
+    check_answer,
+    derive_qa,
+    drawn_render_map,
+    recompute_assertion,
+)
+from synthdocqa.ir import RenderMap, SpanBox
+from synthdocqa.ir.answers import derive, surface_forms
+from synthdocqa.ir.boxes import Box
+from synthdocqa.ir.qa_models import NumberAnswer
 
 from .qa_fixture import fixture_doc
 

@@ -3,10 +3,10 @@ and cross-page sources the variant weights seldom reach, still get their share."
 
 from __future__ import annotations
 
-from generation.planner import plan_document
-from generation.qa import derive as derive_mod
-from generation.qa import derive_qa, drawn_render_map
-from ir.spec import demo_spec
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.generation.qa import derive as derive_mod
+from synthdocqa.generation.qa import derive_qa, drawn_render_map
+from synthdocqa.ir.spec import demo_spec
 
 
 def _mix(n_docs: int = 3) -> tuple[float, float, int]:

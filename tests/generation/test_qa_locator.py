@@ -4,12 +4,12 @@ locator that the document answers two ways (``QAContext.rivals``), shown failing
 
 from __future__ import annotations
 
-from generation.planner import plan_document
-from generation.qa import derive as derive_mod
-from generation.qa import derive_qa, drawn_render_map
-from generation.qa.context import QAContext
-from generation.qa.derive import LOCATED_MAX, QUESTION_MAX_WORDS, located
-from ir.spec import demo_spec, reference_spec
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.generation.qa import derive as derive_mod
+from synthdocqa.generation.qa import derive_qa, drawn_render_map
+from synthdocqa.generation.qa.context import QAContext
+from synthdocqa.generation.qa.derive import LOCATED_MAX, QUESTION_MAX_WORDS, located
+from synthdocqa.ir.spec import demo_spec, reference_spec
 from tests.generation.qa_fixture import fixture_doc
 
 

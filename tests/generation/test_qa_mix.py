@@ -1,8 +1,8 @@
 """The QA mix: templates, and the shares a corpus must hold (multi-hop, multi-page, prose, no dominant
 template) measured on the fixture and on a few planned and rendered documents."""
 
-from generation.qa import build_evidence, derive_qa, drawn_render_map
-from generation.qa.mix import QAMix, qa_mix, question_template
+from synthdocqa.generation.qa import build_evidence, derive_qa, drawn_render_map
+from synthdocqa.generation.qa.mix import QAMix, qa_mix, question_template
 
 from .qa_fixture import fixture_doc
 
@@ -32,10 +32,10 @@ def test_shares_on_the_fixture():
 
 def test_shares_on_planned_and_rendered_documents():
     """Three reference documents, planned and rendered (no scan): the issue's shares hold."""
-    from generation.planner import plan_document
-    from ir.answers import form_denotes
-    from ir.spec import reference_spec
-    from renderers import render_document
+    from synthdocqa.generation.planner import plan_document
+    from synthdocqa.ir.answers import form_denotes
+    from synthdocqa.ir.spec import reference_spec
+    from synthdocqa.renderers import render_document
 
     spec = reference_spec(seed=7, n_docs=3)
     mix = QAMix()

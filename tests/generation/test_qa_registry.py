@@ -6,11 +6,11 @@ import inspect
 
 import pytest
 
-import generation.qa as qa_pkg
-from generation.qa import QA_TYPE, REGISTRY, VARIANTS, build_evidence, derive_qa, drawn_render_map
-from generation.qa.context import QAContext
-from generation.qa.registry import ANSWER_RULES
-from ir.vocab import DIFFICULTIES, QA_TYPES
+import synthdocqa.generation.qa as qa_pkg
+from synthdocqa.generation.qa import QA_TYPE, REGISTRY, VARIANTS, build_evidence, derive_qa, drawn_render_map
+from synthdocqa.generation.qa.context import QAContext
+from synthdocqa.generation.qa.registry import ANSWER_RULES
+from synthdocqa.ir.vocab import DIFFICULTIES, QA_TYPES
 
 from .qa_fixture import fixture_doc
 
@@ -67,7 +67,15 @@ def _phrasing_tables(module) -> dict[str, tuple[str, ...]]:
 
 
 def test_every_question_has_five_or_more_phrasings():
-    from generation.qa import arithmetic, compare, lists, lookup, multi_hop, structure, unanswerable
+    from synthdocqa.generation.qa import (
+        arithmetic,
+        compare,
+        lists,
+        lookup,
+        multi_hop,
+        structure,
+        unanswerable,
+    )
 
     tables = {}
     for mod in (arithmetic, compare, lists, lookup, multi_hop, structure, unanswerable):

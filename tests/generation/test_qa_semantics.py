@@ -3,11 +3,11 @@ percentage points, percent changes only of amounts and counts; list answers name
 
 import pytest
 
-import generation.qa.arithmetic as arithmetic
-from generation.qa import build_evidence, derive_qa, drawn_render_map
-from generation.qa.fact_arithmetic import quantity_of, semantic_misuses
-from ir.facts import Fact
-from ir.values import MoneyValue, NumberValue, PercentValue
+import synthdocqa.generation.qa.arithmetic as arithmetic
+from synthdocqa.generation.qa import build_evidence, derive_qa, drawn_render_map
+from synthdocqa.generation.qa.fact_arithmetic import quantity_of, semantic_misuses
+from synthdocqa.ir.facts import Fact
+from synthdocqa.ir.values import MoneyValue, NumberValue, PercentValue
 
 from .qa_fixture import fixture_doc
 

@@ -3,11 +3,11 @@ those questions only."""
 
 from __future__ import annotations
 
-from generation import qa as qa_pkg
-from generation.content.front_matter import contents_table, printed_pages
-from generation.planner import plan_document
-from generation.qa import build_evidence, derive_qa, drawn_render_map
-from ir.spec import PageCountDist, reference_spec
+from synthdocqa.generation import qa as qa_pkg
+from synthdocqa.generation.content.front_matter import contents_table, printed_pages
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.generation.qa import build_evidence, derive_qa, drawn_render_map
+from synthdocqa.ir.spec import PageCountDist, reference_spec
 
 
 def _report():
@@ -46,10 +46,10 @@ def _long_report(recipe: str = "compliance_report", pages: int = 24, seed: int =
 
 
 def test_cross_reference_questions_name_the_section_and_its_one_exhibit_holds_the_answer():
-    from generation.content.front_matter import NUMBERED_HEADING, heading_text
-    from generation.qa.context import QAContext
-    from generation.qa.structure import cross_reference, section_exhibits
-    from ir.rng import Rng
+    from synthdocqa.generation.content.front_matter import NUMBERED_HEADING, heading_text
+    from synthdocqa.generation.qa.context import QAContext
+    from synthdocqa.generation.qa.structure import cross_reference, section_exhibits
+    from synthdocqa.ir.rng import Rng
 
     doc = _long_report()
     rm = drawn_render_map(doc)
@@ -81,21 +81,21 @@ def test_cross_reference_questions_name_the_section_and_its_one_exhibit_holds_th
 
 
 def _spans(block):
-    from ir.blocks import FigureBlock
+    from synthdocqa.ir.blocks import FigureBlock
     if isinstance(block, FigureBlock):
         return [p for s in block.series for p in s.points]
     return [c for row in block.rows for c in row]
 
 
 def test_long_reports_end_with_an_appendix_in_the_contents_and_the_introduction_points_to_it():
-    from generation.content.front_matter import heading_text
+    from synthdocqa.generation.content.front_matter import heading_text
 
     doc = _long_report()
     last = doc.pages[-1]
     heads = [heading_text(b) for p in doc.pages for b in p.blocks if b.type == "heading"]
     assert "Appendix A Supporting schedules" in heads
     # the report's own data tables, as many as its page holds; no ledger of postings in a report
-    from generation.content.sizing import PAGE_BUDGET, block_height
+    from synthdocqa.generation.content.sizing import PAGE_BUDGET, block_height
 
     tables = [b for b in last.blocks if b.type == "table"]
     assert len(tables) >= 2 and sum(block_height(b) for b in last.blocks) >= 0.75 * PAGE_BUDGET

@@ -9,9 +9,9 @@ import re
 
 import pytest
 
-from generation import planner
-from generation.content import book
-from ir.spec import PageCountDist, reference_spec
+from synthdocqa.generation import planner
+from synthdocqa.generation.content import book
+from synthdocqa.ir.spec import PageCountDist, reference_spec
 
 CASES = tuple((seed, pages) for seed in (1, 2, 3, 4) for pages in (6, 10))
 QUARTER = re.compile(r"\bQ[1-4] \d{4}\b")

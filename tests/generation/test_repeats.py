@@ -10,22 +10,22 @@ from functools import cache
 
 import pytest
 
-from generation.content import figures, forms, tables
-from generation.content.book import DocContext, FactBook
-from generation.content.formats import DocFormat
-from generation.content.names import address
-from generation.content.repeats import (
+from synthdocqa.generation.content import figures, forms, tables
+from synthdocqa.generation.content.book import DocContext, FactBook
+from synthdocqa.generation.content.formats import DocFormat
+from synthdocqa.generation.content.names import address
+from synthdocqa.generation.content.repeats import (
     caption_text,
     captions_of,
     repeated_captions,
     repeated_tables,
     tables_of,
 )
-from generation.domains import get_domain, get_recipe
-from generation.planner import plan_document, recipe_and_pages
-from ir import DocumentIR, FigureBlock, Rng, TableBlock
-from ir.blocks import Span
-from ir.spec import demo_spec, reference_spec
+from synthdocqa.generation.domains import get_domain, get_recipe
+from synthdocqa.generation.planner import plan_document, recipe_and_pages
+from synthdocqa.ir import DocumentIR, FigureBlock, Rng, TableBlock
+from synthdocqa.ir.blocks import Span
+from synthdocqa.ir.spec import demo_spec, reference_spec
 
 LONG_RECIPES = {"research_report", "sustainability_report", "annual_report", "contract_summary"}
 
@@ -145,7 +145,7 @@ def _ctx(domain: str = "logistics", recipe: str = "annual_report") -> DocContext
 
 
 def _as_doc(ctx: DocContext, blocks: list) -> DocumentIR:
-    from ir.document import PagePlan, PerturbationProfile
+    from synthdocqa.ir.document import PagePlan, PerturbationProfile
 
     return DocumentIR(doc_id="doc-00000", index=0, seed=0, seed_path=["doc", 0], domain=ctx.domain.slug,
                       recipe=ctx.recipe.slug, title="t", topic_brief="b", style_family="corporate",

@@ -18,14 +18,21 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generation.content.calendar import Calendar, period_end, period_months
-from generation.content.dynamics import display, draw_path, raw_value
-from generation.domains import DOMAINS, RECIPE_BY_SLUG, RECIPES, Metric, get_domain, metric_semantics
-from generation.planner import plan_document, planned_page_count, recipe_and_pages
-from ir import Derivation, DocumentIR, Fact, Rng, TextBlock
-from ir.arithmetic_rules import quantity_allows, unit_for_count
-from ir.spec import REFERENCE_PLANNED_PAGES, REFERENCE_RECIPE_MIX, demo_spec, reference_spec
-from ir.values import NumberValue, PercentValue
+from synthdocqa.generation.content.calendar import Calendar, period_end, period_months
+from synthdocqa.generation.content.dynamics import display, draw_path, raw_value
+from synthdocqa.generation.domains import (
+    DOMAINS,
+    RECIPE_BY_SLUG,
+    RECIPES,
+    Metric,
+    get_domain,
+    metric_semantics,
+)
+from synthdocqa.generation.planner import plan_document, planned_page_count, recipe_and_pages
+from synthdocqa.ir import Derivation, DocumentIR, Fact, Rng, TextBlock
+from synthdocqa.ir.arithmetic_rules import quantity_allows, unit_for_count
+from synthdocqa.ir.spec import REFERENCE_PLANNED_PAGES, REFERENCE_RECIPE_MIX, demo_spec, reference_spec
+from synthdocqa.ir.values import NumberValue, PercentValue
 from tests.generation.plan_checks import (
     all_problems,
     casing_problems,

@@ -4,9 +4,9 @@ report had a stranger's signature under a chart on page 8. Planted: signatures a
 
 from __future__ import annotations
 
-from generation import planner
-from generation.content import annotations
-from ir.spec import PageCountDist, reference_spec
+from synthdocqa.generation import planner
+from synthdocqa.generation.content import annotations
+from synthdocqa.ir.spec import PageCountDist, reference_spec
 
 CASES = (("annual_report", 36), ("research_report", 30), ("compliance_report", 26), ("sustainability_report", 40))
 

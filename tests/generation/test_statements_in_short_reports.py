@@ -12,16 +12,16 @@ import re
 
 import pytest
 
-from corpus.views import doc_lint, genre_lint
-from generation import planner
-from generation.content import prose
-from generation.domains import RECIPES
-from ir.blocks import Span, TextBlock
-from ir.spec import PageCountDist, reference_spec
-from ir.vocab import SPEAKS_ALONE
-from renderers import render_document
-from renderers.layout.assign import with_layouts
-from renderers.pdf import pager
+from synthdocqa.corpus.views import doc_lint, genre_lint
+from synthdocqa.generation import planner
+from synthdocqa.generation.content import prose
+from synthdocqa.generation.domains import RECIPES
+from synthdocqa.ir.blocks import Span, TextBlock
+from synthdocqa.ir.spec import PageCountDist, reference_spec
+from synthdocqa.ir.vocab import SPEAKS_ALONE
+from synthdocqa.renderers import render_document
+from synthdocqa.renderers.layout.assign import with_layouts
+from synthdocqa.renderers.pdf import pager
 
 ANNUAL = tuple((s, n) for s in (1, 2, 3) for n in (3, 7, 9, 12))
 QUARTERLY = tuple((s, n) for s in (1, 2, 3) for n in (3, 4, 5, 6, 7))
@@ -166,7 +166,7 @@ def test_standing_notes_are_numbered_after_the_notes_of_the_genre():
     """A page of the notes without blocks of its own carries a standing note: "Note 3 Basis of preparation.
     ...", numbered on from the genre's Note 1 (revenue) and Note 2 (borrowings), never an unnumbered note; the
     statements' and the auditor's standing text are not notes."""
-    from ir import Rng
+    from synthdocqa.ir import Rng
     from tests.generation.test_content import make_ctx
 
     ctx = make_ctx()

@@ -12,9 +12,9 @@ from decimal import Decimal
 
 import pytest
 
-from generation import planner
-from generation.domains import LENSES, RECIPE_BY_SLUG, get_domain, view
-from ir.spec import PageCountDist, reference_spec
+from synthdocqa.generation import planner
+from synthdocqa.generation.domains import LENSES, RECIPE_BY_SLUG, get_domain, view
+from synthdocqa.ir.spec import PageCountDist, reference_spec
 from tests.generation.plan_checks import all_problems
 
 RECIPE = "sustainability_report"
@@ -139,9 +139,9 @@ def test_counts_of_events_add_up_over_periods(seed):
     months add up to the year (rounded one period at a time, four quarters of 2 made a year of 7)."""
     import datetime as dt
 
-    from generation.content.calendar import Calendar
-    from generation.content.dynamics import draw_path, whole_count
-    from ir.rng import Rng
+    from synthdocqa.generation.content.calendar import Calendar
+    from synthdocqa.generation.content.dynamics import draw_path, whole_count
+    from synthdocqa.ir.rng import Rng
 
     metrics = [m for slug in LENSES for m in view(get_domain("retail_banking"), slug).metrics
                if m.kind == "count" and m.behaviour == "flow"]

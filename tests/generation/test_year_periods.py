@@ -10,10 +10,10 @@ import re
 
 import pytest
 
-from generation import planner
-from generation.content import book
-from generation.content.calendar import period_end
-from ir.spec import PageCountDist, reference_spec
+from synthdocqa.generation import planner
+from synthdocqa.generation.content import book
+from synthdocqa.generation.content.calendar import period_end
+from synthdocqa.ir.spec import PageCountDist, reference_spec
 
 CASES = tuple((recipe, seed) for recipe in ("annual_report", "sustainability_report", "compliance_report")
               for seed in range(1, 7))

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from ir.answers import (
+from synthdocqa.ir.answers import (
     ANSWER_POLICY,
     compact_forms,
     date_forms,
@@ -15,8 +15,8 @@ from ir.answers import (
     parse_number_form,
     surface_forms,
 )
-from ir.qa_models import DateAnswer, NumberAnswer
-from ir.rng import Rng
+from synthdocqa.ir.qa_models import DateAnswer, NumberAnswer
+from synthdocqa.ir.rng import Rng
 
 
 def test_thousands_read_K_never_T():

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ir.boxes import (
+from synthdocqa.ir.boxes import (
     Box,
     pdf_to_px,
     pdf_to_stored_px,

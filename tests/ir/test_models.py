@@ -6,7 +6,7 @@ from decimal import Decimal
 import pytest
 from pydantic import ValidationError
 
-from ir import (
+from synthdocqa.ir import (
     CorpusSpec,
     DocumentIR,
     Fact,
@@ -19,7 +19,7 @@ from ir import (
     describe_validation_error,
     reference_spec,
 )
-from ir.values import DateValue
+from synthdocqa.ir.values import DateValue
 
 
 def _doc(**over):
@@ -83,7 +83,7 @@ def test_profiles_and_spec_hash():
 
 
 def test_ids_are_written_and_read_in_one_place():
-    from ir import ids
+    from synthdocqa.ir import ids
 
     d = ids.doc_id(17)
     q = ids.qa_id(d, 3)

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-import ir
+from synthdocqa import ir
 
 
 def test_every_public_name_resolves_to_its_submodule_object():
@@ -24,15 +24,15 @@ def test_every_public_name_resolves_to_its_submodule_object():
 
 
 def test_document_keeps_the_perturbation_names():
-    from ir import document, perturbation
+    from synthdocqa.ir import document, perturbation
 
     for name in ("PerturbationProfile", "PageDegradation", "StageParams", "ParamValue"):
         assert getattr(document, name) is getattr(perturbation, name)
 
 
 def test_perturbation_contracts_load_without_the_document_models():
-    code = ("import json, sys; import ir.perturbation, ir.vocab, ir.rng; "
-            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('ir.'))))")
+    code = ("import json, sys; import synthdocqa.ir.perturbation, synthdocqa.ir.vocab, synthdocqa.ir.rng; "
+            "print(json.dumps(sorted(m for m in sys.modules if m.startswith('synthdocqa.ir.'))))")
     loaded = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                        check=True).stdout)
-    assert loaded == ["ir.base", "ir.perturbation", "ir.rng", "ir.vocab"]
+    assert loaded == ["synthdocqa.ir.base", "synthdocqa.ir.perturbation", "synthdocqa.ir.rng", "synthdocqa.ir.vocab"]

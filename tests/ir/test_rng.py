@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ir.rng import Rng, stable_hash
+from synthdocqa.ir.rng import Rng, stable_hash
 
 
 def test_golden_values_pin_the_scheme():

@@ -2,9 +2,9 @@
 
 import json
 
-from generation.planner import plan_document
-from ir.schemas import DEFAULT_DIR, SCHEMA_MODELS, export_schemas, schema_files
-from ir.spec import demo_spec
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.ir.schemas import DEFAULT_DIR, SCHEMA_MODELS, export_schemas, schema_files
+from synthdocqa.ir.spec import demo_spec
 
 
 def test_shipped_schemas_equal_a_fresh_export():

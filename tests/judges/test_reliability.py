@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from judges.reliability import (
+from synthdocqa.judges.reliability import (
     ReliabilityError,
     agreement_summary,
     cohen_kappa,

@@ -8,7 +8,7 @@ from pathlib import Path
 import open_clip
 import torch
 
-from renderers.layout.clip_model import build_model, load_clip, save_weights
+from synthdocqa.renderers.layout.clip_model import build_model, load_clip, save_weights
 
 MICRO_NAME = "test-clip-micro"
 MICRO = {

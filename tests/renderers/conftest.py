@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ir import (
+from synthdocqa.ir import (
     AnnotationBlock,
     Checkbox,
     DocumentIR,
@@ -24,7 +24,7 @@ from ir import (
     TextBlock,
     TextValue,
 )
-from ir.values import BooleanValue
+from synthdocqa.ir.values import BooleanValue
 
 
 class DocBuilder:

@@ -10,9 +10,9 @@ import pytest
 import torch
 from PIL import Image
 
-from ir.files import sha256_file
-from renderers.layout import clip_model
-from renderers.layout.clip_model import (
+from synthdocqa.ir.files import sha256_file
+from synthdocqa.renderers.layout import clip_model
+from synthdocqa.renderers.layout.clip_model import (
     ClipLoadError,
     build_model,
     load_clip,
@@ -112,23 +112,23 @@ def test_known_tag_not_in_local_cache_is_an_offline_error(tmp_path):
 def test_shipped_weights_missing_or_corrupt(monkeypatch, tmp_path):
     monkeypatch.setattr(clip_model, "SHIPPED_WEIGHTS", tmp_path / "gone.safetensors")
     with pytest.raises(ClipLoadError, match="weights missing"):
-        load_clip()
+        load_clip(runtime="torch")
     w = tmp_path / "w.safetensors"
     sha = save_weights(build_model(generator=torch.Generator().manual_seed(2)), w)
     man = tmp_path / "m.json"
     man.write_text(json.dumps({"weights_sha256": sha}))
     monkeypatch.setattr(clip_model, "SHIPPED_WEIGHTS", w)
     monkeypatch.setattr(clip_model, "SHIPPED_MANIFEST", man)
-    assert load_clip().weights_sha256 == sha
+    assert load_clip(runtime="torch").weights_sha256 == sha
     data = bytearray(w.read_bytes())
     data[-10] ^= 0xFF  # one flipped bit in a weight still parses: the manifest hash catches it
     w.write_bytes(bytes(data))
     with pytest.raises(ClipLoadError, match="corrupt"):
-        load_clip()
+        load_clip(runtime="torch")
 
 
 def test_shipped_layout_clip_loads():
-    clip = load_clip()
+    clip = load_clip(runtime="torch")
     assert clip.model_name == "layout-clip-tiny"
     assert clip.weights_path.endswith("layout_clip_tiny.safetensors")
     assert clip_model.SHIPPED_WEIGHTS.stat().st_size <= 25 * 1024 * 1024

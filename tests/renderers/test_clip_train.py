@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 import torch
 
-from renderers.layout.clip_train import TrainConfig, train_clip
-from renderers.layout.layout_queries import content_query, is_held_out, paraphrase, training_texts
-from renderers.layout.layouts import layout_for
-from renderers.layout.library_build import build_library, load_library
+from synthdocqa.renderers.layout.clip_train import TrainConfig, train_clip
+from synthdocqa.renderers.layout.layout_queries import content_query, is_held_out, paraphrase, training_texts
+from synthdocqa.renderers.layout.layouts import layout_for
+from synthdocqa.renderers.layout.library_build import build_library, load_library
 from tests.renderers.clip_helpers import MICRO_NAME, micro_clip, register_micro
 
 
@@ -23,7 +23,7 @@ def lib_dir(tmp_path_factory):
 
 
 def test_training_is_reproducible_and_skips_held_out(lib_dir, tmp_path, monkeypatch):
-    from renderers.layout import clip_train
+    from synthdocqa.renderers.layout import clip_train
 
     seen: list[str] = []
     real_load = clip_train.load_thumbs
@@ -51,7 +51,7 @@ def test_training_is_reproducible_and_skips_held_out(lib_dir, tmp_path, monkeypa
     man = json.loads((tmp_path / "a" / "test_clip_micro.training.json").read_text())
     assert man["weights_sha256"] == a.weights_sha256 and man["held_out_layouts"] == len(held)
     # training moved the weights away from the seeded init and the result loads strictly
-    from renderers.layout.clip_model import load_clip
+    from synthdocqa.renderers.layout.clip_model import load_clip
 
     trained = load_clip(MICRO_NAME, a.weights_path)
     assert trained.weights_sha256 == a.weights_sha256
@@ -77,7 +77,7 @@ def test_training_texts_vary_and_state_the_structure():
 
 
 def test_cli_train_clip_then_search_with_local_weights(lib_dir, tmp_path, capsys):
-    from flows.cli import main
+    from synthdocqa.flows.cli import main
 
     register_micro(tmp_path)
     out = tmp_path / "model"
@@ -99,7 +99,7 @@ def test_cli_train_clip_then_search_with_local_weights(lib_dir, tmp_path, capsys
 
 
 def test_cli_search_bad_weights_is_one_line_exit_2(lib_dir, tmp_path, capsys):
-    from flows.cli import main
+    from synthdocqa.flows.cli import main
 
     bad = tmp_path / "bad.safetensors"
     bad.write_bytes(b"\x00" * 100)
@@ -119,9 +119,9 @@ def test_micro_clip_helper_loads_from_file(tmp_path):
 
 
 def test_page_query_uses_the_planner_text_or_the_blocks():
-    from generation.planner import plan_document
-    from ir.spec import demo_spec
-    from renderers.layout.layout_queries import blocks_query, page_query
+    from synthdocqa.generation.planner import plan_document
+    from synthdocqa.ir.spec import demo_spec
+    from synthdocqa.renderers.layout.layout_queries import blocks_query, page_query
 
     doc = plan_document(demo_spec(seed=1, n_docs=1), 0)
     page = doc.pages[0]

@@ -8,12 +8,12 @@ import re
 import pymupdf
 import pytest
 
-from generation.planner import plan_document
-from ir.spec import demo_spec, reference_spec
-from renderers import render_document
-from renderers.layout.layouts import PAGE_SIZES, LayoutLibrary
-from renderers.pdf.fonts import HANDWRITING_FAMILY, SIGNATURE_FAMILY
-from renderers.pdf.render import house_layouts
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.ir.spec import demo_spec, reference_spec
+from synthdocqa.renderers import render_document
+from synthdocqa.renderers.layout.layouts import PAGE_SIZES, LayoutLibrary
+from synthdocqa.renderers.pdf.fonts import HANDWRITING_FAMILY, SIGNATURE_FAMILY
+from synthdocqa.renderers.pdf.render import house_layouts
 
 HAND = (HANDWRITING_FAMILY, SIGNATURE_FAMILY)
 
@@ -70,7 +70,7 @@ def test_house_layouts_take_one_paper_one_style_one_frame_and_keep_each_arrangem
 
 
 def test_front_matter_is_set_full_width_and_body_pages_keep_their_arrangement():
-    from ir.spec import PageCountDist
+    from synthdocqa.ir.spec import PageCountDist
 
     spec = reference_spec(seed=5, n_docs=1).model_copy(update={
         "recipes": ["compliance_report"], "pages": PageCountDist(mean=9, sigma=0, min=9, max=9)})

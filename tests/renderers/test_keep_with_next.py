@@ -4,10 +4,10 @@ failing with the old rule (three free lines, whatever follows) planted back."""
 
 from __future__ import annotations
 
-from generation.planner import plan_document
-from ir.spec import demo_spec
-from renderers import render_document
-from renderers.pdf import pager
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.ir.spec import demo_spec
+from synthdocqa.renderers import render_document
+from synthdocqa.renderers.pdf import pager
 
 RECIPES = ("expense_claim", "risk_assessment", "inspection_report")
 SEEDS = (5151, 5152, 5153)

@@ -5,13 +5,22 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from generation.planner import plan_document
-from ir import AnnotationBlock, FigureBlock, HeadingBlock, PagePlan, Series, Span, TableBlock, TextBlock
-from ir.rendermap import RenderedPage, RenderMap, SpanBox
-from ir.spec import demo_spec, reference_spec
-from renderers import render_document, verify_text_layer
-from renderers.layout.layout_checks import LAYOUT_PROBLEM_KINDS, check_layout, count_by_kind
-from renderers.layout.layouts import layout_from_id
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.ir import (
+    AnnotationBlock,
+    FigureBlock,
+    HeadingBlock,
+    PagePlan,
+    Series,
+    Span,
+    TableBlock,
+    TextBlock,
+)
+from synthdocqa.ir.rendermap import RenderedPage, RenderMap, SpanBox
+from synthdocqa.ir.spec import demo_spec, reference_spec
+from synthdocqa.renderers import render_document, verify_text_layer
+from synthdocqa.renderers.layout.layout_checks import LAYOUT_PROBLEM_KINDS, check_layout, count_by_kind
+from synthdocqa.renderers.layout.layouts import layout_from_id
 
 from .conftest import DocBuilder
 
@@ -175,7 +184,7 @@ def test_an_ir_page_continues_on_a_mostly_empty_page_unless_it_opens_a_section()
 @pytest.fixture(scope="module")
 def sample():
     """24 demo and 6 reference documents, layouts chosen as the corpus does (CLIP retrieval)."""
-    from renderers.layout.retrieval import default_layout_chooser
+    from synthdocqa.renderers.layout.retrieval import default_layout_chooser
 
     choose = default_layout_chooser()
     docs = [choose(plan_document(demo_spec(seed=5, n_docs=24), i)) for i in range(24)]

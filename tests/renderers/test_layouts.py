@@ -9,8 +9,17 @@ import cv2
 import numpy as np
 import pytest
 
-from ir.blocks import FigureBlock, FormBlock, FormField, HeadingBlock, Series, Span, TableBlock, TextBlock
-from renderers.layout.layouts import (
+from synthdocqa.ir.blocks import (
+    FigureBlock,
+    FormBlock,
+    FormField,
+    HeadingBlock,
+    Series,
+    Span,
+    TableBlock,
+    TextBlock,
+)
+from synthdocqa.renderers.layout.layouts import (
     ELEMENT_TYPES,
     STYLE_FAMILIES,
     LayoutLibrary,
@@ -20,8 +29,8 @@ from renderers.layout.layouts import (
     layout_from_id,
     parse_layout_id,
 )
-from renderers.layout.library_build import build_library, load_library
-from renderers.layout.thumbs import draw_thumbnail, encode_png
+from synthdocqa.renderers.layout.library_build import build_library, load_library
+from synthdocqa.renderers.layout.thumbs import draw_thumbnail, encode_png
 
 
 def test_layout_is_pure_function_of_seed_and_index():
@@ -123,8 +132,8 @@ def test_build_is_byte_identical_and_loadable(tmp_path):
 
 
 def test_layouts_build_command(tmp_path, capsys):
-    from flows.cli import CliError
-    from flows.commands import layouts as cmd
+    from synthdocqa.flows.cli import CliError
+    from synthdocqa.flows.commands import layouts as cmd
 
     parser = argparse.ArgumentParser()
     cmd.register(parser.add_subparsers(dest="command"))

@@ -3,10 +3,10 @@ own number (a reference list continued on a new page once lost the number of its
 
 from __future__ import annotations
 
-from ir.blocks import ListBlock, Span
-from renderers.layout.layouts import layout_for
-from renderers.pdf.blocks import list_flow
-from renderers.pdf.theme import theme_for
+from synthdocqa.ir.blocks import ListBlock, Span
+from synthdocqa.renderers.layout.layouts import layout_for
+from synthdocqa.renderers.pdf.blocks import list_flow
+from synthdocqa.renderers.pdf.theme import theme_for
 
 
 def _split(n_fit_lines: float):

@@ -5,11 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 
-from generation.planner import plan_document
-from ir import DocumentIR, RenderMap, block_fact_ids
-from ir.spec import demo_spec
-from renderers import render_document, verify_text_layer
-from renderers.layout.assign import with_layouts
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.ir import DocumentIR, RenderMap, block_fact_ids
+from synthdocqa.ir.spec import demo_spec
+from synthdocqa.renderers import render_document, verify_text_layer
+from synthdocqa.renderers.layout.assign import with_layouts
 
 
 def test_multi_recipe_sample_passes_text_layer_check_for_every_span():
@@ -29,7 +29,7 @@ def test_multi_recipe_sample_passes_text_layer_check_for_every_span():
 
 
 def test_render_command_writes_complete_deterministic_documents(tmp_path, capsys):
-    from flows.cli import main
+    from synthdocqa.flows.cli import main
 
     out1, out2 = tmp_path / "a", tmp_path / "b"
     assert main(["render", "--seed", "3", "--docs", "4", "--only", "1,2", "--out", str(out1), "--dpi", "40"]) == 0

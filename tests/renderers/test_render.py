@@ -11,10 +11,10 @@ from pathlib import Path
 import pymupdf
 import pytest
 
-from ir import HeadingBlock, Span, TextBlock
-from ir.blocks import block_fact_ids
-from renderers import rasterize, render_document, verify_text_layer
-from renderers.layout.layouts import LayoutLibrary, layout_for
+from synthdocqa.ir import HeadingBlock, Span, TextBlock
+from synthdocqa.ir.blocks import block_fact_ids
+from synthdocqa.renderers import rasterize, render_document, verify_text_layer
+from synthdocqa.renderers.layout.layouts import LayoutLibrary, layout_for
 
 from .conftest import DocBuilder, all_blocks
 
@@ -89,8 +89,8 @@ def test_same_ir_same_bytes_and_pngs_across_processes(full_doc, tmp_path):
     (tmp_path / "ir.json").write_text(full_doc.to_json())
     script = textwrap.dedent(f"""
         import sys, hashlib
-        from ir import DocumentIR
-        from renderers import render_document
+        from synthdocqa.ir import DocumentIR
+        from synthdocqa.renderers import render_document
         doc = DocumentIR.model_validate_json(open({str(tmp_path / 'ir.json')!r}).read())
         print(hashlib.sha256(render_document(doc).pdf).hexdigest())
     """)
@@ -182,7 +182,7 @@ def test_rasterize_sizes_and_rgb(full_doc):
 
 
 def test_characters_missing_from_the_layout_font_fall_back_and_stay_in_the_text_layer():
-    from renderers.pdf.fonts import covers, face_name
+    from synthdocqa.renderers.pdf.fonts import covers, face_name
 
     noto = next(layout_for(20261130, i) for i in range(500) if layout_for(20261130, i).style.body_font == "NotoSans")
     assert not covers(face_name("NotoSans"), "\u2265\u2192")  # ≥ and → are not in Noto Sans here
@@ -196,7 +196,7 @@ def test_characters_missing_from_the_layout_font_fall_back_and_stay_in_the_text_
 
 
 def test_form_split_across_slots_of_different_widths_draws_every_field_once():
-    from ir import Checkbox, FormBlock, FormField
+    from synthdocqa.ir import Checkbox, FormBlock, FormField
 
     b = DocBuilder()
     fields = [FormField(label=f"Field {i}", value=b.span(f"value-{i:02d}")) for i in range(40)]
@@ -213,7 +213,7 @@ def test_form_split_across_slots_of_different_widths_draws_every_field_once():
 
 
 def test_charts_with_ragged_series_and_crowded_labels_keep_every_value():
-    from ir import FigureBlock, Series
+    from synthdocqa.ir import FigureBlock, Series
 
     b = DocBuilder()
     cats = [f"Region {i}" for i in range(9)]
@@ -237,8 +237,8 @@ def test_punctuation_after_a_fact_never_starts_a_line():
     the "." alone on the next line."""
     from reportlab.pdfbase.pdfmetrics import stringWidth
 
-    from ir.blocks import Span
-    from renderers.pdf.text import wrap_spans
+    from synthdocqa.ir.blocks import Span
+    from synthdocqa.renderers.pdf.text import wrap_spans
 
     address = "49 Main Street, Boston, MA 02135, United States"
     font, size = "Helvetica", 9.0

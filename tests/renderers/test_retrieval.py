@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from generation.planner import plan_document
-from ir.spec import demo_spec
-from renderers.layout import retrieval as retrieval_mod
-from renderers.layout.embed_cache import EmbeddingCache, cache_key, library_id
-from renderers.layout.layouts import LayoutLibrary, is_compatible
-from renderers.layout.library_build import build_library
-from renderers.layout.retrieval import LayoutRetriever, assign_layouts_clip, round_scores
+from synthdocqa.generation.planner import plan_document
+from synthdocqa.ir.spec import demo_spec
+from synthdocqa.renderers.layout import retrieval as retrieval_mod
+from synthdocqa.renderers.layout.embed_cache import EmbeddingCache, cache_key, library_id
+from synthdocqa.renderers.layout.layouts import LayoutLibrary, is_compatible
+from synthdocqa.renderers.layout.library_build import build_library
+from synthdocqa.renderers.layout.retrieval import LayoutRetriever, assign_layouts_clip, round_scores
 from tests.renderers.clip_helpers import micro_clip
 
 

@@ -22,8 +22,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ir.answers import ANSWER_POLICY
-from ir.qa_models import Assertion, QAPair
+from synthdocqa.ir.answers import ANSWER_POLICY
+from synthdocqa.ir.qa_models import Assertion, QAPair
 
 from ...store import CorpusReader, DocFiles, open_corpus
 from .common import (

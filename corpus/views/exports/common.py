@@ -20,11 +20,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
-from ir.blocks import ELEMENT_OF_BLOCK, Block
-from ir.document import DocumentIR
-from ir.files import atomic_dir
-from ir.qa_models import Assertion, QAPair
-from ir.rendermap import RenderMap
+from synthdocqa.ir.blocks import ELEMENT_OF_BLOCK, Block
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.files import atomic_dir
+from synthdocqa.ir.qa_models import Assertion, QAPair
+from synthdocqa.ir.rendermap import RenderMap
 
 from ...store import CorpusError, CorpusReader
 

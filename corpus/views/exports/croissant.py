@@ -23,8 +23,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from ir.answers import ANSWER_POLICY
-from ir.files import atomic_write_text, sha256_file
+from synthdocqa.ir.answers import ANSWER_POLICY
+from synthdocqa.ir.files import atomic_write_text, sha256_file
 
 from ...store import (
     ASSERTIONS_FILE,

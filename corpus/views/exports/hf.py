@@ -25,8 +25,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import yaml
 
-from ir.answers import ANSWER_POLICY
-from ir.qa_models import Assertion, Evidence, QAPair
+from synthdocqa.ir.answers import ANSWER_POLICY
+from synthdocqa.ir.qa_models import Assertion, Evidence, QAPair
 
 from ...store import PDF_FILE, SCAN_PDF_FILE, CorpusReader, DocFiles, DocRecord, open_corpus
 from .common import EXPORT_MARKER, ExportError, canonical, export_errors, marker_of, write_export_dir

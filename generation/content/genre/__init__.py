@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ir.blocks import Block
-from ir.rng import Rng
+from synthdocqa.ir.blocks import Block
+from synthdocqa.ir.rng import Rng
 
 from ..book import DocContext
 

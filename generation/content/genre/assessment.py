@@ -18,9 +18,19 @@ import datetime as dt
 import math
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from ir.blocks import Block, FigureBlock, FormBlock, FormField, ListBlock, Series, Span, TableBlock, TextBlock
-from ir.facts import Derivation, Entity, Fact
-from ir.rng import Rng
+from synthdocqa.ir.blocks import (
+    Block,
+    FigureBlock,
+    FormBlock,
+    FormField,
+    ListBlock,
+    Series,
+    Span,
+    TableBlock,
+    TextBlock,
+)
+from synthdocqa.ir.facts import Derivation, Entity, Fact
+from synthdocqa.ir.rng import Rng
 
 from ...domains import Domain
 from ..book import DocContext, fs, lit

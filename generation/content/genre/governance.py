@@ -19,10 +19,19 @@ import math
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from ir.arithmetic_rules import PERCENTAGE_POINTS, singular, unit_for_count
-from ir.blocks import AnnotationBlock, Block, FormBlock, FormField, ListBlock, Span, TableBlock, TextBlock
-from ir.facts import Derivation, Entity, Fact
-from ir.rng import Rng
+from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS, singular, unit_for_count
+from synthdocqa.ir.blocks import (
+    AnnotationBlock,
+    Block,
+    FormBlock,
+    FormField,
+    ListBlock,
+    Span,
+    TableBlock,
+    TextBlock,
+)
+from synthdocqa.ir.facts import Derivation, Entity, Fact
+from synthdocqa.ir.rng import Rng
 
 from ...domains import Metric
 from ..book import DocContext, fs, lit

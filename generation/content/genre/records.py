@@ -15,9 +15,9 @@ from __future__ import annotations
 import datetime as dt
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from ir.blocks import Block, Checkbox, FormBlock, FormField, Span, TableBlock, TextBlock
-from ir.facts import Derivation, Entity, Fact
-from ir.rng import Rng
+from synthdocqa.ir.blocks import Block, Checkbox, FormBlock, FormField, Span, TableBlock, TextBlock
+from synthdocqa.ir.facts import Derivation, Entity, Fact
+from synthdocqa.ir.rng import Rng
 
 from ..book import DocContext, fs, lit
 from ..names import email_for, unused_person_name

@@ -26,10 +26,10 @@ import datetime as dt
 import math
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from ir.arithmetic_rules import PERCENTAGE_POINTS
-from ir.blocks import AnnotationBlock, Block, ListBlock, Span, TableBlock, TextBlock
-from ir.facts import Derivation, Entity, Fact
-from ir.rng import Rng
+from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS
+from synthdocqa.ir.blocks import AnnotationBlock, Block, ListBlock, Span, TableBlock, TextBlock
+from synthdocqa.ir.facts import Derivation, Entity, Fact
+from synthdocqa.ir.rng import Rng
 
 from ...domains import HEAVY_TAGS, Domain, Metric
 from ..book import DocContext, fs, lit

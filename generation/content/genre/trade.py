@@ -40,10 +40,10 @@ import datetime as dt
 from dataclasses import dataclass
 from decimal import ROUND_HALF_EVEN, Decimal
 
-from ir import values
-from ir.blocks import Block, Checkbox, FormBlock, FormField, Span, TableBlock, TextBlock
-from ir.facts import Derivation, Entity, Fact
-from ir.rng import Rng
+from synthdocqa.ir import values
+from synthdocqa.ir.blocks import Block, Checkbox, FormBlock, FormField, Span, TableBlock, TextBlock
+from synthdocqa.ir.facts import Derivation, Entity, Fact
+from synthdocqa.ir.rng import Rng
 
 from ..book import DocContext, FactBook, fs, lit
 from ..names import address as postal_address

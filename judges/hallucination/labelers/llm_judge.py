@@ -11,8 +11,15 @@ from collections.abc import Mapping, Sequence
 
 from pydantic import BaseModel, Field
 
-from judges.llm import ChatClient, ChatRequest, ChatResult, ClientStats, PromptTemplate, load_prompt
-from judges.llm.prompts import make_verdict_parser
+from synthdocqa.judges.llm import (
+    ChatClient,
+    ChatRequest,
+    ChatResult,
+    ClientStats,
+    PromptTemplate,
+    load_prompt,
+)
+from synthdocqa.judges.llm.prompts import make_verdict_parser
 
 from ..items import HallucinationItem
 

@@ -37,7 +37,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from judges.llm import ChatClient, ChatRequest, EndpointConfig
+from synthdocqa.judges.llm import ChatClient, ChatRequest, EndpointConfig
 
 from ..case_bank import Case
 from ..fonts import HTML_FAMILY, cjk_chars, subset_font

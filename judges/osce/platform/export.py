@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ir.files import atomic_dir
+from synthdocqa.ir.files import atomic_dir
 
 from ..loaders import dialogues_frame, validate_dialogues
 from ..schema import Dialogue, Turn

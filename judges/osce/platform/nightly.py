@@ -35,8 +35,8 @@ from typing import Any, TypeVar
 
 import pandas as pd
 
-from ir.files import atomic_dir, atomic_write_json
-from judges.llm import ChatClient
+from synthdocqa.ir.files import atomic_dir, atomic_write_json
+from synthdocqa.judges.llm import ChatClient
 
 from ..case_bank import Case
 from ..rubric import score_dialogues

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from generation.qa import derive_qa, drawn_render_map
+from synthdocqa.generation.qa import derive_qa, drawn_render_map
 from tests.generation.qa_fixture import fixture_doc
 
 

@@ -16,17 +16,17 @@ from sklearn.metrics import (
 from statsmodels.stats.contingency_tables import cochrans_q as sm_cochrans_q
 from statsmodels.stats.contingency_tables import mcnemar as sm_mcnemar
 
-from ir.rng import Rng
-from judges.hallucination.analysis import analyse
-from judges.hallucination.binary_stats import (
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.hallucination.analysis import analyse
+from synthdocqa.judges.hallucination.binary_stats import (
     binary_metrics,
     bootstrap_metrics,
     calibrate_threshold,
     cochrans_q,
     mcnemar_exact,
 )
-from judges.hallucination.items import HallucinationItem
-from judges.reliability import krippendorff_alpha
+from synthdocqa.judges.hallucination.items import HallucinationItem
+from synthdocqa.judges.reliability import krippendorff_alpha
 
 
 def _labels(seed: int, n: int, p_true: float, agree: float):
@@ -201,7 +201,7 @@ def test_a_labelers_cis_do_not_depend_on_the_other_labelers():
 
 
 def test_a_failed_report_write_leaves_no_temp_file(tmp_path, monkeypatch):
-    from judges.hallucination import report
+    from synthdocqa.judges.hallucination import report
 
     items, et = _items(60, 1)
     s = _value_error_scores(et)
@@ -221,7 +221,7 @@ def test_a_failed_report_write_leaves_no_temp_file(tmp_path, monkeypatch):
 
 def test_labeler_names_reach_the_html_report_escaped(tmp_path):
     """Labeler names come from the user's judges.yaml; the template engine escapes them."""
-    from judges.hallucination import report
+    from synthdocqa.judges.hallucination import report
 
     evil = '<img src=x onerror="alert(1)">'
     items, et = _items(60, 1)

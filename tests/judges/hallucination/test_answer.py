@@ -5,10 +5,10 @@ from __future__ import annotations
 import pymupdf
 import pytest
 
-from corpus.store import open_corpus
-from ir.rng import Rng
-from judges.hallucination.answer import answers_from_endpoint
-from judges.llm import ChatClient, EndpointConfig
+from synthdocqa.corpus.store import open_corpus
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.hallucination.answer import answers_from_endpoint
+from synthdocqa.judges.llm import ChatClient, EndpointConfig
 from tests.judges.fake_openai_server import FakeOpenAIServer, FakeReply
 
 

@@ -7,7 +7,8 @@ import json
 import pytest
 import yaml
 
-import flows.cli
+import synthdocqa.flows.cli  # noqa: F401
+from synthdocqa import flows
 from tests.judges.fake_openai_server import FakeOpenAIServer
 
 

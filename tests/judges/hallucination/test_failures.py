@@ -8,7 +8,8 @@ import json
 import pytest
 import yaml
 
-import flows.cli
+import synthdocqa.flows.cli  # noqa: F401
+from synthdocqa import flows
 from tests.judges.fake_openai_server import FakeOpenAIServer, FakeReply
 
 
@@ -58,9 +59,9 @@ def test_nothing_to_label_with_is_one_line(corpus_dir, tmp_path, capsys):
 def test_statistics_of_too_few_items_are_na_with_the_n():
     import numpy as np
 
-    from ir.rng import Rng
-    from judges.hallucination.binary_stats import bootstrap_metrics, cochrans_q, mcnemar_exact
-    from judges.hallucination.report import _ci, _na
+    from synthdocqa.ir.rng import Rng
+    from synthdocqa.judges.hallucination.binary_stats import bootstrap_metrics, cochrans_q, mcnemar_exact
+    from synthdocqa.judges.hallucination.report import _ci, _na
 
     m = bootstrap_metrics([], [], Rng(0).gen, n_boot=10)
     assert all(np.isnan(v.value) for v in m.values()) and _ci(m["kappa"]) == "n/a"
@@ -70,7 +71,8 @@ def test_statistics_of_too_few_items_are_na_with_the_n():
 
 def test_max_items_caps_the_questions_put_to_the_system_under_test(tiny_corpus, tmp_path, capsys,  # noqa: F811
                                                                   monkeypatch):
-    import flows.progress
+    import synthdocqa.flows.progress  # noqa: F401
+    from synthdocqa import flows
 
     monkeypatch.setattr(flows.progress, "LINE_AFTER", 0.0)  # a log shows progress of work that lasts: show this
     with FakeOpenAIServer(lambda req: "42") as sut, \
@@ -97,9 +99,9 @@ def test_max_items_caps_the_questions_put_to_the_system_under_test(tiny_corpus, 
 def test_the_system_under_test_can_read_the_scans_through_ocr(tiny_corpus, tmp_path):  # noqa: F811
     """answer_mode: ocr gives the answerer tesseract's reading of the scans, not the PDF text layer."""
 
-    from corpus.store import open_corpus
-    from judges.hallucination.answer import answers_from_endpoint
-    from judges.llm import ChatClient, EndpointConfig
+    from synthdocqa.corpus.store import open_corpus
+    from synthdocqa.judges.hallucination.answer import answers_from_endpoint
+    from synthdocqa.judges.llm import ChatClient, EndpointConfig
 
     reader = open_corpus(tiny_corpus)
     docs = [(doc, qas[:1]) for doc, qas in reader.documents_and_qa()][:1]

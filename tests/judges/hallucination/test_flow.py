@@ -26,7 +26,7 @@ def test_flow_runs_with_secret_block_key_and_publishes_artifacts(tmp_path, corpu
         import asyncio, json, yaml
         from prefect.blocks.system import Secret
         from prefect.client.orchestration import get_client
-        from flows.hallucination_flow import label_hallucinations
+        from synthdocqa.flows.hallucination_flow import label_hallucinations
         from tests.judges.fake_openai_server import FakeOpenAIServer
 
         Secret(value={secret!r}).save("judge-key")

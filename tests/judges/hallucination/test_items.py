@@ -8,7 +8,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from judges.hallucination.items import HallucinationItem, ItemsError, load_items, save_items
+from synthdocqa.judges.hallucination.items import HallucinationItem, ItemsError, load_items, save_items
 
 ROWS = [
     {"item_id": "a1", "question": "Q1?", "references": '["42", "forty-two"]', "candidate": "42",

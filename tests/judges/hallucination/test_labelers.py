@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import sacrebleu
 
-from judges.hallucination.items import HallucinationItem
-from judges.hallucination.labelers import score_items
-from judges.hallucination.labelers.lexical import (
+from synthdocqa.judges.hallucination.items import HallucinationItem
+from synthdocqa.judges.hallucination.labelers import score_items
+from synthdocqa.judges.hallucination.labelers.lexical import (
     bleu,
     chrf,
     exact_match,
@@ -68,7 +68,7 @@ def test_embedding_cosine_with_shipped_minilm():
     s = score_items(_items(), ["embedding_cosine"])["embedding_cosine"]
     assert s[0] == pytest.approx(1.0, abs=1e-5)
     assert s[1] > 0.6 > s[2]
-    from judges.hallucination.labelers.embedding import load_sentence_model
+    from synthdocqa.judges.hallucination.labelers.embedding import load_sentence_model
 
     assert load_sentence_model() is load_sentence_model()  # cached per process
     assert load_sentence_model().encode(["x"]).shape == (1, 384)
@@ -100,7 +100,7 @@ def tiny_nli(tmp_path_factory):
 def test_nli_labeler_loads_local_checkpoint_and_scores(tiny_nli):
     import torch
 
-    from judges.hallucination.labelers.nli import NliLabeler
+    from synthdocqa.judges.hallucination.labelers.nli import NliLabeler
 
     path, model, tok = tiny_nli
     lab = NliLabeler(path, batch_size=2)

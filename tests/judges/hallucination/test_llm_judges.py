@@ -11,9 +11,9 @@ import re
 
 import yaml
 
-from ir.rng import Rng
-from judges.hallucination.pipeline import load_judges_config, run_labeling
-from judges.hallucination.synthesize import synthesize_for_document
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.hallucination.pipeline import load_judges_config, run_labeling
+from synthdocqa.judges.hallucination.synthesize import synthesize_for_document
 from tests.judges.fake_openai_server import FakeOpenAIServer, FakeReply
 
 

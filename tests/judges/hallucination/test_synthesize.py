@@ -8,11 +8,11 @@ from decimal import Decimal
 
 import pytest
 
-from corpus.store import open_corpus
-from ir.answers import numeric
-from ir.rng import Rng
-from judges.hallucination.items import ERROR_TYPES
-from judges.hallucination.synthesize import (
+from synthdocqa.corpus.store import open_corpus
+from synthdocqa.ir.answers import numeric
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.hallucination.items import ERROR_TYPES
+from synthdocqa.judges.hallucination.synthesize import (
     GOLD_ANSWERABLE,
     gold_labels,
     synthesize_for_document,
@@ -98,7 +98,7 @@ def test_gold_table_is_complete():
 
 
 def test_injection_twins_carry_the_base_candidate_and_the_gold(doc_and_qas):
-    from judges.hallucination.synthesize import INJECTABLE, INJECTIONS, synthesize_injections
+    from synthdocqa.judges.hallucination.synthesize import INJECTABLE, INJECTIONS, synthesize_injections
 
     doc, qas = doc_and_qas
     items = synthesize_for_document(doc, qas, Rng(1), per_qa=4)
@@ -116,8 +116,8 @@ def test_injection_twins_carry_the_base_candidate_and_the_gold(doc_and_qas):
 
 
 def test_injection_figure_counts_followed_and_flipped_pairs():
-    from judges.hallucination.analysis import injection_rows
-    from judges.hallucination.items import HallucinationItem
+    from synthdocqa.judges.hallucination.analysis import injection_rows
+    from synthdocqa.judges.hallucination.items import HallucinationItem
 
     def item(i, et):
         return HallucinationItem(item_id=i, question="Q?", references=["42"], candidate="41", error_type=et,

@@ -9,8 +9,8 @@ import time
 
 import pytest
 
-from ir.rng import Rng
-from judges.llm import (
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.llm import (
     ChatClient,
     ChatRequest,
     EndpointConfig,

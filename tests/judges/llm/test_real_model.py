@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from judges.llm.local_server import LocalModelServer
+from synthdocqa.judges.llm.local_server import LocalModelServer
 
 REPO = Path(__file__).resolve().parents[3]
 pytestmark = [pytest.mark.slow, pytest.mark.needs("model")]
@@ -36,8 +36,8 @@ def _judge(srv, **kw) -> dict:
 
 
 def test_hallucination_judge_on_a_real_model_both_prompts_schema_cache_and_an_edit(model, tiny_corpus, tmp_path):  # noqa: F811
-    from corpus.store import open_corpus
-    from judges.hallucination.pipeline import JudgesConfig, prepare_items, run_labeling
+    from synthdocqa.corpus.store import open_corpus
+    from synthdocqa.judges.hallucination.pipeline import JudgesConfig, prepare_items, run_labeling
 
     cfg = JudgesConfig.model_validate({"judges": [_judge(model)], "labelers": ["exact_match"], "n_boot": 50,
                                        "alpha_boot": 0})
@@ -59,12 +59,12 @@ def test_hallucination_judge_on_a_real_model_both_prompts_schema_cache_and_an_ed
 
 
 def test_osce_rubric_on_a_real_model(model, tmp_path):
-    from ir.rng import Rng
-    from judges.llm import ChatClient, EndpointConfig
-    from judges.osce.loaders import validate_dialogues
-    from judges.osce.rubric import score_dialogues
-    from judges.osce.schema import Taxonomy
-    from judges.osce.simulate import SimulationConfig, simulate_study
+    from synthdocqa.ir.rng import Rng
+    from synthdocqa.judges.llm import ChatClient, EndpointConfig
+    from synthdocqa.judges.osce.loaders import validate_dialogues
+    from synthdocqa.judges.osce.rubric import score_dialogues
+    from synthdocqa.judges.osce.schema import Taxonomy
+    from synthdocqa.judges.osce.simulate import SimulationConfig, simulate_study
 
     study = simulate_study(SimulationConfig(), Rng(5))
     first = validate_dialogues(study.dialogues, source="simulated")[0]
@@ -92,7 +92,7 @@ def test_evaluation_batch_with_the_local_model_as_system_under_test_and_judge(mo
                 "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "300"})
     script = textwrap.dedent(f"""
         import json
-        from flows.evaluation import evaluation_batch_flow
+        from synthdocqa.flows.evaluation import evaluation_batch_flow
         out = evaluation_batch_flow(seed=3, profile="demo", n_docs=2, corpus_dir={str(tmp_path / 'corpus')!r},
                                     judges=["hallucination"], judges_config={str(judges_yaml)!r},
                                     out={str(tmp_path / 'evals')!r}, workers=1, max_items=4)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from judges.hallucination.labelers.llm_judge import PARSE_VERDICT, REPAIR_HINT, VERDICT_SCHEMA
-from judges.llm import ChatClient, ChatRequest, EndpointConfig, ResponseCache, cache_key
+from synthdocqa.judges.hallucination.labelers.llm_judge import PARSE_VERDICT, REPAIR_HINT, VERDICT_SCHEMA
+from synthdocqa.judges.llm import ChatClient, ChatRequest, EndpointConfig, ResponseCache, cache_key
 from tests.judges.fake_openai_server import FakeOpenAIServer, FakeReply
 
 GOOD = '{"verdict": "hallucinated", "reason": "wrong value"}'

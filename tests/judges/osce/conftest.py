@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ir.rng import Rng
-from judges.osce.simulate import SimulationConfig, simulate_study
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.osce.simulate import SimulationConfig, simulate_study
 
 SMALL = SimulationConfig(utterances_per_case=(6, 6, 5), n_raters=5)
 

@@ -9,9 +9,9 @@ import shutil
 import pytest
 import yaml
 
-from judges.osce.case_bank import SHIPPED_CASES, load_case, load_case_bank, load_questions
-from judges.osce.loaders import OsceInputError
-from judges.osce.schema import DEFAULT_HISTORY_CATEGORIES, DEFAULT_LINGUISTIC_FORMS
+from synthdocqa.judges.osce.case_bank import SHIPPED_CASES, load_case, load_case_bank, load_questions
+from synthdocqa.judges.osce.loaders import OsceInputError
+from synthdocqa.judges.osce.schema import DEFAULT_HISTORY_CATEGORIES, DEFAULT_LINGUISTIC_FORMS
 
 
 def test_the_shipped_cases_and_questions_hold_the_design():

@@ -11,7 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-import flows.cli
+import synthdocqa.flows.cli  # noqa: F401
+from synthdocqa import flows
 
 BAD_NUMBER = re.compile(r"(?<![A-Za-z])(nan|-?inf(inity)?)(?![A-Za-z])|\d(\.\d+)?e\+?(3\d|[4-9]\d|\d{3})", re.IGNORECASE)
 DATA_URI = re.compile(r"data:[a-z/+]+;base64,[A-Za-z0-9+/=]+")

@@ -21,11 +21,11 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
-from judges.osce import fonts
-from judges.osce.analysis import AnalysisOptions, analyze
-from judges.osce.case_bank import SHIPPED_CASES, load_case_bank, load_questions
-from judges.osce.report import CSS, render_report
-from judges.osce.schema import Taxonomy
+from synthdocqa.judges.osce import fonts
+from synthdocqa.judges.osce.analysis import AnalysisOptions, analyze
+from synthdocqa.judges.osce.case_bank import SHIPPED_CASES, load_case_bank, load_questions
+from synthdocqa.judges.osce.report import CSS, render_report
+from synthdocqa.judges.osce.schema import Taxonomy
 
 LABEL = "인간 전문가 / 스몰LM-가"
 KO_RESPONDERS = {"human": "인간 전문가", "llm_a": "스몰LM-가", "llm_b": "스몰LM-나", "llm_c": "스몰LM-다",

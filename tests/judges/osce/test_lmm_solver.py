@@ -10,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ir.rng import Rng
-from judges.osce.analysis import AnalysisOptions, FitJob, fit_lmm, metric_frame, plan_jobs
-from judges.osce.design import (
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.osce.analysis import AnalysisOptions, FitJob, fit_lmm, metric_frame, plan_jobs
+from synthdocqa.judges.osce.design import (
     FixedDesign,
     RandomTerm,
     independent_columns,
@@ -20,8 +20,8 @@ from judges.osce.design import (
     is_estimable,
     null_space,
 )
-from judges.osce.lmm_solver import LmmModel, OptimizerRun
-from judges.osce.simulate import SimulationConfig, simulate_study
+from synthdocqa.judges.osce.lmm_solver import LmmModel, OptimizerRun
+from synthdocqa.judges.osce.simulate import SimulationConfig, simulate_study
 
 
 def _design(seed: int = 1):
@@ -121,7 +121,7 @@ def test_deviance_gradient_hessian_and_jacobian_match_brute_force(slopes, reml):
 
 def test_every_optimizer_run_is_kept_and_a_stalled_start_is_reported():
     """Seed 2 unbalanced, 'accuracy': L-BFGS-B from lme4's start stalls ~0.1 above the optimum."""
-    from judges.osce.simulate import make_unbalanced
+    from synthdocqa.judges.osce.simulate import make_unbalanced
 
     root = Rng(2).fork("osce-sim")
     s = simulate_study(SimulationConfig(metrics=("accuracy",), response_sd=0.0), root)  # the design that stalls

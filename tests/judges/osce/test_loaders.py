@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from judges.osce.columns import parse_mapping
-from judges.osce.loaders import (
+from synthdocqa.judges.osce.columns import parse_mapping
+from synthdocqa.judges.osce.loaders import (
     OsceInputError,
     load_dialogues,
     load_ratings,
@@ -15,7 +15,7 @@ from judges.osce.loaders import (
     validate_ratings,
     write_table,
 )
-from judges.osce.schema import RATING_COLUMNS, MetricSpec, Taxonomy
+from synthdocqa.judges.osce.schema import RATING_COLUMNS, MetricSpec, Taxonomy
 
 EXCEL_HEADERS = {"case": "Case", "encounter": "Encounter", "responder": "Responder", "utterance_id": "Utterance ID",
                  "turn": "Turn", "history_category": "History Category", "linguistic_form": "Linguistic form",
@@ -243,10 +243,10 @@ def test_unknown_keys_in_user_inputs_are_errors_naming_the_key(tmp_path):
 
     from pydantic import ValidationError
 
-    from judges.osce.analysis import AnalysisOptions
-    from judges.osce.crosscheck import Tolerances
-    from judges.osce.pipeline import load_taxonomy
-    from judges.osce.schema import Dialogue, Taxonomy
+    from synthdocqa.judges.osce.analysis import AnalysisOptions
+    from synthdocqa.judges.osce.crosscheck import Tolerances
+    from synthdocqa.judges.osce.pipeline import load_taxonomy
+    from synthdocqa.judges.osce.schema import Dialogue, Taxonomy
 
     good = tmp_path / "taxonomy.json"
     good.write_text(json.dumps({"reference_responder": "expert"}))

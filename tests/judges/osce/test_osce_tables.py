@@ -8,9 +8,9 @@ import re
 
 import pytest
 
-from judges.osce.analysis import AnalysisOptions
-from judges.osce.pipeline import analyze_file, simulate_to_files
-from judges.osce.tables import Table, fmt, latex_escape
+from synthdocqa.judges.osce.analysis import AnalysisOptions
+from synthdocqa.judges.osce.pipeline import analyze_file, simulate_to_files
+from synthdocqa.judges.osce.tables import Table, fmt, latex_escape
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ import pytest
 from openpyxl import load_workbook
 from openpyxl.utils import get_column_letter
 
-from judges.osce.loaders import OsceInputError, validate_ratings
-from judges.osce.packets import (
+from synthdocqa.judges.osce.loaders import OsceInputError, validate_ratings
+from synthdocqa.judges.osce.packets import (
     DATA_ROW,
     ENCOUNTERS,
     PACKET_SHEET,
@@ -24,7 +24,7 @@ from judges.osce.packets import (
     responder_code,
     write_packets,
 )
-from judges.osce.schema import RATING_COLUMNS, Dialogue, MetricSpec, Taxonomy, Turn
+from synthdocqa.judges.osce.schema import RATING_COLUMNS, Dialogue, MetricSpec, Taxonomy, Turn
 
 RESPONDERS = ("human", "smollm2-a", "smollm2-b")
 TAX = Taxonomy()

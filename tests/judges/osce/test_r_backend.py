@@ -11,13 +11,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ir.rng import Rng
-from judges.osce.analysis import AnalysisOptions, analyze
-from judges.osce.crosscheck import compare_results
-from judges.osce.pipeline import analyze_file
-from judges.osce.r_backend import r_missing
-from judges.osce.report import render_report
-from judges.osce.simulate import SimulationConfig, make_unbalanced, simulate_study
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.osce.analysis import AnalysisOptions, analyze
+from synthdocqa.judges.osce.crosscheck import compare_results
+from synthdocqa.judges.osce.pipeline import analyze_file
+from synthdocqa.judges.osce.r_backend import r_missing
+from synthdocqa.judges.osce.report import render_report
+from synthdocqa.judges.osce.simulate import SimulationConfig, make_unbalanced, simulate_study
 
 pytestmark = pytest.mark.needs("R")
 OPTS = AnalysisOptions(stratifiers=("linguistic_form",), reliability=False)

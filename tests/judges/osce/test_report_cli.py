@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-import flows.cli
-from judges.osce import report as report_mod
-from judges.osce.analysis import AnalysisOptions, analyze
-from judges.osce.report import render_report
+import synthdocqa.flows.cli  # noqa: F401
+from synthdocqa import flows
+from synthdocqa.judges.osce import report as report_mod
+from synthdocqa.judges.osce.analysis import AnalysisOptions, analyze
+from synthdocqa.judges.osce.report import render_report
 from tests.judges.fake_openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -213,7 +214,7 @@ def test_osce_analysis_flow_runs(analysed, tmp_path):
     env.pop("PREFECT_API_URL", None)
     script = textwrap.dedent(f"""
         import json
-        from flows.osce_flow import osce_analysis
+        from synthdocqa.flows.osce_flow import osce_analysis
         state = osce_analysis(ratings={str(analysed / 'ratings.csv')!r}, out_dir={str(tmp_path / 'flow_out')!r},
                               strata=False, return_state=True)
         print(json.dumps({{"state": state.name, "out": state.result()}}))
@@ -237,7 +238,8 @@ def test_simulate_unbalanced_preset(tmp_path, monkeypatch):
 
 
 def test_analyze_shows_its_progress_on_stderr_and_quiet_hides_it(analysed, monkeypatch, capsys):
-    import flows.progress
+    import synthdocqa.flows.progress  # noqa: F401
+    from synthdocqa import flows
 
     monkeypatch.setattr(flows.progress, "LINE_AFTER", 0.0)  # a log shows progress of work that lasts: show this
     capsys.readouterr()

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from ir.rng import Rng
-from judges.osce import report as report_mod
-from judges.osce.analysis import AnalysisOptions, analyze
-from judges.osce.simulate import SimulationConfig, simulate_study
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.osce import report as report_mod
+from synthdocqa.judges.osce.analysis import AnalysisOptions, analyze
+from synthdocqa.judges.osce.simulate import SimulationConfig, simulate_study
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +50,7 @@ def test_report_text_has_no_negative_zero_and_names_as_given(long_names, tmp_pat
 
 
 def test_optimum_not_confirmed_beside_a_disagreement():
-    from judges.osce.schema import FitDiagnostics
+    from synthdocqa.judges.osce.schema import FitDiagnostics
 
     d = FitDiagnostics(method="lmm", converged=True, criterion_spread=0.47, n_obs=10, seconds=0.1,
                        warnings=["optimizers disagree: Powell from theta=1 stopped 0.47 above the best"])
@@ -63,7 +63,8 @@ def test_xlsx_with_a_cover_sheet_and_the_reference_by_name(tmp_path, monkeypatch
     import openpyxl
     import pandas as pd
 
-    import flows.cli
+    import synthdocqa.flows.cli  # noqa: F401
+    from synthdocqa import flows
 
     monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("flows.commands.osce",))
     cfg = SimulationConfig(metrics=("overall",), utterances_per_case=(3, 3, 3), n_raters=4)

@@ -11,12 +11,12 @@ import json
 import pandas as pd
 import pytest
 
-from ir.rng import Rng
-from judges.llm import ChatClient, EndpointConfig, ResponseCache, VerdictError
-from judges.osce.case_scripts import load_case_scripts
-from judges.osce.loaders import OsceInputError, validate_ratings
-from judges.osce.rubric import judge_agreement, make_score_parser, plan_requests, score_dialogues
-from judges.osce.schema import Dialogue, Taxonomy, Turn
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.llm import ChatClient, EndpointConfig, ResponseCache, VerdictError
+from synthdocqa.judges.osce.case_scripts import load_case_scripts
+from synthdocqa.judges.osce.loaders import OsceInputError, validate_ratings
+from synthdocqa.judges.osce.rubric import judge_agreement, make_score_parser, plan_requests, score_dialogues
+from synthdocqa.judges.osce.schema import Dialogue, Taxonomy, Turn
 from tests.judges.fake_openai_server import FakeOpenAIServer, FakeReply
 
 METRICS = ["correctness", "overall"]
@@ -152,10 +152,10 @@ def test_case_script_files_in_every_format(tmp_path):
 def test_judge_gaps_side_by_side_with_the_raters():
     """A judge that scores each unit as the raters' consensus (their rounded mean) recovers the raters' order of the
     responders; a judge that turns the scale upside down is seen to (negative Spearman rho, another order)."""
-    from ir.rng import Rng
-    from judges.osce.analysis import AnalysisOptions, analyze
-    from judges.osce.rubric import judge_gaps
-    from judges.osce.simulate import SimulationConfig, simulate_study
+    from synthdocqa.ir.rng import Rng
+    from synthdocqa.judges.osce.analysis import AnalysisOptions, analyze
+    from synthdocqa.judges.osce.rubric import judge_gaps
+    from synthdocqa.judges.osce.simulate import SimulationConfig, simulate_study
 
     cfg = SimulationConfig(metrics=("overall", "correctness"), utterances_per_case=(6, 6, 6), n_raters=7)
     ratings = simulate_study(cfg, Rng(31)).ratings

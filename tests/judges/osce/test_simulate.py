@@ -5,9 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ir.rng import Rng
-from judges.osce.loaders import validate_ratings
-from judges.osce.simulate import SimulationConfig, _expected_likert, make_unbalanced, simulate_study
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.osce.loaders import validate_ratings
+from synthdocqa.judges.osce.simulate import (
+    SimulationConfig,
+    _expected_likert,
+    make_unbalanced,
+    simulate_study,
+)
 
 from .conftest import SMALL
 

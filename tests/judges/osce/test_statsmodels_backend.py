@@ -8,12 +8,12 @@ import pandas as pd
 import pytest
 from statsmodels.regression.mixed_linear_model import MixedLM
 
-from ir.rng import Rng
-from judges.osce.analysis import AnalysisOptions, analyze, coverage, metric_frame
-from judges.osce.contrasts import adjust
-from judges.osce.schema import Contrast
-from judges.osce.simulate import SimulationConfig, make_unbalanced, simulate_study
-from judges.osce.statsmodels_backend import fit_crossed, fixed_effects_zeroed
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.osce.analysis import AnalysisOptions, analyze, coverage, metric_frame
+from synthdocqa.judges.osce.contrasts import adjust
+from synthdocqa.judges.osce.schema import Contrast
+from synthdocqa.judges.osce.simulate import SimulationConfig, make_unbalanced, simulate_study
+from synthdocqa.judges.osce.statsmodels_backend import fit_crossed, fixed_effects_zeroed
 
 VC = {"rater": "0+C(rater)", "item": "0+C(item)"}
 MAIN_ONLY = AnalysisOptions(stratifiers=(), reliability=False)
@@ -180,8 +180,8 @@ def test_the_icc_keeps_every_rater_and_matches_shrout_fleiss_on_complete_data():
     """A rater who scored one case of three and 5% scattered missing scores: every rater stays in the ICC (the
     random-effects model uses incomplete units), and on the complete file the model's ICCs are Shrout and
     Fleiss's ICC(2,1) and ICC(2,k) (judges.reliability.icc, checked against R psych elsewhere)."""
-    from judges.osce.analysis import model_icc
-    from judges.reliability import icc
+    from synthdocqa.judges.osce.analysis import model_icc
+    from synthdocqa.judges.reliability import icc
 
     s = simulate_study(SimulationConfig(metrics=("correctness", "overall")), Rng(4))
     res = analyze(make_unbalanced(s.ratings, Rng(4).fork("unbalanced")), options=AnalysisOptions(stratifiers=()))
@@ -229,7 +229,7 @@ def test_parametric_bootstrap_checks_the_df_of_a_small_design():
     """--bootstrap N: the bootstrap-t CI of each main contrast beside the reported one, the same numbers from the
     same seed; on 15 dialogues whose own effect is large, a z-like CI (the old model's df of ~230) is flagged as too
     narrow, and the dialogue model's Satterthwaite CI (df 8) comes out within 15% of the bootstrap's width."""
-    from judges.osce.analysis import bootstrap_check, fit_lmm, metric_frame, plan_jobs
+    from synthdocqa.judges.osce.analysis import bootstrap_check, fit_lmm, metric_frame, plan_jobs
 
     cfg = SimulationConfig(utterances_per_case=(8, 8, 8), n_raters=6, metrics=("overall",), response_sd=1.0)
     ratings = simulate_study(cfg, Rng(11)).ratings

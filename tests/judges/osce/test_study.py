@@ -18,8 +18,9 @@ import pandas as pd
 import pytest
 from openpyxl import load_workbook
 
-import flows.cli
-from judges.osce.packets import fill_packets, load_key
+import synthdocqa.flows.cli  # noqa: F401
+from synthdocqa import flows
+from synthdocqa.judges.osce.packets import fill_packets, load_key
 from tests.judges.fake_openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -171,8 +172,8 @@ def test_the_study_flows_run_on_prefect(study, tmp_path):
         (tmp_path / "judge.yaml").write_text(f"base_url: {judge.url}\nmodel: fake-judge\n")
         script = textwrap.dedent(f"""
             import json
-            from flows.osce_study import osce_collect_analyze, osce_study
-            from judges.osce.packets import fill_packets
+            from synthdocqa.flows.osce_study import osce_collect_analyze, osce_study
+            from synthdocqa.judges.osce.packets import fill_packets
             from tests.judges.osce.test_study import planted_any
             s = osce_study(responders={str(tmp_path / 'human.yaml')!r}, out={str(tmp_path / 'study')!r}, raters=4,
                            seed=1, language="ko", return_state=True)

@@ -8,10 +8,16 @@ import json
 
 import pytest
 
-from judges.llm import EndpointConfig
-from judges.osce.case_bank import SHIPPED_CASES, ScriptedQuestion, Text, load_case_bank, load_questions
-from judges.osce.loaders import OsceInputError, load_dialogues
-from judges.osce.vsp import (
+from synthdocqa.judges.llm import EndpointConfig
+from synthdocqa.judges.osce.case_bank import (
+    SHIPPED_CASES,
+    ScriptedQuestion,
+    Text,
+    load_case_bank,
+    load_questions,
+)
+from synthdocqa.judges.osce.loaders import OsceInputError, load_dialogues
+from synthdocqa.judges.osce.vsp import (
     Responder,
     load_responders,
     persona_prompt,

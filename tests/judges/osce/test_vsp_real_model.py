@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from judges.llm import EndpointConfig
-from judges.llm.local_server import LocalModelServer
-from judges.osce.case_bank import SHIPPED_CASES, load_case_bank, load_questions
-from judges.osce.loaders import load_dialogues
-from judges.osce.vsp import Responder, persona_template, read_run, run_vsp
+from synthdocqa.judges.llm import EndpointConfig
+from synthdocqa.judges.llm.local_server import LocalModelServer
+from synthdocqa.judges.osce.case_bank import SHIPPED_CASES, load_case_bank, load_questions
+from synthdocqa.judges.osce.loaders import load_dialogues
+from synthdocqa.judges.osce.vsp import Responder, persona_template, read_run, run_vsp
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs("model")]
 

@@ -45,7 +45,7 @@ def write_vsp_yaml(path: Path, url: str) -> Path:
 def start_server(tmp: Path, vsp_yaml: Path, db: str, *, port: int | None = None,
                  judge_yaml: Path | None = None) -> Served:
     """Start ``osce platform serve`` and wait until it answers (60 s at most)."""
-    from judges.llm.local_server import free_port
+    from synthdocqa.judges.llm.local_server import free_port
 
     port = port or free_port()
     cmd = [str(BIN / "synthdocqa"), "osce", "platform", "serve", "--vsp", str(vsp_yaml), "--db", db,

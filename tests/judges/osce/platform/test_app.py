@@ -10,11 +10,11 @@ import re
 import pytest
 from starlette.testclient import TestClient
 
-from judges.llm import EndpointConfig
-from judges.osce.case_bank import load_case_bank
-from judges.osce.platform.app import PlatformConfig, create_app
-from judges.osce.platform.store import PlatformStore
-from judges.osce.vsp import Responder
+from synthdocqa.judges.llm import EndpointConfig
+from synthdocqa.judges.osce.case_bank import load_case_bank
+from synthdocqa.judges.osce.platform.app import PlatformConfig, create_app
+from synthdocqa.judges.osce.platform.store import PlatformStore
+from synthdocqa.judges.osce.vsp import Responder
 from tests.judges.fake_openai_server import FakeOpenAIServer
 
 CASES = load_case_bank()
@@ -176,8 +176,9 @@ def test_sign_in_refuses_what_looks_like_a_name_or_an_address(tmp_path, vsp):
 
 
 def test_the_export_holds_exactly_the_consented_ended_encounters_pseudonymised_afresh(tmp_path, vsp, monkeypatch):
-    import flows.cli
-    from judges.osce.loaders import load_dialogues
+    import synthdocqa.flows.cli  # noqa: F401
+    from synthdocqa import flows
+    from synthdocqa.judges.osce.loaders import load_dialogues
 
     app = _app(tmp_path, vsp)
     with TestClient(app) as a, TestClient(app) as b, TestClient(app) as c:
@@ -271,7 +272,7 @@ def test_machine_feedback_after_the_end_scores_the_dialogue_and_says_what_it_is(
 
 
 def test_idle_sessions_are_dropped_once_many_exist(tmp_path, vsp, monkeypatch):
-    import judges.osce.platform.app as app_mod
+    import synthdocqa.judges.osce.platform.app as app_mod
 
     monkeypatch.setattr(app_mod, "SESSION_PRUNE_AT", 5)
     app = _app(tmp_path, vsp)

@@ -18,17 +18,17 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from ir.rng import Rng
-from judges.llm import ChatClient, EndpointConfig
-from judges.osce.case_bank import load_case_bank
-from judges.osce.platform.nightly import (
+from synthdocqa.ir.rng import Rng
+from synthdocqa.judges.llm import ChatClient, EndpointConfig
+from synthdocqa.judges.osce.case_bank import load_case_bank
+from synthdocqa.judges.osce.platform.nightly import (
     STATE_FILE,
     PlatformNightlyError,
     encounter_key,
     score_new_encounters,
     state_token,
 )
-from judges.osce.platform.store import PlatformStore, PlatformStoreError
+from synthdocqa.judges.osce.platform.store import PlatformStore, PlatformStoreError
 from tests.judges.fake_openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[4]
@@ -229,8 +229,8 @@ def test_a_withdrawal_between_batches_keeps_the_student_out_of_later_batches(tmp
 def test_a_practice_only_encounter_is_never_scored(tmp_path, judge):
     from starlette.testclient import TestClient
 
-    from judges.osce.platform.app import PlatformConfig, create_app
-    from judges.osce.vsp import Responder
+    from synthdocqa.judges.osce.platform.app import PlatformConfig, create_app
+    from synthdocqa.judges.osce.vsp import Responder
     from tests.judges.osce.platform.test_app import _ask, _csrf, _start, _student
 
     with FakeOpenAIServer(responder=lambda req: "It started last week.") as vsp:
@@ -281,10 +281,10 @@ FLOW = """
 import json, sys
 from pathlib import Path
 
-import flows.evaluation as ev
-from flows.evaluation import evaluation_batch_flow
-from flows.prefect_env import prefect_api
-from flows.workers import quiet_engine_errors
+import synthdocqa.flows.evaluation as ev
+from synthdocqa.flows.evaluation import evaluation_batch_flow
+from synthdocqa.flows.prefect_env import prefect_api
+from synthdocqa.flows.workers import quiet_engine_errors
 from tests.judges.fake_openai_server import FakeOpenAIServer
 from tests.judges.osce.platform.test_nightly import judge_reply, populate
 

@@ -9,12 +9,12 @@ import asyncio
 import pytest
 from starlette.testclient import TestClient
 
-from judges.llm import EndpointConfig
-from judges.osce.case_bank import load_case_bank
-from judges.osce.platform.app import PlatformConfig, create_app
-from judges.osce.platform.export import export_consented
-from judges.osce.platform.store import PlatformStore
-from judges.osce.vsp import Responder
+from synthdocqa.judges.llm import EndpointConfig
+from synthdocqa.judges.osce.case_bank import load_case_bank
+from synthdocqa.judges.osce.platform.app import PlatformConfig, create_app
+from synthdocqa.judges.osce.platform.export import export_consented
+from synthdocqa.judges.osce.platform.store import PlatformStore
+from synthdocqa.judges.osce.vsp import Responder
 from tests.judges.fake_openai_server import FakeOpenAIServer
 from tests.judges.osce.platform.test_app import _ask, _csrf, _start, _student
 from tests.postgres import postgres_server

@@ -16,8 +16,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from judges.llm.local_server import free_port
-from judges.osce.platform.store import PlatformStore
+from synthdocqa.judges.llm.local_server import free_port
+from synthdocqa.judges.osce.platform.store import PlatformStore
 from tests.judges.fake_openai_server import FakeOpenAIServer
 
 BIN = Path(sys.executable).parent

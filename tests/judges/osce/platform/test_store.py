@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 
-from judges.osce.platform.store import (
+from synthdocqa.judges.osce.platform.store import (
     CONSENT_KINDS,
     METADATA,
     EncounterRow,
