@@ -1,6 +1,6 @@
 """JSON Schemas of the public contracts, exported to ``datasets/schemas/`` for non-Python consumers.
 
-``python -m ir.schemas [DIR]`` rewrites the shipped files; a test asserts they equal a fresh export, so
+``python -m synthdocqa.ir.schemas [DIR]`` rewrites the shipped files; a test asserts they equal a fresh export, so
 a model change without a schema refresh fails CI.
 """
 

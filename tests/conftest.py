@@ -2,7 +2,9 @@
 local runs keep exploring new random inputs and remember failures in .hypothesis/."""
 
 import os
+import shutil
 import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -12,17 +14,38 @@ settings.register_profile("dev", print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 
+def shared_root(tmp_path_factory) -> Path:
+    """A folder every worker of this test run sees (pytest-xdist's workers each have a base temp folder of
+    their own below it; a plain run has one worker, itself)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """``build(folder)`` run by the first worker that asks for ``name``, under a file lock; the other workers
+    wait for it and read the same folder (read-only: a test that changes it works on a copy)."""
+    from filelock import FileLock
+
+    root = shared_root(tmp_path_factory)
+    out, done = root / f"shared-{name}", root / f"shared-{name}.done"
+    with FileLock(str(root / f"shared-{name}.lock")):
+        if not done.exists():
+            shutil.rmtree(out, ignore_errors=True)
+            build(out)
+            done.write_text("built\n")
+    return out
+
+
 @pytest.fixture(scope="session")
 def tiny_corpus(tmp_path_factory):
-    """A 2-document corpus made once per session, serially in this process
-    (``corpus.generate.generate_corpus``): shared by every folder of tests; tests that change it use
+    """A 2-document corpus made once per test run, serially (``corpus.generate.generate_corpus``), by the
+    first worker that needs it: shared by every folder of tests and every worker; tests that change it use
     ``corpus_copy``."""
     from synthdocqa.corpus.generate import generate_corpus
     from tests.corpus.conftest import tiny_spec
 
-    out = tmp_path_factory.mktemp("tiny") / "corpus"
-    generate_corpus(tiny_spec(), out)
-    return out
+    return built_once(tmp_path_factory, "tiny-corpus", lambda out: generate_corpus(tiny_spec(), out / "corpus")) \
+        / "corpus"
 
 
 @pytest.fixture
@@ -81,6 +104,15 @@ EXTERNAL = ("tesseract", "chromium", "browser", "postgres", "R", "model", "ray")
 
 
 def pytest_configure(config):
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker and "PREFECT_HOME" not in os.environ:
+        # each worker's Prefect (its temporary servers' SQLite database, its profiles) in a home of its own:
+        # two servers writing one database at once fail with "database is locked"
+        import tempfile
+
+        home = tempfile.mkdtemp(prefix=f"prefect-home-{worker}-")
+        os.environ["PREFECT_HOME"] = home
+        config.add_cleanup(lambda: shutil.rmtree(home, ignore_errors=True))
     config.addinivalue_line("markers", "needs(component): needs an external component (one of "
                             f"{', '.join(EXTERNAL)}); skipped naming it when missing, and marked external")
     config.addinivalue_line("markers", "external: needs a component outside Python: "

@@ -1,6 +1,6 @@
 """Build the gallery in docs/: the first three pages of one document per recipe, side by side, and an index.
 
-    .venv/bin/python -m corpus.views.gallery --out docs/gallery --index docs/gallery.md [--seed 0] [--scan 240]
+    .venv/bin/python -m synthdocqa.corpus.views.gallery --out docs/gallery --index docs/gallery.md [--seed 0] [--scan 240]
 
 Documents come from the planner (demo profile, and the reference profile for the long genres); for each
 recipe the first planned document of that recipe is rendered as a corpus renders it (contents settled) and
@@ -74,7 +74,7 @@ def build_gallery(out_dir: Path, index_md: Path, seed: int = 0, scan: int = 240,
             if progress:
                 progress(len(seen), len(wanted))
     lines = ["# Gallery: how each recipe's documents open", "",
-             f"Rendered by `python -m corpus.views.gallery` from the demo profile (seed {seed}), and from the reference "
+             f"Rendered by `python -m synthdocqa.corpus.views.gallery` from the demo profile (seed {seed}), and from the reference "
              "profile for the long genres the demo does not hold (marked); each image is the first three pages "
              f"of the first document of that recipe, side by side, at {dpi} dpi. Every fact on "
              "these pages has a SpanBox in the document's RenderMap that passed the text-layer check.", "",

@@ -256,6 +256,8 @@ def default_layout_chooser(cache_dir: str | os.PathLike[str] | None = None) -> C
     from .layouts import default_library
 
     retriever = LayoutRetriever.from_library(default_library(), load_clip(), cache_dir=cache_dir)
+    retriever.embed_query("")  # the text tower's session made now, once per process (a fork server's workers
+    # inherit it): not on the first page of the first document
 
     def choose(doc: DocumentIR) -> DocumentIR:
         return assign_layouts_clip(doc, retriever)

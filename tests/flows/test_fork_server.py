@@ -17,11 +17,12 @@ from tests.corpus.conftest import tiny_spec
 from .prefect_server import REPO
 
 
-def _worker_view(name: str) -> tuple[bool, bool, str | None, int, int]:
+def _worker_view(name: str) -> tuple[bool, bool, bool, str | None, int, int]:
     import os
     import sys
 
-    return ("open_clip" in sys.modules, "synthdocqa.corpus.assemble" in sys.modules, os.environ.get(name), os.getpid(),
+    return ("onnxruntime" in sys.modules and "synthdocqa.renderers.layout.clip_onnx" in sys.modules,
+            "synthdocqa.corpus.assemble" in sys.modules, "torch" in sys.modules, os.environ.get(name), os.getpid(),
             os.getppid())
 
 
@@ -35,9 +36,10 @@ def test_workers_start_with_the_pipeline_loaded_and_the_runs_environment(monkeyp
     prefect_init = ("prefect.task_runners:_initialize_process_pool_worker", pickle.dumps((None, ())))
     with ProcessPoolExecutor(1, mp_context=pool_context(), initializer=start_worker,
                              initargs=(dict(os.environ), None, *prefect_init)) as pool:
-        clip, pipeline, value, pid, ppid = pool.submit(_worker_view, "SYNTHDOCQA_TEST_SET_AFTER_THE_FORK_SERVER").result(
-            timeout=300)
+        clip, pipeline, torch, value, pid, ppid = pool.submit(
+            _worker_view, "SYNTHDOCQA_TEST_SET_AFTER_THE_FORK_SERVER").result(timeout=300)
     assert clip and pipeline  # imported by the fork server, not by the worker's first document
+    assert not torch  # the layout-CLIP runs on ONNX Runtime
     assert value == "run-value"
     assert ppid != os.getpid()  # a child of the fork server, not of this process
 

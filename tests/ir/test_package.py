@@ -16,7 +16,7 @@ from synthdocqa import ir
 def test_every_public_name_resolves_to_its_submodule_object():
     assert sorted(ir.__all__) == sorted(ir._EXPORTS)
     for name in ir.__all__:
-        module = importlib.import_module(f"ir.{ir._EXPORTS[name]}")
+        module = importlib.import_module(f"synthdocqa.ir.{ir._EXPORTS[name]}")
         assert getattr(ir, name) is getattr(module, name), name
     assert set(ir.__all__) <= set(dir(ir))
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):

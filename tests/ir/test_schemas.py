@@ -1,4 +1,4 @@
-"""The shipped JSON Schemas equal a fresh export (refresh with ``python -m ir.schemas``)."""
+"""The shipped JSON Schemas equal a fresh export (refresh with ``python -m synthdocqa.ir.schemas``)."""
 
 import json
 
@@ -12,8 +12,8 @@ def test_shipped_schemas_equal_a_fresh_export():
     assert sorted(fresh) == sorted(f"{n}.schema.json" for n in SCHEMA_MODELS)
     for name, text in fresh.items():
         shipped = DEFAULT_DIR / name
-        assert shipped.is_file(), f"{shipped} missing: run python -m ir.schemas"
-        assert shipped.read_text("utf-8") == text, f"{name} is stale: run python -m ir.schemas"
+        assert shipped.is_file(), f"{shipped} missing: run python -m synthdocqa.ir.schemas"
+        assert shipped.read_text("utf-8") == text, f"{name} is stale: run python -m synthdocqa.ir.schemas"
 
 
 def test_export_is_atomic_and_deterministic(tmp_path):
