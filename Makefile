@@ -4,13 +4,18 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 OUT ?= out
 SEED ?= 0
+# The design's whole stack: torch and open_clip ([clip]), the embedding and NLI labelers, the test tools.
+# .ci/run adds llm and ray in the same pip call (one resolution instead of three).
+EXTRAS ?= test,clip,embedding,nli
+# Test workers: both cores (pytest-xdist; a module's tests and its fixtures stay on one worker).
+JOBS ?= auto
 
 .PHONY: demo test test-fast lint install clean
 
 $(VENV)/.installed: pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test,clip,embedding,nli]'
+	$(BIN)/pip install --quiet -e '.[$(EXTRAS)]'
 	touch $@
 
 install: $(VENV)/.installed
@@ -20,11 +25,11 @@ demo: $(VENV)/.installed
 	$(BIN)/synthdocqa verify $(OUT)/demo
 
 test: $(VENV)/.installed
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadscope
 
 # The inner loop: everything but the tests marked slow (Prefect servers, signals, a real model).
 test-fast: $(VENV)/.installed
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q -n $(JOBS) --dist loadscope -m "not slow"
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
