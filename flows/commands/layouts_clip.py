@@ -37,6 +37,12 @@ def add_clip_commands(sub: argparse._SubParsersAction) -> None:
 
 
 def _train(args: argparse.Namespace) -> int:
+    from synthdocqa.renderers.layout.clip_model import ClipLoadError, require_torch
+
+    try:
+        require_torch()  # training is open_clip's (the [clip] extra): one line naming it, not a traceback
+    except ClipLoadError as err:
+        raise CliError(str(err)) from None
     from synthdocqa.renderers.layout.clip_train import TrainConfig, train_clip
     from synthdocqa.renderers.layout.library_build import load_library
 

@@ -61,3 +61,11 @@ def test_generate_and_verify_without_torch(tmp_path):
     assert differing == [] and len(built.files) > 5
     record = json.loads((out / "docs" / built.record.doc_id / "doc.json").read_text())
     assert record["code_version"] == built.record.code_version
+
+
+def test_training_without_torch_names_the_clip_extra(tmp_path):
+    env, _ = blocked_env(tmp_path)
+    proc = subprocess.run([sys.executable, "-m", "synthdocqa", "layouts", "train-clip", "--library", str(tmp_path),
+                           "--out", str(tmp_path / "model")], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.count("\n") == 1 and "pip install 'synthdocqa[clip]'" in proc.stderr, proc.stderr
