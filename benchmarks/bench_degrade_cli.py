@@ -1,7 +1,7 @@
 r"""CPU of one ``synthdocqa degrade`` call, this tree against a baseline checkout, interleaved call by call.
 
 The command as a user runs it: a fresh interpreter per call, the installed entry point's target
-(``flows.cli:main``), default thread counts, a real page image. Each call's CPU is the child's user + sys
+(``synthdocqa.flows.cli:main``), default thread counts, a real page image. Each call's CPU is the child's user + sys
 (``os.wait4``, every thread of the call counted, so neither side gains from threads), with its wall time
 and peak RSS. Pages: page 1 of each ``document.pdf`` under ``--corpus`` (or ``--image`` files), rasterised
 at 200 dpi. For each page, every device at each ``--tiers`` tier, ``--reps`` rounds; within a round the
@@ -30,7 +30,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 DEVICES = ("flatbed", "photocopy", "fax", "phone")
-_MAIN = "import sys; from flows.cli import main; sys.exit(main(sys.argv[1:]))"
+def _main_code(tree: Path) -> str:
+    """The command's ``main`` in ``tree``: ``synthdocqa.flows.cli`` in a checkout with the one package (its
+    ``synthdocqa/__init__`` takes the checkout's folders when the checkout is on PYTHONPATH), ``flows.cli`` in
+    one from before it."""
+    module = "synthdocqa.flows.cli" if (tree / "synthdocqa" / "__init__.py").is_file() else "flows.cli"
+    return f"import sys; from {module} import main; sys.exit(main(sys.argv[1:]))"
 
 
 def _pages(args: argparse.Namespace, tmp: Path) -> list[Path]:
@@ -52,7 +57,7 @@ def _pages(args: argparse.Namespace, tmp: Path) -> list[Path]:
 def _call(tree: Path, image: Path, device: str, tier: str, seed: int, out: Path) -> dict:
     env = {**os.environ, "PYTHONPATH": str(tree)}
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", _MAIN, "degrade", str(image), "--device", device, "--tier",
+    proc = subprocess.Popen([sys.executable, "-c", _main_code(tree), "degrade", str(image), "--device", device, "--tier",
                              tier, "--seed", str(seed), "--out", str(out)], cwd=tree, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(proc.pid, 0)

@@ -39,12 +39,8 @@ print(json.dumps({"ready_s": ready, "first_doc_s": first, "cpu_s": ru.ru_utime +
 
 def run(side: str, src: Path, cache: str, tmp: Path) -> dict:
     env = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-    if side == "baseline":  # its top-level folders are the packages
-        env["PYTHONPATH"] = str(src)
-        pkg = ""
-    else:
-        env.pop("PYTHONPATH", None)
-        pkg = "synthdocqa."
+    env["PYTHONPATH"] = str(src)  # a checkout with the one package takes its own folders (synthdocqa/__init__)
+    pkg = "synthdocqa." if (src / "synthdocqa" / "__init__.py").is_file() else ""  # or one from before it
     cache_dir = tmp / f"cache-{side}"
     if cache == "cold":
         cache_dir = Path(tempfile.mkdtemp(dir=tmp, prefix=f"cold-{side}-"))

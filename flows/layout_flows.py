@@ -32,6 +32,9 @@ def train_clip_task(library: str, out: str, seed: int, epochs: int | None) -> di
     from dataclasses import asdict
     from pathlib import Path
 
+    from synthdocqa.renderers.layout.clip_model import require_torch
+
+    require_torch()  # a ClipLoadError naming the [clip] extra, before anything else is loaded
     from synthdocqa.renderers.layout.clip_train import TrainConfig, train_clip
     from synthdocqa.renderers.layout.library_build import load_library
 

@@ -9,6 +9,22 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+
+class _OnlyThroughThePackage:
+    """The repository root is on ``sys.path`` in tests (for ``tests.*``), which would let ``import flows`` or a
+    string such as ``"flows.commands.osce"`` load a second copy of ``synthdocqa.flows`` (a monkeypatch on one
+    copy misses the other, and an installed wheel has no ``flows``): refused, naming the package's name."""
+
+    FOLDERS = ("ir", "generation", "renderers", "degradations", "judges", "corpus", "flows")
+
+    def find_spec(self, name, path=None, target=None):
+        if path is None and name in self.FOLDERS:
+            raise ImportError(f"import synthdocqa.{name}, not {name}: the project installs one package, synthdocqa")
+        return None
+
+
+sys.meta_path.insert(0, _OnlyThroughThePackage())
+
 settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.register_profile("dev", print_blob=True)
 settings.load_profile("ci" if os.environ.get("CI") else "dev")

@@ -54,9 +54,7 @@ def cmd_hallucination(args: argparse.Namespace) -> int:
         require_verified(args.corpus, args.no_verify)
     t0 = time.perf_counter()
     try:
-        cfg = load_judges_config(args.judges)
-        if args.no_embedding:
-            cfg.labelers = [x for x in cfg.labelers if x != "embedding_cosine"]
+        cfg = load_judges_config(args.judges, without=("embedding_cosine",) if args.no_embedding else ())
         if args.judges is None and not args.quiet:
             from synthdocqa.judges.hallucination.labelers import left_out_labelers
 

@@ -17,7 +17,8 @@
     n_boot: 1000
     cache: llm_cache.sqlite                # relative to the output directory
 
-Without judges the run is the embedded default: lexical and embedding labelers only. A commented example
+Without judges the run is the embedded default: lexical and embedding labelers only (embedding where the
+`[embedding]` extra is installed; the run says when it left it out). A commented example
 with a local llama.cpp server, vLLM and a hosted API is ``examples/judges.yaml``.
 
 The judges never open a corpus folder: the caller passes a :class:`DocumentSource` (``flows`` pass the
@@ -104,9 +105,14 @@ class JudgesConfig(BaseModel):
         return v
 
 
-def load_judges_config(path: str | Path | None) -> JudgesConfig:
+def load_judges_config(path: str | Path | None, without: Sequence[str] = ()) -> JudgesConfig:
+    """The judges file at ``path`` (None: the embedded default), with the labelers in ``without`` taken out
+    before it is checked (``--no-embedding``: a file that lists embedding_cosine then loads without the
+    ``[embedding]`` extra)."""
     if path is None:
-        return JudgesConfig()
+        cfg = JudgesConfig()
+        cfg.labelers = [x for x in cfg.labelers if x not in without]
+        return cfg
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"{p}: judges file not found")
@@ -118,6 +124,8 @@ def load_judges_config(path: str | Path | None) -> JudgesConfig:
         raise ValueError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     if not isinstance(raw, dict):
         raise ValueError(f"{p}: expected a mapping of settings (judges, labelers, ...), got {type(raw).__name__}")
+    if without and isinstance(raw.get("labelers"), list):
+        raw["labelers"] = [x for x in raw["labelers"] if x not in without]
     try:
         cfg = JudgesConfig.model_validate(raw)
     except ValidationError as err:
@@ -228,7 +236,7 @@ def run_labeling(
     labels_path = out / "labels.jsonl"
     atomic_write_text(labels_path, "".join(json.dumps(r) + "\n" for r in rows))
     header = [*header, "Prompts: " + ", ".join(f"{c}={p.name}@{p.short_hash}" for c, p in prompts.items())
-              if prompts else "No LLM judges configured (embedded default: lexical and embedding labelers)."]
+              if prompts else f"No LLM judges configured (labelers: {', '.join(config.labelers)})."]
     header += [f"Left out of the default labelers: {why}." for why in left_out_labelers()
                if why.split()[1] not in config.labelers]
     for jn, run in runs.items():

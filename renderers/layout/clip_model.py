@@ -53,10 +53,11 @@ class ClipLoadError(RuntimeError):
     """Weights could not be found, read or matched to the model: never silently a random model."""
 
 
-def require_torch() -> None:
-    """torch and open_clip, or a ``ClipLoadError`` naming the extra that brings them."""
+def require_torch(also: tuple[str, ...] = ()) -> None:
+    """torch and open_clip (and the modules in ``also``, e.g. ``onnx`` for the export), or a
+    ``ClipLoadError`` naming the extra that brings them."""
     missing = []
-    for name in ("torch", "open_clip"):
+    for name in ("torch", "open_clip", *also):
         try:
             __import__(name)
         except ImportError:

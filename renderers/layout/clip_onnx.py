@@ -225,6 +225,9 @@ def _export_tower(module, example, input_name: str, path: Path) -> bytes:
 def export_onnx(clip, out_dir: str | os.PathLike[str], stem: str = "layout_clip_tiny") -> dict:
     """Export a torch ``LoadedClip``'s text and image towers (normalised embeddings, batch size free) to
     ``out_dir/<stem>.{text,image}.onnx`` with their record ``<stem>.onnx.json``; returns the record."""
+    from .clip_model import require_torch
+
+    require_torch(also=("onnx",))
     import torch
 
     from .clip_model import torch_threads

@@ -148,13 +148,16 @@ def test_a_failed_command_ends_with_its_code_while_a_thread_is_in_native_code(tm
 
 
 def test_the_command_entry_is_the_one_that_exits_without_finalization():
-    """The installed ``synthdocqa`` script and ``python -m flows`` both end through ``flows.cli.run``."""
+    """The installed ``synthdocqa`` script, ``python -m synthdocqa`` and ``python -m synthdocqa.flows`` all end
+    through ``flows.cli.run``."""
     import tomllib
 
     repo = Path(__file__).resolve().parents[2]
     scripts = tomllib.loads((repo / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts["synthdocqa"] == "synthdocqa.flows.cli:run"
     assert "run()" in (repo / "flows" / "__main__.py").read_text()
+    main = (repo / "synthdocqa" / "__main__.py").read_text()
+    assert "from synthdocqa.flows.cli import run" in main and "run()" in main
 
 
 @pytest.mark.slow  # two temporary Prefect servers
@@ -477,7 +480,7 @@ def test_a_generate_into_a_held_folder_fails_before_starting_a_server(tmp_path, 
     held = tmp_path / "C"
     held.mkdir()
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from corpus.lock import OutputLock; OutputLock(sys.argv[1]).acquire(); "
+        "import sys, time; from synthdocqa.corpus.lock import OutputLock; OutputLock(sys.argv[1]).acquire(); "
         "print('held', flush=True); time.sleep(60)"), str(held)], stdout=subprocess.PIPE, text=True,
         cwd=str(Path(__file__).resolve().parents[2]), env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     try:

@@ -158,7 +158,7 @@ def test_plans_do_not_depend_on_the_interpreter_hash_seed():
     import subprocess
     import sys
 
-    code = "from generation.planner import plan_document; from ir.spec import demo_spec; " \
+    code = "from synthdocqa.generation.planner import plan_document; from synthdocqa.ir.spec import demo_spec; " \
            "print(plan_document(demo_spec(seed=21), 1).to_json(), end='')"
     outs = []
     for hs in ("1", "4242"):

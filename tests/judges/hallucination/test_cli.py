@@ -15,7 +15,7 @@ from tests.judges.fake_openai_server import FakeOpenAIServer
 @pytest.fixture(autouse=True)
 def only_judge_command(monkeypatch):
     # the CLI registry may list command groups other engineers are still writing
-    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("flows.commands.judge",))
+    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("synthdocqa.flows.commands.judge",))
 
 
 def test_embedded_default_on_a_corpus(corpus_dir, tmp_path, capsys):

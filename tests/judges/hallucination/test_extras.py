@@ -42,3 +42,14 @@ def test_asking_for_a_labeler_without_its_extra_names_the_extra(without, blocked
         JudgesConfig(labelers=["exact_match", labeler])
     with pytest.raises(ValueError, match=rf"synthdocqa\[{extra}\]"):
         labelers.score_items([], [labeler])
+
+
+def test_no_embedding_lets_a_file_that_lists_it_load_without_the_extra(without, tmp_path):
+    from synthdocqa.judges.hallucination.pipeline import load_judges_config
+
+    without("sentence_transformers")
+    cfg = tmp_path / "judges.yaml"
+    cfg.write_text("labelers: [exact_match, token_f1, embedding_cosine]\n")
+    with pytest.raises(ValueError, match=r"synthdocqa\[embedding\]"):
+        load_judges_config(cfg)
+    assert load_judges_config(cfg, without=("embedding_cosine",)).labelers == ["exact_match", "token_f1"]

@@ -15,7 +15,7 @@ from tests.judges.fake_openai_server import FakeOpenAIServer, FakeReply
 
 @pytest.fixture(autouse=True)
 def only_judge_command(monkeypatch):
-    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("flows.commands.judge",))
+    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("synthdocqa.flows.commands.judge",))
 
 
 def _judges(tmp_path, url: str, **extra) -> str:

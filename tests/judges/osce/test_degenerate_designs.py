@@ -19,7 +19,7 @@ DATA_URI = re.compile(r"data:[a-z/+]+;base64,[A-Za-z0-9+/=]+")
 
 
 def _cli(monkeypatch, *argv: str) -> int:
-    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("flows.commands.osce",))
+    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("synthdocqa.flows.commands.osce",))
     return flows.cli.main(list(argv))
 
 

@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def run_cli(monkeypatch, *argv: str) -> int:
     # only this command group: the test must not depend on other groups' modules
-    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("flows.commands.osce",))
+    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("synthdocqa.flows.commands.osce",))
     return flows.cli.main(list(argv))
 
 

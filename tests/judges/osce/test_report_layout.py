@@ -66,7 +66,7 @@ def test_xlsx_with_a_cover_sheet_and_the_reference_by_name(tmp_path, monkeypatch
     import synthdocqa.flows.cli  # noqa: F401
     from synthdocqa import flows
 
-    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("flows.commands.osce",))
+    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("synthdocqa.flows.commands.osce",))
     cfg = SimulationConfig(metrics=("overall",), utterances_per_case=(3, 3, 3), n_raters=4)
     r = simulate_study(cfg, Rng(6)).ratings.replace({"responder": {"human": "SP Kim"}})
     book = openpyxl.Workbook()

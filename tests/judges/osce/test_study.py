@@ -29,7 +29,7 @@ EFFECT = {"human": 1, "vsp-one": 0, "vsp-two": -1}
 
 
 def run_cli(monkeypatch, *argv: str) -> int:
-    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("flows.commands.osce",))
+    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("synthdocqa.flows.commands.osce",))
     return flows.cli.main(list(argv))
 
 

@@ -189,7 +189,7 @@ def test_the_export_holds_exactly_the_consented_ended_encounters_pseudonymised_a
                 page = _ask(client, eid, f"{code}: {q}")
             if code != "EXP-C":  # C's encounter is still open: not exported
                 client.post(f"/encounters/{eid}/end", data={"csrf": _csrf(page), "differential": "reflux"})
-    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("flows.commands.osce",))
+    monkeypatch.setattr(flows.cli, "COMMAND_MODULES", ("synthdocqa.flows.commands.osce",))
     db = f"sqlite+aiosqlite:///{tmp_path / 'p.db'}"
     outs = []
     for k in (1, 2):
