@@ -1,0 +1,81 @@
+"""The domain catalogue: domain knowledge as data files, read by one typed loader.
+
+Entities, measures, units, plausible ranges, the relations between measures, country conventions and each
+genre's standing text are YAML files in this folder (package data), not Python literals: they can be read,
+diffed and extended by someone who does not read the generators. Every file is read through ``load``, which
+validates it against a pydantic model and names the file and the key of the first error, so a typo in a
+data file fails at load with ``catalogue/world.yaml: domains.automotive.measures[2].per: ...``, never as a
+``KeyError`` deep inside a document's planning.
+
+Files are parsed once per process (``functools.cache``); the models are frozen, so a caller cannot change
+the catalogue another document reads.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import TypeVar
+
+import yaml
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+HERE = Path(__file__).resolve().parent
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class CatalogueError(ValueError):
+    """A data file of the catalogue that cannot be read or does not validate: the message names the file
+    (relative to the catalogue) and the key of the first problem."""
+
+
+class Entry(BaseModel):
+    """Base of every catalogue model: unknown keys are errors (a misspelt key must not be ignored) and
+    nothing can be changed once loaded."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _where(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out or "(top level)"
+
+
+@cache
+def raw(name: str) -> object:
+    """The parsed YAML of catalogue file ``name`` (a path relative to this folder)."""
+    path = HERE / name
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise CatalogueError(f"catalogue/{name}: cannot read: {exc.strerror or exc}") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" (line {mark.line + 1}, column {mark.column + 1})" if mark is not None else ""
+        raise CatalogueError(f"catalogue/{name}: not YAML{at}: {getattr(exc, 'problem', exc)}") from None
+
+
+def validate(name: str, data: object, model: type[M]) -> M:
+    """``data`` (what file ``name`` holds) as ``model``, or a ``CatalogueError`` naming file and key."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise CatalogueError(f"catalogue/{name}: {_where(tuple(first.get('loc', ())))}: {first['msg']}") from None
+
+
+@cache
+def load(name: str, model: type[M]) -> M:
+    """Catalogue file ``name`` validated as ``model`` (once per process)."""
+    return validate(name, raw(name), model)
+
+
+__all__ = ["CatalogueError", "Entry", "HERE", "load", "raw", "validate"]
