@@ -302,7 +302,7 @@ def verify_document(corpus_dir: str | os.PathLike[str] | CorpusReader, doc_id: s
     """Evidence against the PDF text layer, derivations recomputed, answers against the IR's facts."""
     from synthdocqa.ir import RenderMap, SpanBox
     from synthdocqa.ir.answers import answer_for_value
-    from synthdocqa.ir.derivations import derivation_problems
+    from synthdocqa.ir.derivations import derivation_problems, world_problems
     from synthdocqa.renderers import verify_text_layer
 
     if unsafe_doc_ids([doc_id]):
@@ -318,6 +318,7 @@ def verify_document(corpus_dir: str | os.PathLike[str] | CorpusReader, doc_id: s
         return [f"{doc_id}: cannot read document files: {str(err).splitlines()[0]}"]
     facts = doc.fact_index()
     problems += [f"{doc_id}: {p}" for p in derivation_problems(doc.facts)]  # the printed numbers reconcile
+    problems += [f"{doc_id}: {p}" for p in world_problems(doc.facts, doc.world)]  # each is its world's answer
     boxes: list[tuple[str, SpanBox]] = []
     for a in asr.values():
         problems += recompute_assertion(a)

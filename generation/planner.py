@@ -22,6 +22,7 @@ page, so the realised mix follows the spec. A QA-bearing block is one that owns 
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import math
 import re
 from collections.abc import Iterator
@@ -32,7 +33,7 @@ from synthdocqa.ir.blocks import ELEMENT_OF_BLOCK, FigureBlock, FormBlock, Table
 from synthdocqa.ir.document import DocumentIR, PagePlan, PerturbationProfile
 from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
-from synthdocqa.ir.vocab import DEVICES, SPEAKS_ALONE, TIERS, ElementType
+from synthdocqa.ir.vocab import DEVICES, SPEAKS_ALONE, TIERS, DomainSlug, ElementType
 
 from .content import annotations, figures, forms, front_matter, genre, prose, tables
 from .content.book import DocContext, FactBook
@@ -66,8 +67,10 @@ from .domains import (
     Domain,
     Recipe,
     Section,
+    get_domain,
     view,
 )
+from .world import IssuerWorldBuilder
 
 EXHIBIT_BLOCKS = ("table", "figure", "form")
 LONG_TABLE_MIN_PAGES = 20
@@ -182,6 +185,25 @@ def page_quantile(spec: CorpusSpec, index: int) -> float:
     tenth = stream.shuffled(range(PAGE_BLOCK // 2))[k // 2]
     u = (tenth + 0.25 + 0.5 * stream.fork("pair", k // 2).random()) / PAGE_BLOCK  # the middle of its tenth
     return u if k % 2 == 0 else 1.0 - u
+
+
+def issuer_for(spec: CorpusSpec, index: int) -> str:
+    """The key of the organisation that issues document ``index``: the domain and which of its issuers.
+
+    Every cycle of the domain order holds each domain of the pool once, so the k-th document of a domain is
+    the one of cycle k, and ``spec.docs_per_issuer`` consecutive ones go to one issuer (the reference
+    corpus's 100 documents over 50 domains: 50 issuers with two documents each). Why several documents per
+    issuer: an enterprise's documents are read against each other (the quarterly against the annual
+    report, the minutes against both), and only documents of one world can be checked that way."""
+    pool = list(spec.domains) if spec.domains else [d.slug for d in DOMAINS]
+    cycle = index // len(pool)
+    return f"{domain_for(spec, index).slug}-{cycle // spec.docs_per_issuer}"
+
+
+def issuer_rng(spec: CorpusSpec, index: int) -> Rng:
+    """The stream of document ``index``'s issuer: its name, country, people, year and world, the same for
+    every document it issues."""
+    return Rng(spec.seed).fork("issuer", issuer_for(spec, index))
 
 
 def doc_rng(spec: CorpusSpec, index: int) -> Rng:
@@ -593,19 +615,33 @@ def _describe_page(blocks: list, style_family: str) -> str:
 
 # ---------------------------------------------------------------- the planner
 
-def document_context(root: Rng, domain: Domain, recipe: Recipe) -> tuple[DocContext, str]:
+@functools.lru_cache(maxsize=16)
+def shared_world(seed: int, issuer: str, trade: DomainSlug, ref: int) -> IssuerWorldBuilder:
+    """The world of ``issuer``, one per process for all its documents (its entries do not depend on which
+    document asks first, so sharing it only saves drawing them again)."""
+    return IssuerWorldBuilder(issuer, Rng(seed).fork("issuer", issuer, "world"), get_domain(trade), ref)
+
+
+def document_context(root: Rng, domain: Domain, recipe: Recipe, issuer: Rng | None = None,
+                     issuer_key: str = "") -> tuple[DocContext, str]:
     """The context every builder of a document shares (its formats, calendar, issuer, counterparties and
-    people) and the issuer's country, drawn from the document's root stream."""
-    cal = root.fork("calendar")
+    people) and the issuer's country. What belongs to the organisation (its name, country, currency, house
+    formats, people, counterparties, year and world) is drawn from the issuer's stream ``issuer``, so every
+    document it issues has the same; the document's own day of issue from its root stream. Without an
+    issuer stream the document is its own issuer."""
+    iss = root if issuer is None else issuer
+    cal = iss.fork("calendar")
     currency = domain.currency if cal.bernoulli(0.8) else cal.choice(("USD", "EUR", "GBP"))
-    fmt = choose_format(root.fork("format"), currency, cents=recipe.genre_class == "transactional")
+    fmt = choose_format(iss.fork("format"), currency, cents=recipe.genre_class == "transactional")
     year = 2023 + cal.integers(0, 4)
-    anchor = dt.date(year, cal.integers(1, 13), cal.integers(1, 29))
+    day = cal if issuer is None else root.fork("calendar")
+    anchor = dt.date(year, day.integers(1, 13), day.integers(1, 29))
     book = FactBook(fmt)
-    country = country_for(root.fork("country"), currency)
-    issuer, cps, people = _cast(domain, currency, root.fork("cast"), book, country, root.fork("places"))
-    ctx = DocContext(domain=domain, recipe=recipe, fmt=fmt, book=book, issuer=issuer, counterparties=cps,
-                     people=people, year=year, anchor=anchor, dyn=root.fork("dynamics"))
+    country = country_for(iss.fork("country"), currency)
+    organisation, cps, people = _cast(domain, currency, iss.fork("cast"), book, country, iss.fork("places"))
+    world = None if issuer is None else shared_world(issuer.seed, issuer_key, domain.slug, (year - 1) * 12 + 6)
+    ctx = DocContext(domain=domain, recipe=recipe, fmt=fmt, book=book, issuer=organisation, counterparties=cps,
+                     people=people, year=year, anchor=anchor, dyn=iss.fork("dynamics"), world=world)
     return ctx, country
 
 
@@ -620,7 +656,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     tier = weighted(root.fork("tier"), spec.tier_mix, TIERS)
     device = weighted(root.fork("device"), spec.device_mix, DEVICES)
     style_family = root.fork("style").choice(domain.style_families)
-    ctx, country = document_context(root, domain, recipe)
+    ctx, country = document_context(root, domain, recipe, issuer_rng(spec, index), issuer_for(spec, index))
     issuer, book, anchor = ctx.issuer, ctx.book, ctx.anchor
     title, values = _title(recipe, ctx, root.fork("title"))
     t1, t2 = root.fork("brief").sample(view(domain, recipe.lens).topics, 2)
@@ -858,7 +894,7 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
         doc_id=ids.doc_id(index), index=index, seed=spec.seed, seed_path=["doc", index], domain=domain.slug,
         recipe=recipe.slug, title=title, topic_brief=brief, style_family=style_family, page_size=paper_of(country),
         reference=ctx.doc_reference(), as_at=anchor, entities=book.entities,
-        facts=book.facts, pages=pages, perturbation=PerturbationProfile(tier=tier, device=device, pages=[]))
+        facts=book.facts, world=ctx.world_record(), pages=pages, perturbation=PerturbationProfile(tier=tier, device=device, pages=[]))
 
 
 def plan_corpus(spec: CorpusSpec, indices: list[int] | None = None) -> Iterator[DocumentIR]:

@@ -18,7 +18,8 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 from .answers import numeric
 from .facts import Fact
-from .values import DateValue
+from .values import SCALE_FACTOR, DateValue
+from .world import IssuerWorld, evaluate
 
 TENTH = Decimal("0.1")
 
@@ -101,3 +102,35 @@ def derivation_problems(facts: Iterable[Fact]) -> list[str]:
 
 
 __all__ = ["derivation_problem", "derivation_problems"]
+
+
+def world_problems(facts: Iterable[Fact], world: IssuerWorld | None) -> list[str]:
+    """Every fact whose value is not the answer of its query to the document's world, at the precision the
+    fact prints (a chart's "EUR 5.4 million" is the world's value in millions, rounded to one place). A stored
+    driver edited after generation shows here as the facts that no longer follow from it."""
+    out: list[str] = []
+    for f in facts:
+        q = f.query
+        if q is None:
+            continue
+        if world is None:
+            out.append(f"{f.id} ({f.label}): queries a world the document does not hold")
+            continue
+        try:
+            want = evaluate(world, q)
+        except (KeyError, ValueError, ZeroDivisionError) as err:
+            out.append(f"{f.id} ({f.label}): its query {q.measure}/{','.join(q.items)} {q.period} cannot be "
+                       f"asked of the world: {err}")
+            continue
+        v = f.value
+        if v.kind == "money":
+            got, want = v.amount, want / SCALE_FACTOR[v.scale]
+        elif v.kind in ("number", "percent"):
+            got = v.value
+        else:
+            out.append(f"{f.id} ({f.label}): a {v.kind} fact cannot answer a query of the world")
+            continue
+        if want.quantize(Decimal(1).scaleb(got.as_tuple().exponent)) != got:
+            out.append(f"{f.id} ({f.label}): prints {f.text!r}, the world's {q.measure} of "
+                       f"{', '.join(q.items)} in {q.period} is {want.normalize():f}")
+    return out

@@ -12,13 +12,14 @@ from .blocks import Block, block_fact_ids
 from .facts import Entity, Fact
 from .perturbation import PageDegradation, ParamValue, PerturbationProfile, StageParams
 from .vocab import PageSize, StyleFamily
+from .world import IssuerWorld
 
 __all__ = [
     "IR_SCHEMA_VERSION", "DocumentIR", "PageDegradation", "PagePlan", "ParamValue", "PerturbationProfile",
     "StageParams",
 ]
 
-IR_SCHEMA_VERSION = "1.4"
+IR_SCHEMA_VERSION = "1.5"
 """1.1: capture device of the scan (``PerturbationProfile.device``) and the tier and device of each page.
 1.2: the document's paper size (``DocumentIR.page_size``), the same on every page.
 1.3: the part of the document a page belongs to (``PagePlan.role``: cover, contents or body).
@@ -55,6 +56,8 @@ class DocumentIR(Model):
     language: str = "en"
     entities: list[Entity] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)
+    world: IssuerWorld | None = Field(default=None, description="the issuer's world as far as this document "
+                                      "asks it (``ir.world``): every fact with a query is its value there")
     pages: list[PagePlan] = Field(min_length=1)
     perturbation: PerturbationProfile
 
@@ -82,6 +85,8 @@ class DocumentIR(Model):
                 for op in f.derivation.operands:
                     if op not in fact_ids:
                         raise ValueError(f"fact {f.id} derivation references unknown fact {op}")
+            if f.query is not None and self.world is None:
+                raise ValueError(f"fact {f.id} queries a world the document does not hold")
         return self
 
     def fact(self, fact_id: str) -> Fact:

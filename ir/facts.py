@@ -9,6 +9,7 @@ from pydantic import Field
 from .base import Model
 from .values import FactValue
 from .vocab import Quantity
+from .world import WorldQuery
 
 EntityKind = Literal["person", "organisation", "product", "location", "project", "asset", "account"]
 
@@ -52,3 +53,5 @@ class Fact(Model):
     text: str = Field(min_length=1, description="the exact surface string drawn on the page")
     derivation: Derivation | None = None
     group: str = Field(default="", description="groups facts of one table/chart/form for aggregates")
+    query: WorldQuery | None = Field(default=None, description="the question to the issuer's world this value "
+                                                               "answers (``ir.world``): verify asks it again")

@@ -65,6 +65,10 @@ class CorpusSpec(Model):
     profile: SpecProfile = "custom"
     domains: list[DomainName] | None = Field(default=None, description="None: all 50 domains, cycled")
     recipes: list[RecipeName] | None = Field(default=None, description="None: the domain's recipes")
+    docs_per_issuer: int = Field(
+        default=2, ge=1, le=MAX_DOCS, description="how many documents one organisation issues: a domain's "
+        "documents, in the order the domains cycle, go to its issuers this many at a time (their figures are "
+        "queries of one world, so they agree); 1: every document its own issuer")
     recipe_mix: dict[RecipeName, float] | None = Field(
         default=None, description="weights of recipes among those that fit a document's length (None: equal)")
     pages: PageCountDist

@@ -131,7 +131,7 @@ STYLE_FAMILIES: tuple[StyleFamily, ...] = get_args(StyleFamily)
 
 StreamName = Literal[
     # generation (the corpus seed)
-    "doc", "domain_order", "layout", "logo", "report", "reproduce-sample",
+    "doc", "domain_order", "issuer", "layout", "logo", "report", "reproduce-sample",
     # layout-CLIP training and its evaluation
     "clip_train", "eval_query",
     # judges
@@ -148,8 +148,8 @@ below these, so a new child never shifts its siblings)."""
 ChildStreamName = Literal[
     # generation: one document's plan and its QA
     "address", "block", "brief", "calendar", "cast", "country", "device", "dynamics", "format", "gen", "higher",
-    "org", "pair", "path", "person", "phone", "phrase", "places", "q", "qa", "recipe", "structure", "style", "tier",
-    "timing", "title", "w", "page", "page_quantiles", "section", "appendix", "grammar", "genre", "locate",
+    "entry", "org", "pair", "person", "phone", "phrase", "places", "q", "qa", "recipe", "structure", "style", "tier",
+    "timing", "title", "w", "world", "page", "page_quantiles", "section", "appendix", "grammar", "genre", "locate",
     # generation: the genre blocks
     "attestation_period", "checklist", "claims", "controls", "findings", "impact", "incident", "inspection_date", "inspector", "project",
     "risk_register", "statements", "budget", "emissions", "milestones", "report_date", "scope",

@@ -21,10 +21,11 @@ from synthdocqa.ir.blocks import Span
 from synthdocqa.ir.facts import Derivation, Entity, Fact
 from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.vocab import Quantity
+from synthdocqa.ir.world import IssuerWorld, WorldQuery
 
 from ..domains import Domain, Recipe, get_domain, view
-from .calendar import Calendar
-from .dynamics import Path, display, draw_path, raw_value, whole_count
+from ..world import IssuerWorldBuilder
+from .calendar import Calendar, period_months
 from .formats import DocFormat, group, percent_text
 from .repeats import caption_text
 
@@ -51,9 +52,10 @@ class FactBook:
 
     def add(self, label: str, value, text: str, *, subject: str | None = None, attribute: str = "",
             period: str = "", derivation: Derivation | None = None, group: str = "",
-            quantity: Quantity | None = None) -> Fact:
+            quantity: Quantity | None = None, query: WorldQuery | None = None) -> Fact:
         f = Fact(id=f"f{len(self.facts) + 1:04d}", label=label, subject=subject, attribute=attribute,
-                 period=period, value=value, quantity=quantity, text=text, derivation=derivation, group=group)
+                 period=period, value=value, quantity=quantity, text=text, derivation=derivation, group=group,
+                 query=query)
         self.facts.append(f)
         self.by_id[f.id] = f
         return f
@@ -133,7 +135,10 @@ class DocContext:
 
     ``anchor`` is the document's "as at" (issue) date: it reports on periods complete by then
     (``cal``); ``year`` is the year of issue (in reference numbers), ``cal.fy`` the last full year.
-    ``dyn`` is the document's stream for value trajectories (``generation.content.dynamics``).
+    ``dyn`` is the document's own stream for what is not a figure of the issuer's world (a report date, a
+    milestone plan). ``world`` is the issuer's world (``generation.world``): every value of a measure the
+    document prints is a query of it (``metric_value``, ``metric_query``), and ``asked`` the entries the
+    document asked, which its IR records (``world_record``).
     """
 
     domain: Domain
@@ -149,11 +154,16 @@ class DocContext:
     page: int = 1
     memo: dict[Any, Any] = field(default_factory=dict)
     dyn: Rng = field(default_factory=_default_stream)
+    world: IssuerWorldBuilder | None = None
+    asked: set[tuple[str, str]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.cal = Calendar(self.anchor)
         if self.recipe.slug in YEAR_RECIPES:  # an annual report's periods are its year's: it closes its books at
             self.cal = Calendar(dt.date(self.cal.fy + 1, 1, 1))  # the year end, whenever it is issued
+        if self.world is None:  # a document of its own issuer (tests, one-off plans)
+            self.world = IssuerWorldBuilder("doc", self.dyn.fork("world"), get_domain(self.domain.slug),
+                                            self.cal.fy * 12 + 6)
 
     @contextmanager
     def through(self, lens: str) -> Iterator[DocContext]:
@@ -270,24 +280,29 @@ class DocContext:
             return self.cal.year_ago(q), q
         return self.cal.previous(q), q
 
-    # ---------------------------------------------------------------- values over time
-    def path(self, metric, item: str) -> Path:
-        """The trajectory of ``metric`` for ``item`` (drawn once per document, on its own stream)."""
-        def make() -> Path:
-            total = None
-            if metric.total_of:
-                linked = self.domain.metric(metric.total_of)
-                if linked is not None:
-                    total = raw_value(self.path(linked, item), linked, str(self.cal.fy))
-            ref = self.cal.fy * 12 + 6
-            return draw_path(self.dyn.fork("path", metric.slug, item), self.dyn.fork("timing", item), metric, ref,
-                             total)
-        return self.remember(("path", metric.slug, item), make)
+    # ---------------------------------------------------------------- values of the issuer's world
+    def metric_query(self, metric, items, period: str) -> WorldQuery:
+        """The question to the issuer's world whose answer is ``metric`` of ``items`` (one item, or the sum of
+        several) over ``period``, as this document rounds it."""
+        pm = period_months(period)
+        if pm is None:
+            raise ValueError(f"not a period: {period!r}")
+        assert self.world is not None
+        items = [items] if isinstance(items, str) else list(items)
+        q = self.world.query(metric, items, pm[0], pm[1], period)  # one precision in all the issuer's documents
+        self.asked.update((q.measure, item) for item in items)
+        return q
 
     def metric_value(self, metric, item: str, period: str) -> Decimal:
-        """The document's one value of ``metric`` for ``item`` over ``period``, rounded for display."""
-        if metric.kind == "count" and metric.behaviour == "flow":  # whole events: the quarters add up to the year
-            return self.remember(("metric", metric.slug, item, period),
-                                 lambda: whole_count(self.path(metric, item), metric, period))
-        return self.remember(("metric", metric.slug, item, period), lambda: display(
-            metric, raw_value(self.path(metric, item), metric, period), self.fmt.money_decimals))
+        """The issuer's one value of ``metric`` for ``item`` over ``period``, rounded for display."""
+        def make() -> Decimal:
+            assert self.world is not None
+            return self.world.value(self.metric_query(metric, item, period))
+        return self.remember(("metric", metric.slug, item, period), make)
+
+    def world_record(self) -> IssuerWorld | None:
+        """The part of the issuer's world this document asked (None when it printed no measure)."""
+        if not self.asked:
+            return None
+        assert self.world is not None
+        return self.world.stored(sorted(self.asked))

@@ -2,7 +2,7 @@
 
 Large money values are shown compactly (``$4.2M``, ``EUR 350K``) with ``MoneyValue.scale`` set, so the
 fact's absolute value is exact. Series over time end at the last period complete as at the document's
-date and follow the metric's trajectory (``generation.content.dynamics``: running totals never go down). Pie charts
+date and follow the metric's trajectory (the issuer's world, ``ir.world``: running totals never go down). Pie charts
 show shares of the whole of a metric (``tables.whole``: the same share as any table of that whole), the
 items left out grouped as "Other", summing to exactly 100.0%. A recipe says which charts it may hold.
 A chart's title says what it shows (metric, items or periods) and no other title or caption of the document
@@ -34,14 +34,28 @@ def _scale_for(metric: Metric, values: list[Decimal]) -> str:
     return "million" if top >= 1_000_000 else ("thousand" if top >= 10_000 else "")
 
 
-def _point(ctx: DocContext, metric: Metric, value: Decimal, scale: str, label: str, **kw) -> tuple[Fact, float]:
+def label_step(x: Decimal, scale: str) -> Decimal:
+    """The rounding step of a chart label in thousands or millions: two significant figures at least (a
+    store's EUR 460 shrinkage is "0.46" thousand, never "0"), no finer than a thousand's unit or a million's
+    tenth once the value is that large, and never finer than a hundredth."""
+    coarsest = Decimal(1) if scale == "thousand" else Decimal("0.1")
+    if x <= 0:
+        return coarsest
+    two_figures = Decimal(1).scaleb(x.adjusted() - 1)
+    return max(min(two_figures, coarsest), Decimal("0.01"))
+
+
+def _point(ctx: DocContext, metric: Metric, value: Decimal, scale: str, label: str, item: str,
+           **kw) -> tuple[Fact, float]:
+    """A chart's point of ``metric`` for ``item``: a query of the issuer's world, in thousands or millions when
+    the chart is (its fact records the query; verify rounds the world's value the way the label is)."""
     if scale:
         div = Decimal(10**6 if scale == "million" else 10**3)
-        step = Decimal(1) if scale == "thousand" else (Decimal("0.1") if value >= div else Decimal("0.01"))
-        scaled = (value / div).quantize(step)
-        f = ctx.book.money_compact(label, scaled, scale, quantity=metric.quantity, **kw)
+        scaled = (value / div).quantize(label_step(value / div, scale))
+        f = ctx.book.money_compact(label, scaled, scale, quantity=metric.quantity,
+                                   query=ctx.metric_query(metric, item, kw["period"]), **kw)
         return f, float(scaled)
-    f = metric_fact(ctx, metric, value, label, **kw)
+    f = metric_fact(ctx, metric, value, label, items=item, **kw)
     return f, float(f.value.amount if f.value.kind == "money" else f.value.value)
 
 
@@ -114,7 +128,7 @@ def bar_or_line(ctx: DocContext, rng: Rng, chart: str) -> FigureBlock:
             period = cat if over_time else name
             where = name if over_time else cat
             f, num = _point(ctx, metric, v, scale, f"{metric.name} of {where} in {period} shown in Figure {no}",
-                            attribute=metric.slug, period=period, group=bid)
+                            where, attribute=metric.slug, period=period, group=bid)
             pts.append(fs(f))
             nums.append(num)
         series.append(Series(name=name, points=pts, values=nums))

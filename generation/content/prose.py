@@ -214,9 +214,9 @@ def finding(ctx: DocContext, bid: str, kind: str, where: str) -> list[Span]:
     if kind == "share":
         top = sorted(values, key=lambda i: (-values[i], d.items.index(i)))[0]
         f_top = metric_fact(ctx, metric, values[top], f"{metric.name} of {top} in {y1} stated in the {where}",
-                            attribute=metric.slug, period=y1, group=bid)
+                            attribute=metric.slug, period=y1, group=bid, items=top)
         f_all = metric_fact(ctx, metric, total, f"Total {metric_lc} of the {n} {kinds} in {y1} stated in the {where}",
-                            attribute=metric.slug, period=y1, group=bid)
+                            attribute=metric.slug, period=y1, group=bid, items=list(d.items))
         f_share = book.percent(f"Share of {top} in the total of {metric_lc} in {y1} stated in the {where}",
                                shares[top], attribute=f"{metric.slug}_share", period=y1, group=bid,
                                derivation=Derivation(op="share", operands=[f_top.id, f_all.id]))
@@ -224,9 +224,9 @@ def finding(ctx: DocContext, bid: str, kind: str, where: str) -> list[Span]:
                 fs(f_top), lit(" of "), fs(f_all), lit(").")]
     before = whole(ctx, metric, y0)[1]
     f0 = metric_fact(ctx, metric, before, f"Total {metric_lc} of the {n} {kinds} in {y0} stated in the {where}",
-                     attribute=metric.slug, period=y0, group=bid)
+                     attribute=metric.slug, period=y0, group=bid, items=list(d.items))
     f1 = metric_fact(ctx, metric, total, f"Total {metric_lc} of the {n} {kinds} in {y1} stated in the {where}",
-                     attribute=metric.slug, period=y1, group=bid)
+                     attribute=metric.slug, period=y1, group=bid, items=list(d.items))
     moved = "rose" if total > before else "fell" if total < before else "was unchanged"
     return [lit(f"Across the {n} {kinds}, {metric_lc} {moved} from "), fs(f0), lit(f" in {y0} to "), fs(f1),
             lit(f" in {y1}, a change of "),

@@ -7,9 +7,9 @@ import math
 from decimal import Decimal
 
 from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.world import display
 
 from ..domains import Metric
-from .dynamics import display
 
 
 def draw_value(rng: Rng, metric: Metric, money_decimals: int = 0) -> Decimal:

@@ -41,7 +41,15 @@ EXPENSE_LINES = ("Rail fare", "Airfare, economy", "Hotel accommodation", "Taxi a
                  "Printing and stationery", "Visa fee", "Per diem allowance", "Car hire", "Train seat reservation")
 
 
-def metric_fact(ctx: DocContext, metric: Metric, value: Decimal, label: str, **kw) -> Fact:
+def metric_fact(ctx: DocContext, metric: Metric, value: Decimal, label: str, *, items=None, **kw) -> Fact:
+    """The fact of ``value`` of ``metric``; ``items`` (an item, or the items summed) makes it a query of the
+    issuer's world for the fact's period (``Fact.query``), checked here to be the world's value."""
+    if items is not None:
+        q = ctx.metric_query(metric, items, kw["period"])
+        got = ctx.world.value(q) if ctx.world is not None else None
+        if got != value:
+            raise AssertionError(f"{label}: {value} is not the world's {got}")
+        kw["query"] = q
     b = ctx.book
     if metric.kind == "money":
         return b.money(label, value, quantity=metric.quantity, **kw)
@@ -278,9 +286,9 @@ def _comparison(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock | None:
     no = ctx.number("table")
     for item, a, b in values:
         fa = metric_fact(ctx, metric, a, f"{metric.name} of {item} in {p1}", attribute=metric.slug, period=p1,
-                         group=bid)
+                         group=bid, items=item)
         fb = metric_fact(ctx, metric, b, f"{metric.name} of {item} in {p2}", attribute=metric.slug, period=p2,
-                         group=bid)
+                         group=bid, items=item)
         col1.append(fa)
         col2.append(fb)
         row = [lit(item), fs(fa), fs(fb)]
@@ -291,7 +299,7 @@ def _comparison(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock | None:
         rest = f"the other {plural(d.item_kind)}"
         oa, ob = (metric_fact(ctx, metric, sum((ctx.metric_value(metric, i, p) for i in others), Decimal(0)),
                               f"{metric.name} of {rest} in {p} (Table {no})", attribute=f"{metric.slug}_other",
-                              period=p, group=bid) for p in (p1, p2))
+                              period=p, group=bid, items=others) for p in (p1, p2))
         col1.append(oa)
         col2.append(ob)
         row = [lit(f"Other {plural(d.item_kind)}"), fs(oa), fs(ob)]
@@ -354,12 +362,13 @@ def _share(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock | None:
     cells: list[tuple[str, Fact, Decimal | None]] = []
     for item in shown:
         cells.append((item, metric_fact(ctx, metric, values[item], f"{metric.name} of {item} in {period}",
-                                        attribute=metric.slug, period=period, group=bid), shares.get(item)))
+                                        attribute=metric.slug, period=period, group=bid, items=item),
+                      shares.get(item)))
     if hidden:
         other_label = f"Other {plural(d.item_kind)}"
         other = sum((values[i] for i in hidden), Decimal(0))
         of = metric_fact(ctx, metric, other, f"{metric.name} of the other {plural(d.item_kind)} in {period} "
-                         f"(Table {no})", attribute=f"{metric.slug}_other", period=period, group=bid)
+                         f"(Table {no})", attribute=f"{metric.slug}_other", period=period, group=bid, items=hidden)
         cells.append((other_label, of, (Decimal(100) - sum(shares[i] for i in shown)) if shares else None))
     total = _summary_fact(ctx, metric, [c for _, c, _ in cells], f"Total {metric_lc} in {period} (Table {no})", bid,
                           period, "sum")

@@ -25,5 +25,5 @@ def doc_with(ctx: DocContext, blocks: list) -> DocumentIR:
     return DocumentIR(doc_id="doc_000000", index=0, seed=0, seed_path=["doc", 0], domain=ctx.domain.slug,
                       recipe=ctx.recipe.slug, title=f"Test {ctx.doc_reference()}", topic_brief="Test", page_size=paper_of(ctx.country),
                       reference=ctx.doc_reference(), as_at=ctx.anchor, entities=ctx.book.entities,
-                      facts=ctx.book.facts, pages=[PagePlan(page_no=1, blocks=blocks)],
+                      facts=ctx.book.facts, world=ctx.world_record(), pages=[PagePlan(page_no=1, blocks=blocks)],
                       perturbation=PerturbationProfile(tier="pristine", device="flatbed", pages=[]))

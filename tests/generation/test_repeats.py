@@ -150,7 +150,7 @@ def _as_doc(ctx: DocContext, blocks: list) -> DocumentIR:
     return DocumentIR(doc_id="doc-00000", index=0, seed=0, seed_path=["doc", 0], domain=ctx.domain.slug,
                       recipe=ctx.recipe.slug, title="t", topic_brief="b", style_family="corporate",
                       reference=ctx.doc_reference(), as_at=ctx.anchor, entities=ctx.book.entities,
-                      facts=ctx.book.facts, pages=[PagePlan(page_no=1, blocks=blocks, layout_query="page")],
+                      facts=ctx.book.facts, world=ctx.world_record(), pages=[PagePlan(page_no=1, blocks=blocks, layout_query="page")],
                       perturbation=PerturbationProfile(tier="good", device="flatbed", pages=[]))
 
 

@@ -19,7 +19,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from synthdocqa.generation.content.calendar import Calendar, period_end, period_months
-from synthdocqa.generation.content.dynamics import display, draw_path, raw_value
 from synthdocqa.generation.domains import (
     DOMAINS,
     RECIPE_BY_SLUG,
@@ -29,10 +28,13 @@ from synthdocqa.generation.domains import (
     metric_semantics,
 )
 from synthdocqa.generation.planner import plan_document, planned_page_count, recipe_and_pages
+from synthdocqa.generation.world import IssuerWorldBuilder
 from synthdocqa.ir import Derivation, DocumentIR, Fact, Rng, TextBlock
 from synthdocqa.ir.arithmetic_rules import quantity_allows, unit_for_count
 from synthdocqa.ir.spec import REFERENCE_PLANNED_PAGES, REFERENCE_RECIPE_MIX, demo_spec, reference_spec
 from synthdocqa.ir.values import NumberValue, PercentValue
+from synthdocqa.ir.world import display
+from synthdocqa.ir.world import raw as world_raw
 from tests.generation.plan_checks import (
     all_problems,
     casing_problems,
@@ -243,10 +245,15 @@ def test_every_metric_has_a_semantic_type_and_a_behaviour():
 def test_trajectories_move_plausibly(seed, which):
     metrics = [m for d in DOMAINS for m in d.metrics]
     m = metrics[which % len(metrics)]
+    trade = next(d for d in DOMAINS if m in d.metrics)
     cal = Calendar(dt.date(2026, 3, 14))
-    p = draw_path(Rng(seed, ["path"]), Rng(seed, ["timing"]), m, cal.fy * 12 + 6, total=5_000_000.0)
+    world = IssuerWorldBuilder("t", Rng(seed, ["world"]), trade, cal.fy * 12 + 6)
+    key, item = world.key(m), trade.items[which % len(trade.items)]
+
+    def raw_value(q: str) -> float:
+        return world_raw(world, key, item, *period_months(q))
     periods = [str(cal.fy - 1), str(cal.fy)] + cal.quarters(6) + cal.months(6)
-    raw = {q: raw_value(p, m, q) for q in periods}
+    raw = {q: raw_value(q) for q in periods}
     if m.behaviour == "cumulative":  # never goes down, also after rounding
         for series in (cal.quarters(6), cal.months(6)):
             shown = [display(m, raw[q]) for q in series]
@@ -260,7 +267,7 @@ def test_trajectories_move_plausibly(seed, which):
     if m.behaviour == "flow":  # a year holds its quarters
         year = str(cal.fy)
         quarters = [f"Q{q} {cal.fy}" for q in range(1, 5)]
-        assert sum(raw[q] if q in raw else raw_value(p, m, q) for q in quarters) == pytest.approx(raw[year])
+        assert sum(raw[q] if q in raw else raw_value(q) for q in quarters) == pytest.approx(raw[year])
 
 
 def test_units_agree_in_number():

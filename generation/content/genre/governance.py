@@ -1255,15 +1255,18 @@ def _message(ctx: DocContext, rng: Rng, bid: str, metric: Metric, item: str | No
         return None
     lc = lower_common(metric.name)
     if item is None:
-        fa = metric_fact(ctx, metric, a, f"Total {lc} in {p1}", attribute=metric.slug, period=p1, group=bid)
-        fb = metric_fact(ctx, metric, b, f"Total {lc} in {p2}", attribute=metric.slug, period=p2, group=bid)
+        every = list(ctx.domain.items)
+        fa = metric_fact(ctx, metric, a, f"Total {lc} in {p1}", attribute=metric.slug, period=p1, group=bid,
+                         items=every)
+        fb = metric_fact(ctx, metric, b, f"Total {lc} in {p2}", attribute=metric.slug, period=p2, group=bid,
+                         items=every)
         change = change_span(ctx, metric, mode, fa, fb, "the total", p1, p2, bid, "")
         who = ""
     else:
         fa = metric_fact(ctx, metric, a, f"{metric.name} of {item} in {p1}", attribute=metric.slug, period=p1,
-                         group=bid)
+                         group=bid, items=item)
         fb = metric_fact(ctx, metric, b, f"{metric.name} of {item} in {p2}", attribute=metric.slug, period=p2,
-                         group=bid)
+                         group=bid, items=item)
         change = change_span(ctx, metric, mode, fa, fb, item, p1, p2, bid, "")
         who = f" for {item}"
     fc = ctx.book.by_id[change.fact_ids[0]]

@@ -30,11 +30,11 @@ from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS
 from synthdocqa.ir.blocks import AnnotationBlock, Block, ListBlock, Span, TableBlock, TextBlock
 from synthdocqa.ir.facts import Derivation, Entity, Fact
 from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.world import display
 
 from ...domains import HEAVY_TAGS, Domain, Metric
 from ..book import DocContext, fs, lit
 from ..calendar import period_end
-from ..dynamics import display
 from ..names import SURNAMES, address, email_for, unused_person_name
 from ..repeats import body_rows
 from ..tables import metric_fact, printed_tables, unit_note, whole
@@ -1276,7 +1276,7 @@ def build_kpi_tiles(ctx: DocContext, rng: Rng) -> list[Block]:
         target_value = ctx.remember(("kpi_target", metric.slug, item, period),
                                     lambda m=metric, v=value: _kpi_target(ctx, rng, m, v))
         fa = metric_fact(ctx, metric, value, f"{metric.name} of {item} in {period}", attribute=metric.slug,
-                         period=period, group=bid)
+                         period=period, group=bid, items=item)
         ft = metric_fact(ctx, metric, target_value, f"Target for {lower_common(metric.name)} of {item} in {period}",
                          attribute=f"{metric.slug}_target", period=period, group=bid)
         fv = _variance_fact(ctx, metric, fa, ft, f"Variance of {lower_common(metric.name)} of {item} against target "
