@@ -1,0 +1,315 @@
+"""Coherence: whether the figures of one organisation can all be true at once (lint kind ``coherence``).
+
+``verify`` proves each figure is its world's answer; this asks what an auditor or an analyst checks by
+reading, figure against figure, whether or not the figures came from a world:
+
+- ``implied_ratio``: two printed figures of one item and period that the catalogue relates
+  (``generation/catalogue/world.yaml``: revenue and units sold, claims and units, fees and hours billed)
+  imply a ratio (a unit price, a claim rate) outside the catalogue's range, at the precision printed (the
+  interval the two rounded figures allow must meet the range: EUR 64 a car does not);
+- ``measure_applies``: a measure printed for an item it does not exist for (bed occupancy of Outpatients);
+- ``same_figure``: one quantity (measure, items, period) printed with two values in one document (a chart's
+  label against its table's cell) or in two documents of one issuer, beyond what the coarser of the two
+  printed precisions allows, or a label that shows a non-zero quantity as zero ("$0K" for $460);
+- ``period_after_date``: a figure reported for a period that has not ended by the document's date, or a
+  text "as at" a day after it (minutes of 15 March 2024 hearing the position as at April 2024);
+- ``standing_text``: standing text the document contradicts ("unaudited" in a document that carries an
+  independent auditor's opinion).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from decimal import Decimal
+
+from synthdocqa.generation.content.calendar import MONTHS, period_end
+from synthdocqa.generation.domains import LENSES, get_domain
+from synthdocqa.generation.world import applies, world_catalogue
+from synthdocqa.ir.document import DocumentIR
+from synthdocqa.ir.facts import Fact
+from synthdocqa.ir.values import SCALE_FACTOR
+
+Problem = tuple[str, str, int | None]
+"""(check, detail, page number or None)."""
+
+SAME_FIGURE_TOLERANCE = Decimal("0.05")
+"""Two printings of one quantity may differ by their rounding, never by more than this share of the value."""
+RATIO_SLACK = 0.02
+"""The catalogue's ranges are the factor's; a period's implied ratio is a mean of months inside it, so only
+rounding moves it out: 2 % beyond the range is a defect, not noise."""
+
+
+def _amount(f: Fact) -> Decimal | None:
+    v = f.value
+    if v.kind == "money":
+        return v.amount * SCALE_FACTOR[v.scale]
+    return v.value if v.kind in ("number", "percent") else None
+
+
+def half_step(f: Fact) -> Decimal:
+    """Half the step the fact is printed at: what rounding may have moved it by (3 significant figures for
+    the world's larger figures, the last printed place otherwise)."""
+    v = f.value
+    x = _amount(f)
+    assert x is not None
+    if v.kind == "money" and v.scale:
+        return Decimal(1).scaleb(v.amount.as_tuple().exponent) * SCALE_FACTOR[v.scale] / 2
+    places = Decimal(1).scaleb(x.as_tuple().exponent) / 2
+    if f.query is not None and x.copy_abs() >= 20 and v.kind != "percent":
+        return max(places, Decimal(1).scaleb(x.copy_abs().adjusted() - 2) / 2)
+    return places
+
+
+def _page_of(doc: DocumentIR) -> dict[str, int]:
+    from synthdocqa.ir.blocks import block_fact_ids
+
+    out: dict[str, int] = {}
+    for page in doc.pages:
+        for b in page.blocks:
+            for fid in block_fact_ids(b):
+                out.setdefault(fid, page.page_no)
+    return out
+
+
+def _relations(doc: DocumentIR, measure: str):
+    """The catalogue's relation of a world measure key (``slug`` or ``<lens>.<slug>``), and its measures' keys."""
+    lens, _, slug = measure.rpartition(".")
+    cat = world_catalogue()
+    table = cat.lenses.get(lens, {}) if lens else cat.domains.get(doc.domain, {})
+    if lens and lens in LENSES:
+        metrics = (*LENSES[lens].metrics, *(LENSES[lens].heavy_metrics or ()))
+    else:
+        metrics = get_domain(doc.domain).metrics
+    by_slug = {m.slug: m for m in metrics}
+    metric = by_slug.get(slug)
+    if metric is None or metric.name not in table:
+        return None, None
+    key = {m.name: (f"{lens}.{m.slug}" if lens else m.slug) for m in metrics}
+    return table[metric.name], key
+
+
+def ratio_problems(doc: DocumentIR) -> list[Problem]:
+    """``implied_ratio``: every printed pair the catalogue relates, within its range at printed precision."""
+    cells: dict[tuple[str, str, int, int], dict[str, Fact]] = defaultdict(dict)
+    for f in doc.facts:
+        q = f.query
+        if q is not None and len(q.items) == 1 and (f.value.kind != "money" or not f.value.scale):
+            cells[(q.items[0], q.period, q.start, q.months)].setdefault(q.measure, f)
+    page = _page_of(doc)
+    out: list[Problem] = []
+    for (item, period, _start, months), by_measure in cells.items():
+        for measure, f in by_measure.items():
+            spec, key = _relations(doc, measure)
+            if spec is None or key is None:
+                continue
+            names = (spec.per,) if spec.per else spec.ratio or ()
+            others = [by_measure.get(key[n]) for n in names]
+            if any(o is None for o in others):
+                continue
+            if spec.per:
+                base = others[0]
+                assert base is not None
+                lo, hi = spec.bounds(item)
+                stock = doc.world is not None and _is_stock(doc, base)
+                per_period = Decimal(12) / months if stock else Decimal(1)  # a yearly factor on a stock
+                a, da = _amount(f), half_step(f)
+                b, db = _amount(base), half_step(base)
+                assert a is not None and b is not None
+                if b - db <= 0:
+                    continue
+                scale = Decimal(str(spec.scale)) * per_period
+                least = max(a - da, Decimal(0)) / (b + db) * scale
+                most = (a + da) / (b - db) * scale
+                slack = Decimal(str(RATIO_SLACK)) + (Decimal("0.15") if stock else 0)  # a stock moves in the period
+                if most < Decimal(str(lo)) * (1 - slack) or least > Decimal(str(hi)) * (1 + slack):
+                    ratio = a / b * scale
+                    out.append(("implied_ratio", f"{f.label} ({f.text}) over {base.label} ({base.text}) is "
+                                f"{_fmt(ratio)} {spec.unit or 'per unit'}; the catalogue allows {_fmt(lo)}-"
+                                f"{_fmt(hi)}", page.get(f.id)))
+            else:
+                num, den = others
+                assert num is not None and den is not None
+                a, b = _amount(num), _amount(den)
+                x, dx = _amount(f), half_step(f)
+                assert a is not None and b is not None and x is not None
+                db, dn = half_step(den), half_step(num)
+                if b - db <= 0:
+                    continue
+                s = Decimal(str(spec.scale))
+                least, most = max(a - dn, Decimal(0)) / (b + db) * s, (a + dn) / (b - db) * s
+                if x + dx < least * (1 - Decimal(str(RATIO_SLACK))) or x - dx > most * (1 + Decimal(str(RATIO_SLACK))):
+                    out.append(("implied_ratio", f"{f.label} ({f.text}) is not {num.label} ({num.text}) over "
+                                f"{den.label} ({den.text}) = {_fmt(a / b * s)}", page.get(f.id)))
+    return out
+
+
+def _is_stock(doc: DocumentIR, f: Fact) -> bool:
+    assert doc.world is not None and f.query is not None
+    try:
+        return doc.world.measure(f.query.measure).behaviour == "stock"
+    except KeyError:
+        return False
+
+
+def _fmt(x) -> str:
+    x = float(x)
+    return f"{x:,.0f}" if abs(x) >= 100 else f"{x:,.4g}"
+
+
+def applies_problems(doc: DocumentIR) -> list[Problem]:
+    """``measure_applies``: no measure printed for an item it does not exist for."""
+    trade = get_domain(doc.domain)
+    page = _page_of(doc)
+    out: list[Problem] = []
+    for f in doc.facts:
+        q = f.query
+        if q is None or "." in q.measure:
+            continue
+        metric = next((m for m in trade.metrics if m.slug == q.measure), None)
+        if metric is None:
+            continue
+        for item in q.items:
+            if not applies(trade, metric, item):
+                out.append(("measure_applies", f"{f.label} ({f.text}): {item} has no {metric.name.lower()}",
+                            page.get(f.id)))
+    return out
+
+
+def _key(f: Fact) -> tuple | None:
+    q = f.query
+    return None if q is None else (q.measure, tuple(q.items), q.start, q.months)
+
+
+def same_figure_problem(f: Fact, g: Fact) -> str | None:
+    """Why ``f`` and ``g`` (one quantity) cannot both be printed, or None."""
+    a, b = _amount(f), _amount(g)
+    if a is None or b is None:
+        return None
+    if (a == 0) != (b == 0) and max(abs(a), abs(b)) > 0:
+        return f"{f.text} and {g.text} print one quantity, one of them as zero"
+    slack = half_step(f) + half_step(g)
+    if abs(a - b) > slack and abs(a - b) > SAME_FIGURE_TOLERANCE * max(abs(a), abs(b)):
+        return f"{f.text} and {g.text} print one quantity with two values"
+    return None
+
+
+def same_figure_problems(doc: DocumentIR) -> list[Problem]:
+    """``same_figure`` within one document: every printing of a quantity agrees with its first."""
+    first: dict[tuple, Fact] = {}
+    page = _page_of(doc)
+    out: list[Problem] = []
+    for f in doc.facts:
+        k = _key(f)
+        if k is None:
+            continue
+        if k not in first:
+            first[k] = f
+            continue
+        why = same_figure_problem(first[k], f)
+        if why:
+            out.append(("same_figure", f"{f.label}: {why}", page.get(f.id)))
+    return out
+
+
+_AS_AT = re.compile(r"\b(?:as at|as of|position at)\s+(?:(\d{1,2})\s+)?(" + "|".join(MONTHS) + r")\s+(\d{4})")
+
+
+def period_problems(doc: DocumentIR, pages: Iterable[tuple[int, str]]) -> list[Problem]:
+    """``period_after_date``: no figure of a period not ended by the document's date, no text "as at" a day
+    after it."""
+    if doc.as_at is None:
+        return []
+    page = _page_of(doc)
+    out: list[Problem] = []
+    said: set[str] = set()
+    for f in doc.facts:
+        if f.query is None or f.query.period in said:
+            continue
+        end = period_end(f.query.period)
+        if end is not None and end > doc.as_at:
+            said.add(f.query.period)
+            out.append(("period_after_date", f"{f.label} ({f.text}) reports {f.query.period}, which ends "
+                        f"{end.isoformat()}, after the document's date {doc.as_at.isoformat()}", page.get(f.id)))
+    for page_no, text in pages:
+        for m in _AS_AT.finditer(" ".join(text.split())):
+            month = MONTHS.index(m[2]) + 1
+            day = int(m[1]) if m[1] else 1
+            try:
+                when = dt.date(int(m[3]), month, day)
+            except ValueError:
+                continue
+            if when > doc.as_at:
+                out.append(("period_after_date", f"{m[0]!r} is after the document's date {doc.as_at.isoformat()}",
+                            page_no))
+    return out
+
+
+_AUDIT_OPINION = re.compile(r"independent auditors?\b|auditor'?s'? report", re.IGNORECASE)
+_UNAUDITED = re.compile(r"\bunaudited\b", re.IGNORECASE)
+
+
+def standing_text_problems(pages: list[tuple[int, str]]) -> list[Problem]:
+    """``standing_text``: "unaudited" in a document that carries an independent auditor's report."""
+    if not any(_AUDIT_OPINION.search(t) for _, t in pages):
+        return []
+    return [("standing_text", "says its figures are unaudited, yet the document carries an independent "
+             "auditor's report", no) for no, t in pages if _UNAUDITED.search(t)]
+
+
+def coherence_problems(doc: DocumentIR, pages: list[tuple[int, str]]) -> list[Problem]:
+    """Every coherence problem of one document (``pages``: each page's number and text)."""
+    return [*ratio_problems(doc), *applies_problems(doc), *same_figure_problems(doc),
+            *period_problems(doc, pages), *standing_text_problems(pages)]
+
+
+def issuer_problems(docs: Iterable[tuple[str, DocumentIR]]) -> list[tuple[str, str, str]]:
+    """``same_figure`` across the documents of one issuer: (doc_id, check, detail) for every printing that
+    disagrees with the issuer's first printing of the quantity in another document."""
+    first: dict[tuple, tuple[str, Fact]] = {}
+    out: list[tuple[str, str, str]] = []
+    for doc_id, doc in docs:
+        if doc.world is None:
+            continue
+        for f in doc.facts:
+            k = _key(f)
+            if k is None:
+                continue
+            key = (doc.world.issuer, *k)
+            if key not in first:
+                first[key] = (doc_id, f)
+                continue
+            other_id, g = first[key]
+            if other_id == doc_id:
+                continue
+            why = same_figure_problem(g, f)
+            if why:
+                out.append((doc_id, "same_figure", f"{f.label}: {why} (the first in {other_id})"))
+    return out
+
+
+def shared_figures(docs: Iterable[tuple[str, DocumentIR]]) -> tuple[int, int]:
+    """(quantities printed in more than one document of their issuer, of those printed equal in all): what the
+    note and docs/corpus.md count."""
+    seen: dict[tuple, dict[str, set]] = defaultdict(lambda: defaultdict(set))
+    for doc_id, doc in docs:
+        if doc.world is None:
+            continue
+        for f in doc.facts:
+            k = _key(f)
+            if k is not None and _amount(f) is not None:
+                seen[(doc.world.issuer, *k)][doc_id].add(f.id)
+                seen[(doc.world.issuer, *k)]["_facts"].add(f)  # type: ignore[arg-type]
+    shared = equal = 0
+    for by_doc in seen.values():
+        facts = list(by_doc.pop("_facts"))
+        if len(by_doc) < 2:
+            continue
+        shared += 1
+        equal += all(same_figure_problem(facts[0], g) is None for g in facts[1:])
+    return shared, equal
+
+
+__all__ = ["coherence_problems", "issuer_problems", "same_figure_problem", "shared_figures"]
