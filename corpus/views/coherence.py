@@ -58,6 +58,8 @@ def half_step(f: Fact) -> Decimal:
     if v.kind == "money" and v.scale:
         return Decimal(1).scaleb(v.amount.as_tuple().exponent) * SCALE_FACTOR[v.scale] / 2
     places = Decimal(1).scaleb(x.as_tuple().exponent) / 2
+    if f.query is not None and f.quantity == "count":
+        places = Decimal(1)  # a count of whole events: each period's count may be one off its share of the year
     if f.query is not None and x.copy_abs() >= 20 and v.kind != "percent":
         return max(places, Decimal(1).scaleb(x.copy_abs().adjusted() - 2) / 2)
     return places
@@ -100,7 +102,7 @@ def ratio_problems(doc: DocumentIR) -> list[Problem]:
             cells[(q.items[0], q.period, q.start, q.months)].setdefault(q.measure, f)
     page = _page_of(doc)
     out: list[Problem] = []
-    for (item, period, _start, months), by_measure in cells.items():
+    for (item, _period, _start, months), by_measure in cells.items():
         for measure, f in by_measure.items():
             spec, key = _relations(doc, measure)
             if spec is None or key is None:
@@ -114,7 +116,7 @@ def ratio_problems(doc: DocumentIR) -> list[Problem]:
                 assert base is not None
                 lo, hi = spec.bounds(item)
                 stock = doc.world is not None and _is_stock(doc, base)
-                per_period = Decimal(12) / months if stock else Decimal(1)  # a yearly factor on a stock
+                per_period = Decimal(1) / months if stock else Decimal(1)  # a stock's factor accrues by the month
                 a, da = _amount(f), half_step(f)
                 b, db = _amount(base), half_step(base)
                 assert a is not None and b is not None
@@ -293,20 +295,19 @@ def issuer_problems(docs: Iterable[tuple[str, DocumentIR]]) -> list[tuple[str, s
 def shared_figures(docs: Iterable[tuple[str, DocumentIR]]) -> tuple[int, int]:
     """(quantities printed in more than one document of their issuer, of those printed equal in all): what the
     note and docs/corpus.md count."""
-    seen: dict[tuple, dict[str, set]] = defaultdict(lambda: defaultdict(set))
+    seen: dict[tuple, dict[str, list[Fact]]] = defaultdict(lambda: defaultdict(list))
     for doc_id, doc in docs:
         if doc.world is None:
             continue
         for f in doc.facts:
             k = _key(f)
             if k is not None and _amount(f) is not None:
-                seen[(doc.world.issuer, *k)][doc_id].add(f.id)
-                seen[(doc.world.issuer, *k)]["_facts"].add(f)  # type: ignore[arg-type]
+                seen[(doc.world.issuer, *k)][doc_id].append(f)
     shared = equal = 0
     for by_doc in seen.values():
-        facts = list(by_doc.pop("_facts"))
         if len(by_doc) < 2:
             continue
+        facts = [f for fs in by_doc.values() for f in fs]
         shared += 1
         equal += all(same_figure_problem(facts[0], g) is None for g in facts[1:])
     return shared, equal

@@ -1,7 +1,7 @@
 """The project's own lint of a finished corpus: what a reviewer would reject in its documents.
 
 ``verify`` proves the chain is exact (every box, derivation and answer); the lint asks whether the
-content is believable. Nine kinds of problem, found from the corpus files alone (IR, render map, QA,
+content is believable. Ten kinds of problem, found from the corpus files alone (IR, render map, QA,
 assertions and the PDF's text layer):
 
 - ``overlap``, ``clipped``, ``mid_token_wrap``, ``half_empty``: the renderer's own layout checks
@@ -24,7 +24,11 @@ assertions and the PDF's text layer):
   their genre blocks present and in place, no block kind the genre does not hold);
 - ``wording``: questions a person would not write (``corpus.views.question_lint``: a period or a preposition
   used as the thing measured, "an" before a label letter, broken plurals, a form title or an "X by" label
-  used as a noun, a list question answered with bare numbers).
+  used as a noun, a list question answered with bare numbers);
+- ``coherence``: whether the organisation's figures can all be true at once (``corpus.views.coherence``:
+  implied ratios in the catalogue's ranges, measures only where they exist, one quantity one value in a
+  document and across its issuer's documents, no period after the document's date, no standing text the
+  document contradicts).
 
 Half-empty pages fail the lint only above a share of the pages (``HALF_EMPTY_MAX_SHARE``, the issue's
 5 %); every other problem fails it.
@@ -51,12 +55,13 @@ from synthdocqa.ir.rendermap import RenderMap
 
 from ..store import CorpusReader, open_corpus
 from .addresses import address_groups, address_problems
+from .coherence import coherence_problems, issuer_problems
 from .doc_lint import document_problems
 from .genre_lint import genre_problems
 from .question_lint import wording_problems
 
 LintKind = Literal["overlap", "clipped", "mid_token_wrap", "half_empty", "semantic", "identity", "document", "genre",
-                   "wording"]
+                   "wording", "coherence"]
 LINT_KINDS: tuple[LintKind, ...] = get_args(LintKind)
 
 HALF_EMPTY_MAX_SHARE = 0.05
@@ -338,6 +343,9 @@ def lint_document(reader: CorpusReader, doc_id: str) -> tuple[list[LintProblem],
     problems += genre_problems(doc_id, doc)
     problems += [LintProblem(doc_id=doc_id, kind="wording", check=check, detail=detail)
                  for check, detail in wording_problems(qa)]
+    texts = [(p.page_no, "\n".join(t for _, t in p.lines)) for p in pages]
+    problems += [LintProblem(doc_id=doc_id, page_no=page_no, kind="coherence", check=check, detail=detail)
+                 for check, detail, page_no in coherence_problems(doc, texts)]
     return problems, len(pages)
 
 
@@ -354,6 +362,8 @@ def lint_corpus(corpus_dir: str | os.PathLike[str], progress: Callable[[int, int
         n_pages += n
         if progress:
             progress(i, len(ids))
+    problems += [LintProblem(doc_id=doc_id, kind="coherence", check=check, detail=detail)  # an issuer's documents
+                 for doc_id, check, detail in issuer_problems((d, reader.ir(d)) for d in ids)]
     counts = Counter(p.kind for p in problems)
     return LintReport(corpus=reader.label, documents=len(ids), pages=n_pages,
                       counts={k: counts.get(k, 0) for k in LINT_KINDS},

@@ -31,7 +31,10 @@ def _scale_for(metric: Metric, values: list[Decimal]) -> str:
     if metric.kind != "money":
         return ""
     top = max(values)
-    return "million" if top >= 1_000_000 else ("thousand" if top >= 10_000 else "")
+    least = min((v for v in values if v > 0), default=top)  # no bar's label may round to zero in the scale
+    if top >= 1_000_000 and least >= 10_000:
+        return "million"
+    return "thousand" if top >= 10_000 and least >= 10 else ""
 
 
 def label_step(x: Decimal, scale: str) -> Decimal:
