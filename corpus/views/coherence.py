@@ -95,15 +95,16 @@ def _relations(doc: DocumentIR, measure: str):
 
 def ratio_problems(doc: DocumentIR) -> list[Problem]:
     """``implied_ratio``: every printed pair the catalogue relates, within its range at printed precision."""
-    cells: dict[tuple[str, str, int, int], dict[str, Fact]] = defaultdict(dict)
+    cells: dict[tuple[str, str, int, int], dict[str, list[Fact]]] = defaultdict(lambda: defaultdict(list))
     for f in doc.facts:
         q = f.query
         if q is not None and len(q.items) == 1 and (f.value.kind != "money" or not f.value.scale):
-            cells[(q.items[0], q.period, q.start, q.months)].setdefault(q.measure, f)
+            cells[(q.items[0], q.period, q.start, q.months)][q.measure].append(f)
     page = _page_of(doc)
     out: list[Problem] = []
-    for (item, _period, _start, months), by_measure in cells.items():
-        for measure, f in by_measure.items():
+    for (item, _period, _start, months), printed in cells.items():
+        for measure, f, by_measure in ((m, f, {k: v[-1] for k, v in printed.items()})
+                                       for m, fs in printed.items() for f in fs):
             spec, key = _relations(doc, measure)
             if spec is None or key is None:
                 continue
@@ -216,7 +217,7 @@ def same_figure_problems(doc: DocumentIR) -> list[Problem]:
     return out
 
 
-_AS_AT = re.compile(r"\b(?:as at|as of|position at)\s+(?:(\d{1,2})\s+)?(" + "|".join(MONTHS) + r")\s+(\d{4})")
+_AS_AT = re.compile(r"\b(?:as at|as of|position at)\s+(?:(\d{1,2})\s+)?(" + "|".join(MONTHS) + r")[a-z]*\.?\s+(\d{4})")
 
 
 def period_problems(doc: DocumentIR, pages: Iterable[tuple[int, str]]) -> list[Problem]:

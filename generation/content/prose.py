@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 
 from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS, unit_for_count
@@ -611,8 +611,29 @@ REGISTERS: dict[str, Register] = {
 ends with what was said or agreed); a research report states what was studied and found, as "we"."""
 
 
+AUDITED_BLOCK = "auditor_opinion"
+"""The genre block of an independent auditor's report: a document that carries one never calls its own figures
+unaudited (lint kind coherence, ``standing_text``)."""
+_AUDITED: dict[int, Register] = {}
+
+
+def audited(ctx: DocContext) -> bool:
+    return AUDITED_BLOCK in ctx.recipe.genre_blocks
+
+
+def _without_unaudited(pool: tuple[str, ...] | None) -> tuple[str, ...] | None:
+    return None if pool is None else tuple(t for t in pool if "unaudited" not in t.lower())
+
+
 def register(ctx: DocContext) -> Register:
-    return REGISTERS.get(ctx.recipe.slug, REPORT_REGISTER)
+    reg = REGISTERS.get(ctx.recipe.slug, REPORT_REGISTER)
+    if not audited(ctx):
+        return reg
+    if id(reg) not in _AUDITED:
+        _AUDITED[id(reg)] = replace(reg, remarks=_without_unaudited(reg.remarks),
+                                    reflections=_without_unaudited(reg.reflections),
+                                    decorate=_without_unaudited(reg.decorate))
+    return _AUDITED[id(reg)]
 
 
 def _item(ctx: DocContext, rng: Rng) -> dict[str, str]:
@@ -908,7 +929,8 @@ def footnote(ctx: DocContext, rng: Rng, marker: str) -> FootnoteBlock:
     if ctx.fmt.currency == "USD" or rng.bernoulli(0.5):
         cut = ctx.remember("cutoff", lambda: ctx.day(-rng.integers(1, 20)))
         d = b.date("Cut-off date of the figures", cut, attribute="cutoff", group=bid)
-        spans = [lit("Figures are unaudited and reflect transactions posted up to "), fs(d), lit(".")]
+        lead = "Figures reflect" if audited(ctx) else "Figures are unaudited and reflect"
+        spans = [lit(f"{lead} transactions posted up to "), fs(d), lit(".")]
     else:
         rate = b.number(f"Exchange rate used ({ctx.fmt.currency} per USD)",
                         ctx.remember("fx", lambda: Decimal(str(round(rng.uniform(0.72, 0.98), 4)))), "", places=4,
