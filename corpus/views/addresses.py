@@ -105,6 +105,9 @@ def address_groups(lines: Iterable[tuple[tuple[float, float, float, float], str]
         if not _STREET_RE.search(text):
             continue
         group, last = [text], bbox
+        if _COUNTRY_RE.search(text) and _CITY_RE.search(text):  # a whole address on one line (a table's cell):
+            out.append(text)  # the line below is the next party's, whatever its street looks like ("Lange
+            continue  # Voorhout 235" names no street word first)
         for nb, nt in lines[i + 1:]:
             h = max(last[3] - last[1], 1.0)
             if nb[1] > last[3] + 1.2 * h or len(group) >= 4:

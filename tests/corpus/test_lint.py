@@ -326,3 +326,18 @@ def test_a_table_of_parties_is_three_addresses_not_one_with_three_cities():
                ((100.0, 328.0, 300.0, 338.0), "Denver, CO 80202")]
     assert address_groups(stacked) == ["12 Market Street\nStockholm\nDenver, CO 80202"]
     assert address_problems(address_groups(stacked)[0])[0][0] == "two_cities"
+
+
+def test_a_table_of_parties_with_whole_addresses_on_one_line_is_one_address_a_row():
+    """A party table's cells hold whole addresses, one a row; a Dutch street line ("Lange Voorhout 235") names no
+    street word first, so only the first line's completeness can end the group (it once merged three parties
+    into one address naming three cities)."""
+    from synthdocqa.corpus.views.addresses import address_groups, address_problems
+
+    rows = [((230, 400, 420, 410), "73 Merrion Square, Galway H91 X68W, Ireland"),
+            ((230, 420, 460, 430), "Lange Voorhout 235, 3562 TB Utrecht, Netherlands"),
+            ((230, 440, 480, 450), "Central Stores, Coolsingel 16, 2542 HG The Hague, Netherlands")]
+    groups = address_groups(rows)
+    assert groups == ["73 Merrion Square, Galway H91 X68W, Ireland"]
+    assert all(address_problems(g) == [] for g in groups)
+    assert address_problems("73 Merrion Square, Galway H91 X68W, Ireland, Utrecht")  # still caught on one line
