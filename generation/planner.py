@@ -17,6 +17,12 @@ opening paragraph, then about ``spec.blocks_per_page`` QA-bearing blocks whose e
 from ``spec.element_mix``. A block that does not fit the page's remaining height is carried to the next
 page, so the realised mix follows the spec. A QA-bearing block is one that owns facts
 (``Fact.group == block.id``); headings, openers and commentary own none.
+
+Steps: ``plan_document`` makes the document's choices once (``_document``: a ``_Doc``), lays out its pages in
+order (``_page``: ``_front_page``, ``_section_page`` or ``_appendix_page``) over the state that runs from one
+page to the next (``_Run``), then ends the text (``_finish``). A page of the text is the steps that
+``_section_page`` lists, over the page's own ``_Page``; they draw from the page's structure stream one after
+another, so their order is part of the byte contract.
 """
 
 from __future__ import annotations
@@ -785,8 +791,7 @@ def _section_page(doc: _Doc, run: _Run, p: int, prng: Rng, ps: Rng) -> PagePlan:
     page.room -= sum(block_height(b) for b in page.blocks + page.closes) + SECTION_ROOM * len(more_sections)
     demand, spare = _demand(doc, run, page, placed_genre)
     before_alone = not body_end and ends_section and \
-        _voice(doc.kept[doc.section_at[p + 1 - doc.first_body][0]]) == "alone"
-    # no next page of this section holds a discussion that does not fit
+        _voice(doc.kept[doc.section_at[p + 1 - doc.first_body][0]]) == "alone"  # the next page speaks alone
     _fill_page(doc, run, page, demand, spare, last_page=body_end, no_next=body_end or before_alone)
     _end_first_section(doc, run, page)
     closed = _later_sections(doc, run, page)
