@@ -17,6 +17,12 @@ opening paragraph, then about ``spec.blocks_per_page`` QA-bearing blocks whose e
 from ``spec.element_mix``. A block that does not fit the page's remaining height is carried to the next
 page, so the realised mix follows the spec. A QA-bearing block is one that owns facts
 (``Fact.group == block.id``); headings, openers and commentary own none.
+
+Steps: ``plan_document`` makes the document's choices once (``_document``: a ``_Doc``), lays out its pages in
+order (``_page``: ``_front_page``, ``_section_page`` or ``_appendix_page``) over the state that runs from one
+page to the next (``_Run``), then ends the text (``_finish``). A page of the text is the steps that
+``_section_page`` lists, over the page's own ``_Page``; they draw from the page's structure stream one after
+another, so their order is part of the byte contract.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import functools
 import math
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from statistics import NormalDist
 
 from synthdocqa.ir import ids
@@ -645,8 +652,90 @@ def document_context(root: Rng, domain: Domain, recipe: Recipe, issuer: Rng | No
     return ctx, country
 
 
-def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
-    """The complete content plan of document ``index`` of ``spec`` (layouts and scan params left open)."""
+@dataclass(frozen=True)
+class _Doc:
+    """What a document decides once, before its first page, and every page step reads: its recipe, length and
+    context, its sections and the pages they fall on. One argument instead of twenty, so that each step of the
+    planner says in its signature that it reads the document and never changes it."""
+
+    spec: CorpusSpec
+    index: int
+    root: Rng
+    domain: Domain
+    recipe: Recipe
+    n_pages: int
+    tier: str
+    device: str
+    style_family: str
+    ctx: DocContext
+    country: str
+    title: str
+    brief: str
+    kept: tuple[Section, ...]
+    sections: list[str]
+    """The kept sections' headings, numbered where the document or the agenda numbers them."""
+    structured: bool
+    """A cover and a table of contents before numbered sections (and maybe an appendix after them)."""
+    agenda: bool
+    mix: dict[str, float]
+    """The spec's element mix as the recipe weights it."""
+    narrative: bool
+    transactional: bool
+    """Its genre blocks speak for themselves (a claim, an order): a section holding them has no opening text."""
+    first_body: int
+    n_appendix: int
+    per_section: int
+    """At most this many subsections a section (the domain's topics shared out among the sections)."""
+    section_at: list[list[int]]
+    """The sections each body page holds (``sections_on_pages``): the first may run on from the last page."""
+
+
+@dataclass
+class _Run:
+    """What runs on from one page to the next: the pages planned so far and what an earlier page left to a later
+    one. Every page step reads and updates it; a page's own working state is a ``_Page``."""
+
+    subsections: list[int]
+    """Subsections opened so far, per section (they are numbered "2.1", "2.2" ...)."""
+    pages: list[PagePlan] = field(default_factory=list)
+    prev_section: int = -1
+    """The section the last page ended in (-1 before the first body page)."""
+    carried: list[str] = field(default_factory=list)
+    """Element types drawn for a page that did not fit it: the next page draws them first (``MAX_CARRY``)."""
+    footnotes: list[int] = field(default_factory=lambda: [0])
+    """The last footnote number used (a one-element list: the builders number footnotes through it)."""
+    pending: list = field(default_factory=list)
+    """Genre blocks of a started section not placed yet: they open the next page."""
+    closing: list = field(default_factory=list)
+    """Closing genre blocks of the running section (a signature, the next meeting): they end its last page."""
+    held_prose: list = field(default_factory=list)
+    """The discussion of an exhibit that did not fit below it: it opens the next page."""
+    used_topics: set[str] = field(default_factory=set)
+
+
+@dataclass
+class _Page:
+    """A body page while it is laid out: its streams, its sections (``sec`` may run on from the last page,
+    ``more_sections`` start below it), the blocks placed so far and the height left for more."""
+
+    p: int
+    prng: Rng
+    ps: Rng
+    """The page's structure stream, drawn sequentially by the steps in their order (a block's content has
+    its own stream, ``prng.fork("block", i)``)."""
+    sec: int
+    more_sections: list[int]
+    blocks: list = field(default_factory=list)
+    room: float = PAGE_BUDGET
+    closes: list = field(default_factory=list)
+    """The running section's closing blocks when they end on this page (room is kept for them)."""
+    alone: bool = False
+    """The page is the last of a section that speaks alone (an auditor's report): nothing else is drawn on it."""
+
+
+def _document(spec: CorpusSpec, index: int) -> _Doc:
+    """The document-level choices of document ``index``, each from its own named child of the document's stream:
+    recipe and length, tier and device, style, context, title, brief and the sections kept of the grammar."""
     check_spec(spec)
     if index < 0:
         raise ValueError(f"index must be >= 0, got {index}")
@@ -657,10 +746,9 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     device = weighted(root.fork("device"), spec.device_mix, DEVICES)
     style_family = root.fork("style").choice(domain.style_families)
     ctx, country = document_context(root, domain, recipe, issuer_rng(spec, index), issuer_for(spec, index))
-    issuer, book, anchor = ctx.issuer, ctx.book, ctx.anchor
     title, values = _title(recipe, ctx, root.fork("title"))
     t1, t2 = root.fork("brief").sample(view(domain, recipe.lens).topics, 2)
-    brief = (f"{recipe.description} issued by {issuer.name} ({lower_common(domain.title)}), covering {t1} and "
+    brief = (f"{recipe.description} issued by {ctx.issuer.name} ({lower_common(domain.title)}), covering {t1} and "
              f"{t2} in {ctx.cal.fy}.")
     kept = kept_sections(recipe, root.fork("grammar"))
     sections = [sec.title.format(**values) for sec in kept]
@@ -673,228 +761,349 @@ def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
     mix = {e: w * recipe.element_weight(e) for e, w in spec.element_mix.items()}
     if sum(mix.values()) <= 0:  # the recipe rules out every element the spec asks for: the spec wins
         mix = dict(spec.element_mix)
-    carried: list[str] = []
-    footnotes = [0]
-    pages: list[PagePlan] = []
-    prev_section = -1
     first_body = 3 if structured else 1
-    narrative = recipe.genre_class == "narrative"
-    transactional = recipe.genre_class == "transactional"  # its genre blocks speak for themselves
-    subsections: list[int] = [0] * len(sections)
-    per_section = max(1, len(domain.topics) // len(sections))
     n_appendix = 0 if not (structured and recipe.appendix and n_pages >= APPENDIX_MIN_PAGES) else \
         2 if n_pages >= 2 * APPENDIX_MIN_PAGES + 8 else 1  # the long schedules, after the sections
-    section_at = sections_on_pages(tuple(sec.title for sec in kept), n_pages - first_body + 1 - n_appendix)
-    pending: list = []  # genre blocks of a started section not placed yet (they open the next page)
-    closing: list = []  # closing genre blocks of the running section (they end its last page)
-    used_topics: set[str] = set()
-    held_prose: list = []
-    for p in range(1, n_pages + 1):
-        prng = root.fork("page", p)
-        ctx.page = p
-        ps = prng.fork("structure")  # page structure, drawn sequentially; block content has its own stream
-        if structured and p < first_body:
-            front = front_matter.cover(ctx, title, brief) if p == 1 else [front_matter.contents_placeholder(ctx)]
-            pages.append(PagePlan(page_no=p, blocks=front, role="cover" if p == 1 else "contents",
-                                  layout_query=_describe_page(front, style_family)))
-            continue
-        if p > n_pages - n_appendix:
-            ctx.domain = view(domain, recipe.lens)  # the schedules of the recipe's own subject
-            pages.append(_appendix_page(ctx, prng, p, p == n_pages - n_appendix + 1, recipe.appendix, style_family))
-            continue
-        blocks: list = []
-        room = PAGE_BUDGET
-        if p == 1:
-            blocks.append(prose.heading(ctx, title, 1))
-        sec, *more_sections = section_at[p - first_body]
-        ctx.domain = view(domain, recipe.lens_of(kept[sec]))  # what the page's general content reports on
-        if sec != prev_section and pages and (pending or held_prose) and \
-                (_voice(kept[sec]) == "alone" or _voice(kept[prev_section]) == "alone"):
-            # an auditor's report or a statement starts on a page of its own, and its own blocks stay on its
-            # pages: the last section ends where it was, its blocks whole (onto a page of their own when the
-            # renderer finds it full), a discussion that does not fit by its reference alone
-            tail = [*pages[-1].blocks, *pending]
-            for t in held_prose:
-                left = PAGE_BUDGET - sum(block_height(b) for b in tail)
-                short = prose.first_sentence(t) if prose.exhibit_ref_in(t) is not None else None
-                tail.append(t if block_height(t) <= left or short is None else short)
-            pages[-1] = pages[-1].model_copy(update={"blocks": tail,
-                                                     "layout_query": _describe_page(tail, style_family)})
-            pending, held_prose = [], []
-        continued = _place(blocks, pending, force=sec != prev_section)  # the last section's, continued
-        placed_genre = continued if sec == prev_section else 0  # a new section's exhibits are its own to draw
-        if sec != prev_section:  # the discussion of the last page's exhibit ends its section, above the next
-            _place_held(blocks, held_prose)
-            held_prose = []
-            blocks.append(prose.heading(ctx, sections[sec], 1 if p > 1 else 2))
-            opener = None
-            if (narrative or kept[sec].prose or ps.bernoulli(0.7)) and not (transactional and kept[sec].blocks) \
-                    and not _closing_only(kept[sec]) and _voice(kept[sec]) != "alone":
-                opener = prose.opener(ctx, ps, ps.integers(2, 4) if narrative else ps.integers(1, 3))
-            if opener is not None and _voice(kept[sec]) != "first":
-                blocks.append(opener)
-            if n_appendix and p == first_body:  # the introduction says where the schedules are
-                blocks.append(prose.appendix_pointer(ctx, ps, APPENDIX_LETTER))
-            built = genre_blocks(ctx, prng, kept[sec])
-            pending += [b for b in built if b.genre_block not in CLOSING_BLOCKS]
-            if opener is not None and _voice(kept[sec]) == "first":  # the record first, the text after it
-                pending.append(opener)
-            closing += [b for b in built if b.genre_block in CLOSING_BLOCKS]
-        elif kept[sec].blocks:  # a section of genre blocks has no subsections on general topics
-            pass
-        elif ps.bernoulli(0.5):
-            topic = front_matter.subsection_topic(ctx.domain, ps, used_topics)
-            if topic is not None and subsections[sec] < per_section:  # a subsection of the running section, numbered when the sections are
-                subsections[sec] += 1
-                label = f"{sec + 1}.{subsections[sec]} {topic}" if structured or agenda else topic
-                blocks.append(prose.heading(ctx, label, 2))
-                blocks.append(prose.subsection_opener(ctx, ps, topic))
-        _place_held(blocks, held_prose)  # the discussion of the last page's exhibit, where it did not fit there
-        held_prose = []
-        placed_genre += _place(blocks, pending)
-        if narrative and not any(b.type == "text_block" for b in blocks) and not _record_only(kept[sec]):
-            # a narrative page reads as text (minutes' next meeting is its own line and the signatures)
-            own = kept[sec].blocks[0] if _voice(kept[sec]) == "alone" and kept[sec].blocks else None
-            blocks.append(prose.standing_text(ctx, ps, own) if own in prose.STANDING_TEXT  # a statement's page
-                          else prose.opener(ctx, ps, ps.integers(3, 6)))
-        prev_section = more_sections[-1] if more_sections else sec
-        body_end = p == n_pages - n_appendix
-        ends_section = body_end or section_at[p + 1 - first_body][0] != prev_section
-        closes = closing if ends_section or more_sections else []  # room kept for the section's closing blocks
-        room -= sum(block_height(b) for b in blocks + closes) + SECTION_ROOM * len(more_sections)
-        k = 1 + int(ps.gen.binomial(4, min(1.0, max(0.0, (spec.blocks_per_page - 1) / 4))))
-        if narrative or more_sections:  # fewer exhibits a page, each discussed at length
-            k = max(1, k - 1 - len(more_sections))
-        demand = carried[:MAX_CARRY] + [weighted(ps, mix, ELEMENT_DRAW_ORDER) for _ in range(k)]
-        carried = []
-        own_exhibits = bool(placed_genre or pending or _closing_only(kept[sec]) or kept[sec].prose)
-        alone = _voice(kept[prev_section]) == "alone" and not more_sections  # an auditor's report: nothing else
-        if alone or _voice(kept[sec]) == "alone":  # nor under a first section that speaks alone (minutes'
-            carried, demand = [], [e for e in demand if e == "annotation"]  # attendance): the later ones' own text
-        if own_exhibits:  # the genre blocks are this page's
-            # exhibits (a sign-off section holds its sign-off, not a table of figures); comment may follow them
-            carried = [e for e in demand if e in EXHIBITS][:MAX_CARRY]
-            demand = [e for e in demand if e not in EXHIBITS]
-        spare = max(("table", "figure"), key=lambda e: mix.get(e, 0.0))  # for a page drawn out with only notes
-        if own_exhibits or mix.get(spare, 0.0) <= 0:
+    return _Doc(
+        spec=spec, index=index, root=root, domain=domain, recipe=recipe, n_pages=n_pages, tier=tier, device=device,
+        style_family=style_family, ctx=ctx, country=country, title=title, brief=brief, kept=kept,
+        sections=sections, structured=structured, agenda=agenda, mix=mix,
+        narrative=recipe.genre_class == "narrative", transactional=recipe.genre_class == "transactional",
+        first_body=first_body, n_appendix=n_appendix, per_section=max(1, len(domain.topics) // len(sections)),
+        section_at=sections_on_pages(tuple(sec.title for sec in kept), n_pages - first_body + 1 - n_appendix))
+
+
+def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
+    """The complete content plan of document ``index`` of ``spec`` (layouts and scan params left open): the
+    document's choices, then its pages one by one in order (a page continues what the last one left), then
+    what is left ends the text."""
+    doc = _document(spec, index)
+    run = _Run(subsections=[0] * len(doc.sections))
+    for p in range(1, doc.n_pages + 1):
+        run.pages.append(_page(doc, run, p))
+    return _finish(doc, run)
+
+
+def _page(doc: _Doc, run: _Run, p: int) -> PagePlan:
+    """Page ``p``: a front page, a page of the text or a page of the appendix. Its streams are forked here so
+    that every kind of page draws from ``("page", p)`` whatever came before it."""
+    prng = doc.root.fork("page", p)
+    doc.ctx.page = p
+    ps = prng.fork("structure")  # page structure, drawn sequentially; block content has its own stream
+    if doc.structured and p < doc.first_body:
+        return _front_page(doc, p)
+    if p > doc.n_pages - doc.n_appendix:
+        doc.ctx.domain = view(doc.domain, doc.recipe.lens)  # the schedules of the recipe's own subject
+        opens = p == doc.n_pages - doc.n_appendix + 1
+        return _appendix_page(doc.ctx, prng, p, opens, doc.recipe.appendix, doc.style_family)
+    return _section_page(doc, run, p, prng, ps)
+
+
+def _front_page(doc: _Doc, p: int) -> PagePlan:
+    """The cover (page 1) or the contents page (page 2) of a structured document; the contents are filled in
+    once the body is planned (``_finish``), as they list its pages."""
+    ctx = doc.ctx
+    front = front_matter.cover(ctx, doc.title, doc.brief) if p == 1 else [front_matter.contents_placeholder(ctx)]
+    return PagePlan(page_no=p, blocks=front, role="cover" if p == 1 else "contents",
+                    layout_query=_describe_page(front, doc.style_family))
+
+
+def _section_page(doc: _Doc, run: _Run, p: int, prng: Rng, ps: Rng) -> PagePlan:
+    """A page of the text, top to bottom: the running or a new section opens it, QA-bearing blocks fill it, the
+    first section ends and later ones start below, text fills its foot. The steps run in this order because
+    they draw from ``ps`` one after another (a reordering would change every later draw of the page)."""
+    ctx = doc.ctx
+    sec, *more_sections = doc.section_at[p - doc.first_body]
+    page = _Page(p=p, prng=prng, ps=ps, sec=sec, more_sections=more_sections)
+    if p == 1:
+        page.blocks.append(prose.heading(ctx, doc.title, 1))
+    ctx.domain = view(doc.domain, doc.recipe.lens_of(doc.kept[sec]))  # what the page's general content reports on
+    _close_section(doc, run, sec)
+    placed_genre = _open_page(doc, run, page)
+    run.prev_section = more_sections[-1] if more_sections else sec
+    body_end = p == doc.n_pages - doc.n_appendix  # the last page of the text (an appendix has no discussion)
+    ends_section = body_end or doc.section_at[p + 1 - doc.first_body][0] != run.prev_section
+    page.closes = run.closing if ends_section or more_sections else []  # room kept for the section's closing blocks
+    page.room -= sum(block_height(b) for b in page.blocks + page.closes) + SECTION_ROOM * len(more_sections)
+    demand, spare = _demand(doc, run, page, placed_genre)
+    before_alone = not body_end and ends_section and \
+        _voice(doc.kept[doc.section_at[p + 1 - doc.first_body][0]]) == "alone"  # the next page speaks alone
+    _fill_page(doc, run, page, demand, spare, last_page=body_end, no_next=body_end or before_alone)
+    _end_first_section(doc, run, page)
+    closed = _later_sections(doc, run, page)
+    _fill_foot(doc, run, page, closed)
+    return _end_page(doc, run, page)
+
+
+def _close_section(doc: _Doc, run: _Run, sec: int) -> None:
+    """Where a section that speaks alone starts or ends, the last section ends on the last page: an auditor's
+    report or a statement starts on a page of its own, and its own blocks stay on its pages. The last section's
+    pending blocks go there whole (onto a page of their own when the renderer finds it full), a discussion that
+    does not fit by its reference alone."""
+    if not (sec != run.prev_section and run.pages and (run.pending or run.held_prose) and
+            (_voice(doc.kept[sec]) == "alone" or _voice(doc.kept[run.prev_section]) == "alone")):
+        return
+    tail = [*run.pages[-1].blocks, *run.pending]
+    for t in run.held_prose:
+        left = PAGE_BUDGET - sum(block_height(b) for b in tail)
+        short = prose.first_sentence(t) if prose.exhibit_ref_in(t) is not None else None
+        tail.append(t if block_height(t) <= left or short is None else short)
+    run.pages[-1] = run.pages[-1].model_copy(update={"blocks": tail,
+                                                     "layout_query": _describe_page(tail, doc.style_family)})
+    run.pending, run.held_prose = [], []
+
+
+def _open_page(doc: _Doc, run: _Run, page: _Page) -> int:
+    """The top of a page of the text: what the last page left of its section, then a new section or a
+    subsection of the running one, then the discussion held over and the genre blocks that fit. Returns how many
+    of the running section's genre blocks the page holds: they are its exhibits, so fewer are drawn."""
+    ctx, kept, sec, blocks, ps = doc.ctx, doc.kept, page.sec, page.blocks, page.ps
+    starts = sec != run.prev_section
+    continued = _place(blocks, run.pending, force=starts)  # the last section's, continued
+    placed_genre = continued if not starts else 0  # a new section's exhibits are its own to draw
+    if starts:
+        _start_section(doc, run, page)
+    elif kept[sec].blocks:  # a section of genre blocks has no subsections on general topics
+        pass
+    elif ps.bernoulli(0.5):
+        _subsection(doc, run, page)
+    _place_held(blocks, run.held_prose)  # the discussion of the last page's exhibit, where it did not fit there
+    run.held_prose = []
+    placed_genre += _place(blocks, run.pending)
+    if doc.narrative and not any(b.type == "text_block" for b in blocks) and not _record_only(kept[sec]):
+        # a narrative page reads as text (minutes' next meeting is its own line and the signatures)
+        own = kept[sec].blocks[0] if _voice(kept[sec]) == "alone" and kept[sec].blocks else None
+        blocks.append(prose.standing_text(ctx, ps, own) if own in prose.STANDING_TEXT  # a statement's page
+                      else prose.opener(ctx, ps, ps.integers(3, 6)))
+    return placed_genre
+
+
+def _start_section(doc: _Doc, run: _Run, page: _Page) -> None:
+    """A section starting at the top of the page: the discussion of the last page's exhibit ends the last
+    section above it, then its heading, its opening paragraph (after the record where the record speaks first),
+    its genre blocks (the closing ones wait for its last page, the others for room on this one)."""
+    ctx, kept, sec, blocks, ps = doc.ctx, doc.kept, page.sec, page.blocks, page.ps
+    _place_held(blocks, run.held_prose)
+    run.held_prose = []
+    blocks.append(prose.heading(ctx, doc.sections[sec], 1 if page.p > 1 else 2))
+    opener = None
+    if (doc.narrative or kept[sec].prose or ps.bernoulli(0.7)) and not (doc.transactional and kept[sec].blocks) \
+            and not _closing_only(kept[sec]) and _voice(kept[sec]) != "alone":
+        opener = prose.opener(ctx, ps, ps.integers(2, 4) if doc.narrative else ps.integers(1, 3))
+    if opener is not None and _voice(kept[sec]) != "first":
+        blocks.append(opener)
+    if doc.n_appendix and page.p == doc.first_body:  # the introduction says where the schedules are
+        blocks.append(prose.appendix_pointer(ctx, ps, APPENDIX_LETTER))
+    built = genre_blocks(ctx, page.prng, kept[sec])
+    run.pending += [b for b in built if b.genre_block not in CLOSING_BLOCKS]
+    if opener is not None and _voice(kept[sec]) == "first":  # the record first, the text after it
+        run.pending.append(opener)
+    run.closing += [b for b in built if b.genre_block in CLOSING_BLOCKS]
+
+
+def _subsection(doc: _Doc, run: _Run, page: _Page) -> None:
+    """A subsection of the running section on a page it continues: a heading on a topic of the domain not used
+    yet (numbered when the sections are) and its opening, at most ``per_section`` a section."""
+    sec = page.sec
+    topic = front_matter.subsection_topic(doc.ctx.domain, page.ps, run.used_topics)
+    if topic is not None and run.subsections[sec] < doc.per_section:
+        run.subsections[sec] += 1
+        label = f"{sec + 1}.{run.subsections[sec]} {topic}" if doc.structured or doc.agenda else topic
+        page.blocks.append(prose.heading(doc.ctx, label, 2))
+        page.blocks.append(prose.subsection_opener(doc.ctx, page.ps, topic))
+
+
+def _demand(doc: _Doc, run: _Run, page: _Page, placed_genre: int) -> tuple[list[str], str | None]:
+    """The element types the page draws: what the last page carried over, then about ``spec.blocks_per_page``
+    drawn from the mix, less what the page may not hold (nothing but notes beside a section that speaks alone;
+    no exhibits where the section's genre blocks are the page's: they carry over). With them the spare exhibit
+    that a page drawn out with nothing but notes takes (``None`` where there is none)."""
+    kept, sec, more_sections, ps, mix = doc.kept, page.sec, page.more_sections, page.ps, doc.mix
+    k = 1 + int(ps.gen.binomial(4, min(1.0, max(0.0, (doc.spec.blocks_per_page - 1) / 4))))
+    if doc.narrative or more_sections:  # fewer exhibits a page, each discussed at length
+        k = max(1, k - 1 - len(more_sections))
+    demand = run.carried[:MAX_CARRY] + [weighted(ps, mix, ELEMENT_DRAW_ORDER) for _ in range(k)]
+    run.carried = []
+    own_exhibits = bool(placed_genre or run.pending or _closing_only(kept[sec]) or kept[sec].prose)
+    page.alone = _voice(kept[run.prev_section]) == "alone" and not more_sections  # an auditor's report: nothing else
+    if page.alone or _voice(kept[sec]) == "alone":  # nor under a first section that speaks alone (minutes'
+        run.carried, demand = [], [e for e in demand if e == "annotation"]  # attendance): the later ones' own text
+    if own_exhibits:  # the genre blocks are this page's
+        # exhibits (a sign-off section holds its sign-off, not a table of figures); comment may follow them
+        run.carried = [e for e in demand if e in EXHIBITS][:MAX_CARRY]
+        demand = [e for e in demand if e not in EXHIBITS]
+    spare: str | None = max(("table", "figure"), key=lambda e: mix.get(e, 0.0))  # for a page drawn out with notes
+    if own_exhibits or mix.get(spare, 0.0) <= 0:
+        spare = None
+    return demand, spare
+
+
+def _fill_page(doc: _Doc, run: _Run, page: _Page, demand: list[str], spare: str | None, last_page: bool,
+               no_next: bool) -> None:
+    """The page's QA-bearing blocks, each built to the room left: an element that does not fit is carried to the
+    next page (so the realised mix follows the spec), a block that fills the page carries the rest, a narrative
+    document short of text skips an exhibit. ``no_next``: no later page of the section takes a discussion that
+    does not fit here, so a table or figure keeps room for the sentence that refers to it."""
+    blocks = page.blocks
+    first = True
+    i = -1
+    while i + 1 < len(demand) or spare and not _has_body(blocks) and page.room >= _min_height(spare):
+        if i + 1 == len(demand):  # drawn out with nothing but notes on the page: one exhibit more
+            demand.append(spare)  # type: ignore[arg-type]  # the loop's condition holds it is not None
             spare = None
-        first = True
-        last_page = p == n_pages - n_appendix  # the last page of the text (an appendix has no discussion)
-        before_alone = not body_end and ends_section and _voice(kept[section_at[p + 1 - first_body][0]]) == "alone"
-        no_next = last_page or before_alone  # no next page of this section holds a discussion that does not fit
-        i = -1
-        while i + 1 < len(demand) or spare and not _has_body(blocks) and room >= _min_height(spare):
-            if i + 1 == len(demand):  # drawn out with nothing but notes on the page: one exhibit more
-                demand.append(spare)
-                spare = None
-            i += 1
-            element = demand[i]
-            if narrative and element in EXHIBITS and _prose_share(pages, blocks) < NARRATIVE_PROSE_TARGET:
-                continue  # the document is running short of text: the page is written, not shown
-            # on the last page an exhibit leaves room for the sentence that refers to it
-            reserve = LAST_PAGE_REFERENCE if no_next and element in ("table", "figure") else 0.0
-            if room - reserve < _min_height(element):
-                carried.append(element)
-                continue
-            brng = prng.fork("block", i)
-            targets = [b.id for b in blocks if isinstance(b, (TableBlock, FigureBlock, TextBlock, FormBlock))]
-            block, fills = _build(element, ctx, brng, room - reserve, n_pages, first, targets, footnotes, last_page)
-            first = False
-            blocks.append(block)
-            room -= block_height(block)
-            if isinstance(block, (TableBlock, FigureBlock)):  # every exhibit is referred to and discussed
-                c = prose.discussion(ctx, brng, block, ps.integers(5, 8) if narrative else ps.integers(2, 4))
-                said = [c] if c is not None else []
-                if narrative and c is not None:  # narrative genres discuss an exhibit at length
-                    said.append(prose.reflection(ctx, brng, ps.integers(4, 8)))
-                if no_next and said and block_height(said[0]) > room:  # no next page: the reference alone
-                    said = [prose.first_sentence(said[0])]
-                for t in said:  # what does not fit the page opens the next one
-                    if not held_prose and block_height(t) <= room:
-                        blocks.append(t)
-                        room -= block_height(t)
-                    else:
-                        held_prose.append(t)
-            if fills:
-                carried.extend(demand[i + 1:])
-                break
-        room += SECTION_ROOM * len(more_sections)
-        if more_sections and (pending or held_prose):  # the first section's genre blocks and the discussion of
-            n_before = len(blocks)  # its exhibits end it before the next one starts (a statement never follows
-            _place(blocks, pending, force=True)  # the notes to it, nor a chart's discussion the next heading)
-            blocks += held_prose
-            held_prose = []
-            room -= sum(block_height(b) for b in blocks[n_before:])
-        if more_sections and kept[sec].prose:  # a section of text is written before the next one starts
-            said = prose.reflection(ctx, ps, ps.integers(2, 5))
-            if block_height(said) <= room - SECTION_ROOM * len(more_sections):
-                blocks.append(said)
-                room -= block_height(said)
-        if more_sections and closes:  # the first section ends on this page, before the next one starts
-            blocks += closes
-            closes = closing = []
-        closed = False  # the page's last section is a closing one (signatures, next meeting) already placed
-        for n, more in enumerate(more_sections):  # the page's later sections: heading, opening, a paragraph
-            mrng = prng.fork("section", n)
-            ctx.domain = view(domain, recipe.lens_of(kept[more]))
-            own = genre_blocks(ctx, mrng, kept[more])
-            said = [prose.heading(ctx, sections[more], 1 if p > 1 else 2)]
-            opener = None
-            if not (transactional and own) and not _closing_only(kept[more]) and _voice(kept[more]) != "alone":
-                opener = prose.opener(ctx, mrng, mrng.integers(2, 4) if narrative else mrng.integers(1, 3))
-            if opener is not None and _voice(kept[more]) != "first":
-                said.append(opener)
-            if own:  # the section's genre blocks are its content (a record that speaks first, then the text)
-                said += own + ([opener] if opener is not None and _voice(kept[more]) == "first" else [])
-            elif mix.get("text", 0.0) > 0:  # a paragraph with facts of its own, where the spec has text questions
-                footnotes[0] += 1
-                said.append(prose.text_element(ctx, mrng, str(footnotes[0]), max(room - 120, 84.0)))
-            else:
-                said.append(prose.reflection(ctx, mrng, mrng.integers(2, 4)))
-            if ((narrative and own and not _closing_only(kept[more])) or kept[more].prose) and \
-                    _voice(kept[more]) != "alone":  # discussed, or written (an auditor's report is not)
-                said.append(prose.reflection(ctx, mrng, mrng.integers(3, 6)))
-            if own and _closing_only(kept[more]):  # a signature or next meeting ends the page: no text after it
-                closed = True
-            blocks.extend(said)
-            room -= sum(block_height(b) for b in said)
-        written = narrative or kept[prev_section].prose  # a page of a narrative genre or of a section of text
-        slack = TEXT_SLACK if narrative else 0.0  # a section of text in a report keeps to the page
-        ends_alone = _voice(kept[prev_section]) == "alone"  # the page's last section: no comment after it
-        for _ in range(NARRATIVE_FILLS if written and not held_prose and not closes and not closed and not ends_alone
-                       else 0):  # the page ends in text, not in white space
-            if room + slack < NARRATIVE_FILL:
-                break
-            fill = prose.reflection(ctx, ps, ps.integers(3, 6))
-            if block_height(fill) > room + slack:
-                break
-            blocks.append(fill)
-            room -= block_height(fill)
-        if closes:  # the section's signature or next meeting ends its last page
-            blocks += closes
-            closing = []
-        if pending and len(blocks) > 1 and blocks[-1].type == "heading":  # a heading keeps with its section's
-            pending.insert(0, blocks.pop())  # blocks: it opens the next page above them, never ends this one
-        if all(b.type in ("heading", "annotation") for b in blocks):  # never a page of headings and overlays
-            first = kept[prev_section].blocks[0] if alone and kept[prev_section].blocks else None
-            blocks.append(prose.standing_text(ctx, ps, first) if first in prose.STANDING_TEXT
-                          else prose.opener(ctx, ps, ps.integers(2, 4)))  # a statement's page: no management text
-        pages.append(PagePlan(page_no=p, blocks=blocks, layout_query=_describe_page(blocks, style_family)))
-    ctx.domain = domain
-    if pending or closing:  # the last section's genre blocks that did not fit: they end the text
+        i += 1
+        element = demand[i]
+        if doc.narrative and element in EXHIBITS and _prose_share(run.pages, blocks) < NARRATIVE_PROSE_TARGET:
+            continue  # the document is running short of text: the page is written, not shown
+        # on the last page an exhibit leaves room for the sentence that refers to it
+        reserve = LAST_PAGE_REFERENCE if no_next and element in ("table", "figure") else 0.0
+        if page.room - reserve < _min_height(element):
+            run.carried.append(element)
+            continue
+        brng = page.prng.fork("block", i)
+        targets = [b.id for b in blocks if isinstance(b, (TableBlock, FigureBlock, TextBlock, FormBlock))]
+        block, fills = _build(element, doc.ctx, brng, page.room - reserve, doc.n_pages, first, targets,
+                              run.footnotes, last_page)
+        first = False
+        blocks.append(block)
+        page.room -= block_height(block)
+        if isinstance(block, (TableBlock, FigureBlock)):  # every exhibit is referred to and discussed
+            _discuss(doc, run, page, block, brng, no_next)
+        if fills:
+            run.carried.extend(demand[i + 1:])
+            break
+
+
+def _discuss(doc: _Doc, run: _Run, page: _Page, block: TableBlock | FigureBlock, brng: Rng, no_next: bool) -> None:
+    """The discussion below an exhibit just placed (at length in a narrative genre, which reflects on it too):
+    what does not fit the page is held to open the next one; with no next page, the reference alone."""
+    ctx, ps = doc.ctx, page.ps
+    c = prose.discussion(ctx, brng, block, ps.integers(5, 8) if doc.narrative else ps.integers(2, 4))
+    said = [c] if c is not None else []
+    if doc.narrative and c is not None:  # narrative genres discuss an exhibit at length
+        said.append(prose.reflection(ctx, brng, ps.integers(4, 8)))
+    if no_next and said and block_height(said[0]) > page.room:  # no next page: the reference alone
+        said = [prose.first_sentence(said[0])]
+    for t in said:  # what does not fit the page opens the next one
+        if not run.held_prose and block_height(t) <= page.room:
+            page.blocks.append(t)
+            page.room -= block_height(t)
+        else:
+            run.held_prose.append(t)
+
+
+def _end_first_section(doc: _Doc, run: _Run, page: _Page) -> None:
+    """On a page that holds several sections the first ends before the next starts: its genre blocks and the
+    discussion of its exhibits (a statement never follows the notes to it, nor a chart's discussion the next
+    heading), a paragraph where it is a section of text, its closing blocks."""
+    more_sections = page.more_sections
+    page.room += SECTION_ROOM * len(more_sections)
+    if more_sections and (run.pending or run.held_prose):
+        n_before = len(page.blocks)
+        _place(page.blocks, run.pending, force=True)
+        page.blocks += run.held_prose
+        run.held_prose = []
+        page.room -= sum(block_height(b) for b in page.blocks[n_before:])
+    if more_sections and doc.kept[page.sec].prose:  # a section of text is written before the next one starts
+        said = prose.reflection(doc.ctx, page.ps, page.ps.integers(2, 5))
+        if block_height(said) <= page.room - SECTION_ROOM * len(more_sections):
+            page.blocks.append(said)
+            page.room -= block_height(said)
+    if more_sections and page.closes:  # the first section ends on this page, before the next one starts
+        page.blocks += page.closes
+        page.closes = run.closing = []
+
+
+def _later_sections(doc: _Doc, run: _Run, page: _Page) -> bool:
+    """The page's later sections, below its first: each a heading, an opening, its genre blocks or a paragraph,
+    from its own stream (``prng.fork("section", n)``). Returns whether one of them is a closing record placed
+    here (a signature, the next meeting): the page ends with it, no comment after it."""
+    ctx, kept = doc.ctx, doc.kept
+    closed = False
+    for n, more in enumerate(page.more_sections):
+        mrng = page.prng.fork("section", n)
+        ctx.domain = view(doc.domain, doc.recipe.lens_of(kept[more]))
+        own = genre_blocks(ctx, mrng, kept[more])
+        said = [prose.heading(ctx, doc.sections[more], 1 if page.p > 1 else 2)]
+        opener = None
+        if not (doc.transactional and own) and not _closing_only(kept[more]) and _voice(kept[more]) != "alone":
+            opener = prose.opener(ctx, mrng, mrng.integers(2, 4) if doc.narrative else mrng.integers(1, 3))
+        if opener is not None and _voice(kept[more]) != "first":
+            said.append(opener)
+        if own:  # the section's genre blocks are its content (a record that speaks first, then the text)
+            said += own + ([opener] if opener is not None and _voice(kept[more]) == "first" else [])
+        elif doc.mix.get("text", 0.0) > 0:  # a paragraph with facts of its own, where the spec has text questions
+            run.footnotes[0] += 1
+            said.append(prose.text_element(ctx, mrng, str(run.footnotes[0]), max(page.room - 120, 84.0)))
+        else:
+            said.append(prose.reflection(ctx, mrng, mrng.integers(2, 4)))
+        if ((doc.narrative and own and not _closing_only(kept[more])) or kept[more].prose) and \
+                _voice(kept[more]) != "alone":  # discussed, or written (an auditor's report is not)
+            said.append(prose.reflection(ctx, mrng, mrng.integers(3, 6)))
+        if own and _closing_only(kept[more]):  # a signature or next meeting ends the page: no text after it
+            closed = True
+        page.blocks.extend(said)
+        page.room -= sum(block_height(b) for b in said)
+    return closed
+
+
+def _fill_foot(doc: _Doc, run: _Run, page: _Page, closed: bool) -> None:
+    """A page of a narrative genre or of a section of text ends in text, not in white space: up to
+    ``NARRATIVE_FILLS`` paragraphs of comment, unless something else must end it (a held discussion, closing
+    blocks, a closing record, a section that speaks alone). A report may run ``TEXT_SLACK`` past the budget."""
+    kept = doc.kept
+    written = doc.narrative or kept[run.prev_section].prose  # a page of a narrative genre or of a section of text
+    slack = TEXT_SLACK if doc.narrative else 0.0  # a section of text in a report keeps to the page
+    ends_alone = _voice(kept[run.prev_section]) == "alone"  # the page's last section: no comment after it
+    fills = written and not run.held_prose and not page.closes and not closed and not ends_alone
+    for _ in range(NARRATIVE_FILLS if fills else 0):
+        if page.room + slack < NARRATIVE_FILL:
+            break
+        fill = prose.reflection(doc.ctx, page.ps, page.ps.integers(3, 6))
+        if block_height(fill) > page.room + slack:
+            break
+        page.blocks.append(fill)
+        page.room -= block_height(fill)
+
+
+def _end_page(doc: _Doc, run: _Run, page: _Page) -> PagePlan:
+    """The foot of a page of the text: the section's closing blocks end its last page, a heading never ends a
+    page (it opens the next one above its section's blocks), and a page never holds only headings and
+    overlays (a paragraph, or a statement's standing text, is added)."""
+    blocks, kept = page.blocks, doc.kept
+    if page.closes:  # the section's signature or next meeting ends its last page
+        blocks += page.closes
+        run.closing = []
+    if run.pending and len(blocks) > 1 and blocks[-1].type == "heading":  # a heading keeps with its section's
+        run.pending.insert(0, blocks.pop())  # blocks: it opens the next page above them, never ends this one
+    if all(b.type in ("heading", "annotation") for b in blocks):  # never a page of headings and overlays
+        first = kept[run.prev_section].blocks[0] if page.alone and kept[run.prev_section].blocks else None
+        blocks.append(prose.standing_text(doc.ctx, page.ps, first) if first in prose.STANDING_TEXT
+                      else prose.opener(doc.ctx, page.ps, page.ps.integers(2, 4)))  # a statement's page: no text
+    return PagePlan(page_no=page.p, blocks=blocks, layout_query=_describe_page(blocks, doc.style_family))
+
+
+def _finish(doc: _Doc, run: _Run) -> DocumentIR:
+    """The document from its pages: what the last section left (genre blocks, the last exhibit's reference)
+    ends the text, the contents page lists the pages, and the context's book gives the facts."""
+    ctx, pages, n_appendix = doc.ctx, run.pages, doc.n_appendix
+    ctx.domain = doc.domain
+    if run.pending or run.closing:  # the last section's genre blocks that did not fit: they end the text
         last = len(pages) - 1 - n_appendix
-        pages[last] = pages[last].model_copy(update={"blocks": [*pages[last].blocks, *pending, *closing]})
-    refs = [t for t in held_prose if prose.exhibit_ref_in(t) is not None]
+        pages[last] = pages[last].model_copy(update={"blocks": [*pages[last].blocks, *run.pending, *run.closing]})
+    refs = [t for t in run.held_prose if prose.exhibit_ref_in(t) is not None]
     if refs:  # the last exhibit's reference, on the last page (a reflection without one can go)
         last = len(pages) - 1 - n_appendix
         pages[last] = pages[last].model_copy(update={"blocks": [*pages[last].blocks, prose.first_sentence(refs[0])]})
-    if structured:
+    if doc.structured:
         pages[1] = front_matter.with_contents(ctx, pages)
+    book = ctx.book
     return DocumentIR(
-        doc_id=ids.doc_id(index), index=index, seed=spec.seed, seed_path=["doc", index], domain=domain.slug,
-        recipe=recipe.slug, title=title, topic_brief=brief, style_family=style_family, page_size=paper_of(country),
-        reference=ctx.doc_reference(), as_at=anchor, entities=book.entities,
-        facts=book.facts, world=ctx.world_record(), pages=pages, perturbation=PerturbationProfile(tier=tier, device=device, pages=[]))
+        doc_id=ids.doc_id(doc.index), index=doc.index, seed=doc.spec.seed, seed_path=["doc", doc.index],
+        domain=doc.domain.slug, recipe=doc.recipe.slug, title=doc.title, topic_brief=doc.brief,
+        style_family=doc.style_family, page_size=paper_of(doc.country), reference=ctx.doc_reference(),
+        as_at=ctx.anchor, entities=book.entities, facts=book.facts, world=ctx.world_record(), pages=pages,
+        perturbation=PerturbationProfile(tier=doc.tier, device=doc.device, pages=[]))
 
 
 def plan_corpus(spec: CorpusSpec, indices: list[int] | None = None) -> Iterator[DocumentIR]:
