@@ -43,11 +43,12 @@ def slots(text: str) -> list[str]:
     return [name for _, name, _, _ in Formatter().parse(text) if name is not None]
 
 
-def template(*names: str) -> object:
-    """The type of a ``str.format`` template whose caller provides ``names``: a template that uses any other
-    placeholder (``{issure}``), a positional ``{}``, a format spec or a conversion, or that has a stray brace,
-    fails at load instead of in the document that first draws it."""
-    allowed = frozenset(names)
+def template(*names: str, once: tuple[str, ...] = ()) -> object:
+    """The type of a ``str.format`` template whose caller provides ``names`` (and ``once``): a template that uses
+    any other placeholder (``{issure}``), a positional ``{}``, a format spec or a conversion, or that has a stray
+    brace, fails at load instead of in the document that first draws it. Each of ``once`` (the facts a sentence
+    prints as their own spans) must appear exactly once: a fact left out would be stated nowhere on the page."""
+    allowed = frozenset(names) | frozenset(once)
 
     def check(text: str) -> str:
         try:
@@ -61,6 +62,11 @@ def template(*names: str) -> object:
                 shown = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
                 raise ValueError(f"template {text!r} uses {shown}; its caller provides only "
                                  f"{', '.join('{' + n + '}' for n in sorted(allowed)) or 'no placeholders'}")
+        used = [name for _, name, _, _ in parts if name is not None]
+        for name in once:
+            if used.count(name) != 1:
+                raise ValueError(f"template {text!r} must print {{{name}}} exactly once "
+                                 f"(it does {used.count(name)} times)")
         return text
 
     return Annotated[str, AfterValidator(check)]

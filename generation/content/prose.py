@@ -14,6 +14,7 @@ import datetime as dt
 import re
 from dataclasses import dataclass
 from decimal import Decimal
+from string import Formatter
 from typing import Annotated
 
 from pydantic import Field, model_validator
@@ -119,6 +120,38 @@ class AppendixText(Entry):
     intros: _pool(Fill)
 
 
+def _says(*facts: str, words: tuple[str, ...] = ()) -> object:
+    """A QA-bearing sentence: ``facts`` are printed as the facts' own spans, each exactly once; ``words`` are
+    filled in as text."""
+    return template_type(*words, once=facts)
+
+
+class Moved(Entry):
+    up: str
+    down: str
+    flat: str
+
+
+class QaText(Entry):
+    """The sentences of the paragraphs that state facts of their own (``_spans`` prints them)."""
+
+    contact: _says("name", "phone", "email", words=("this_noun", "role"))
+    contact_reply: _says(words=("days",))
+    deadline: _says("opens", "closes", "approver", words=("topic", "role"))
+    reference: _says("ref", "version", "issued", "start", "end", words=("This_noun", "was", "covers", "issuer"))
+    envelope: _says("envelope")
+    terms: _says("due", "days", "issued", "ref", words=("issuer", "counterparty"))
+    action_titles: _pool(str)
+    action_item: _says("action", "owner", "due")
+    footnote_cutoff: _says("cutoff")
+    footnote_fx: _says("rate", words=("currency",))
+    parties: _says("name", "address", words=("This_noun", "is", "concerns", "issuer", "role"))
+    finding_share: _says("share", "top_value", "total", words=("top", "metric_lc", "n", "item_kinds", "year"))
+    finding_change: _says("before", "after", "change",
+                          words=("metric_lc", "moved", "n", "item_kinds", "year0", "year1"))
+    moved: Moved
+
+
 class ProseText(Entry):
     """``catalogue/prose.yaml``: the words of this module's sentences, by the register or block that writes them."""
 
@@ -129,6 +162,7 @@ class ProseText(Entry):
     research: ResearchText
     appendix: AppendixText
     standing_text: dict[str, _pool(Fill)]
+    qa_text: QaText
 
 
 TEXT = load("prose.yaml", ProseText)
@@ -172,6 +206,28 @@ RESEARCH_SUBSECTION_OPENERS = TEXT.research.subsection_openers
 APPENDIX_POINTERS = TEXT.appendix.pointers
 APPENDIX_INTROS = TEXT.appendix.intros
 STANDING_TEXT = TEXT.standing_text
+QA_TEXT = TEXT.qa_text
+
+
+def _spans(sentence: str, facts: dict[str, Span], **words: object) -> list[Span]:
+    """``sentence`` (a ``QaText`` template) as spans: each fact placeholder its fact's span, the words between
+    them literal text (the catalogue checked that every fact is printed once)."""
+    out: list[Span] = []
+    text = ""
+    for literal, name, _, _ in Formatter().parse(sentence):
+        text += literal
+        if name is None:
+            continue
+        if name in facts:
+            if text:
+                out.append(lit(text))
+                text = ""
+            out.append(facts[name])
+        else:
+            text += str(words[name])
+    if text:
+        out.append(lit(text))
+    return out
 
 
 def _fill(template: str, ctx: DocContext, rng: Rng, **extra: str) -> str:
@@ -261,18 +317,18 @@ def finding(ctx: DocContext, bid: str, kind: str, where: str) -> list[Span]:
         f_share = book.percent(f"Share of {top} in the total of {metric_lc} in {y1} stated in the {where}",
                                shares[top], attribute=f"{metric.slug}_share", period=y1, group=bid,
                                derivation=Derivation(op="share", operands=[f_top.id, f_all.id]))
-        return [lit(f"{top} alone accounted for "), fs(f_share), lit(f" of {metric_lc} across the {n} {kinds} in {y1} ("),
-                fs(f_top), lit(" of "), fs(f_all), lit(").")]
+        return _spans(QA_TEXT.finding_share, {"share": fs(f_share), "top_value": fs(f_top), "total": fs(f_all)},
+                      top=top, metric_lc=metric_lc, n=n, item_kinds=kinds, year=y1)
     before = whole(ctx, metric, y0)[1]
     f0 = metric_fact(ctx, metric, before, f"Total {metric_lc} of the {n} {kinds} in {y0} stated in the {where}",
                      attribute=metric.slug, period=y0, group=bid)
     f1 = metric_fact(ctx, metric, total, f"Total {metric_lc} of the {n} {kinds} in {y1} stated in the {where}",
                      attribute=metric.slug, period=y1, group=bid)
-    moved = "rose" if total > before else "fell" if total < before else "was unchanged"
-    return [lit(f"Across the {n} {kinds}, {metric_lc} {moved} from "), fs(f0), lit(f" in {y0} to "), fs(f1),
-            lit(f" in {y1}, a change of "),
-            change_span(ctx, metric, "pct", f0, f1, f"the {n} {kinds}", y0, y1, bid, f" stated in the {where}"),
-            lit(".")]
+    way = QA_TEXT.moved
+    moved = way.up if total > before else way.down if total < before else way.flat
+    change = change_span(ctx, metric, "pct", f0, f1, f"the {n} {kinds}", y0, y1, bid, f" stated in the {where}")
+    return _spans(QA_TEXT.finding_change, {"before": fs(f0), "after": fs(f1), "change": change},
+                  metric_lc=metric_lc, moved=moved, n=n, item_kinds=kinds, year0=y0, year1=y1)
 
 
 def subsection_opener(ctx: DocContext, rng: Rng, subject: str) -> TextBlock:
@@ -513,10 +569,10 @@ def contact_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
                    group=bid)
     email = b.ident(f"Email address of {p.name}", p.attributes["email"], scheme="email", subject=p.id,
                     attribute="email", group=bid)
-    spans = [lit(f"Questions about {ctx.recipe.this_noun} should be addressed to "), fs(name),
-             lit(f", {p.role}, on "), fs(phone), lit(" or by email to "), fs(email), lit(".")]
+    spans = _spans(QA_TEXT.contact, {"name": fs(name), "phone": fs(phone), "email": fs(email)},
+                   this_noun=ctx.recipe.this_noun, role=p.role)
     if rng.bernoulli(0.5):
-        spans.append(lit(f" Requests are normally answered within {rng.integers(2, 6)} working days."))
+        spans += _spans(" " + QA_TEXT.contact_reply, {}, days=rng.integers(2, 6))
     return TextBlock(id=bid, spans=spans)
 
 
@@ -534,9 +590,8 @@ def deadline_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     f2 = b.date(f"Closing date of the {topic} review window", end, attribute="window_close", group=bid)
     f3 = b.person(f"Approver of late submissions for the {topic} review", owner, attribute="late_approver",
                   group=bid)
-    return TextBlock(id=bid, spans=[
-        lit(f"The review window for {topic} opens on "), fs(f1), lit(" and closes on "), fs(f2),
-        lit(". Late submissions require written approval from "), fs(f3), lit(f" ({owner.role}).")])
+    return TextBlock(id=bid, spans=_spans(QA_TEXT.deadline, {"opens": fs(f1), "closes": fs(f2), "approver": fs(f3)},
+                                          topic=topic, role=owner.role))
 
 
 def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
@@ -559,14 +614,15 @@ def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     f_start = b.date(f"Start of the period covered by {ctx.recipe.this_noun}", start, attribute="period_start",
                      group=bid)
     f_end = b.date(f"End of the period covered by {ctx.recipe.this_noun}", end, attribute="period_end", group=bid)
-    spans: list[Span] = [lit(f"{ctx.recipe.this_noun.capitalize()} (reference "), fs(ref), lit(", version "), fs(version),
-                         lit(f") {'were' if ctx.recipe.plural_noun else 'was'} issued on "), fs(issued), lit(f" by {ctx.issuer.name} and {'cover' if ctx.recipe.plural_noun else 'covers'} the period "),
-                         fs(f_start), lit(" to "), fs(f_end), lit(".")]
+    spans = _spans(QA_TEXT.reference, {"ref": fs(ref), "version": fs(version), "issued": fs(issued),
+                                       "start": fs(f_start), "end": fs(f_end)},
+                   This_noun=ctx.recipe.this_noun.capitalize(), was="were" if ctx.recipe.plural_noun else "was",
+                   covers="cover" if ctx.recipe.plural_noun else "covers", issuer=ctx.issuer.name)
     if money is not None:
         envelope = ctx.remember("envelope", lambda: draw_value(rng, money, 0))
         val = b.money(f"Approved budget envelope stated in the {ctx.recipe.noun}", envelope,
                       decimals=0, attribute="budget_envelope", group=bid)
-        spans += [lit(" The approved envelope for the activities described is "), fs(val), lit(".")]
+        spans += _spans(" " + QA_TEXT.envelope, {"envelope": fs(val)})
     return TextBlock(id=bid, spans=spans)
 
 
@@ -583,10 +639,8 @@ def terms_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     days = b.number("Payment term in days", Decimal(net), "days", attribute="payment_term", group=bid,
                     quantity="duration", derivation=Derivation(op="days_between", operands=[issued.id, due.id]))
     ref = b.ident("Payment reference to quote", ref_v, scheme="reference", group=bid)
-    return TextBlock(id=bid, spans=[
-        lit("Payment is due on "), fs(due), lit(", "), fs(days), lit(" days after the invoice date of "), fs(issued),
-        lit(". Please quote reference "), fs(ref), lit(f" and remit to the account of {ctx.issuer.name}; queries from "
-                                                     f"{cp.name} are handled by the accounts receivable team.")])
+    return TextBlock(id=bid, spans=_spans(QA_TEXT.terms, {"due": fs(due), "days": fs(days), "issued": fs(issued),
+                                                          "ref": fs(ref)}, issuer=ctx.issuer.name, counterparty=cp.name))
 
 
 def unlisted_actions(ctx: DocContext) -> list[str]:
@@ -603,7 +657,7 @@ def action_list(ctx: DocContext, rng: Rng, max_items: int = 5) -> ListBlock:
     acts = rng.sample(fresh if len(fresh) >= 2 else list(ctx.domain.actions), max(2, min(n, max_items, len(fresh) or n)))
     ctx.used("listed_actions").update(acts)
     items = []
-    title = rng.choice(("Agreed actions", "Next steps", "Actions arising"))
+    title = rng.choice(QA_TEXT.action_titles)
     repeat = ctx.number(f"list:{title}")
     if repeat > 1:  # titles stay unique in a document, so item labels (and list questions) name one list
         title = f"{title}, part {repeat}"
@@ -612,7 +666,7 @@ def action_list(ctx: DocContext, rng: Rng, max_items: int = 5) -> ListBlock:
         owner, due_d = action_owner_and_due(ctx, rng, act)
         fo = b.person(f"Owner of the action '{act}'", owner, attribute="owner", group=bid)
         due = b.date(f"Due date of the action '{act}'", due_d, attribute="due_date", group=bid)
-        items.append([fs(fa), lit(" - owner: "), fs(fo), lit(", due "), fs(due)])
+        items.append(_spans(QA_TEXT.action_item, {"action": fs(fa), "owner": fs(fo), "due": fs(due)}))
     return ListBlock(id=bid, ordered=rng.bernoulli(0.5), title=title, items=items)
 
 
@@ -622,13 +676,12 @@ def footnote(ctx: DocContext, rng: Rng, marker: str) -> FootnoteBlock:
     if ctx.fmt.currency == "USD" or rng.bernoulli(0.5):
         cut = ctx.remember("cutoff", lambda: ctx.day(-rng.integers(1, 20)))
         d = b.date("Cut-off date of the figures", cut, attribute="cutoff", group=bid)
-        spans = [lit("Figures are unaudited and reflect transactions posted up to "), fs(d), lit(".")]
+        spans = _spans(QA_TEXT.footnote_cutoff, {"cutoff": fs(d)})
     else:
         rate = b.number(f"Exchange rate used ({ctx.fmt.currency} per USD)",
                         ctx.remember("fx", lambda: Decimal(str(round(rng.uniform(0.72, 0.98), 4)))), "", places=4,
                         attribute="fx_rate", group=bid, quantity="ratio")
-        spans = [lit(f"Amounts in other currencies were translated at {ctx.fmt.currency} "), fs(rate),
-                 lit(" per USD.")]
+        spans = _spans(QA_TEXT.footnote_fx, {"rate": fs(rate)}, currency=ctx.fmt.currency)
     return FootnoteBlock(id=bid, marker=marker, spans=spans)
 
 
@@ -643,10 +696,10 @@ def parties_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
                  group=bid)
     where = b.text(f"Registered address of {cp.name}", cp.attributes["full"], subject=cp.id,
                    attribute="registered_address", group=bid)
-    return TextBlock(id=bid, spans=[
-        lit(f"{ctx.recipe.this_noun.capitalize()} {'are' if ctx.recipe.plural_noun else 'is'} issued by {ctx.issuer.name} and "
-            f"{'concern' if ctx.recipe.plural_noun else 'concerns'} its {cp.role} "), fs(name),
-        lit(", whose registered address is "), fs(where), lit(".")])
+    agree = {"is": "are", "concerns": "concern"} if ctx.recipe.plural_noun else {"is": "is", "concerns": "concerns"}
+    return TextBlock(id=bid, spans=_spans(QA_TEXT.parties, {"name": fs(name), "address": fs(where)}, **agree,
+                                          This_noun=ctx.recipe.this_noun.capitalize(), issuer=ctx.issuer.name,
+                                          role=cp.role))
 
 
 def _of_postings(templates: tuple[str, ...], ctx: DocContext) -> tuple[str, ...]:
