@@ -36,6 +36,7 @@ from synthdocqa.ir.vocab import DEVICES, SPEAKS_ALONE, TIERS, ElementType
 
 from .content import annotations, figures, forms, front_matter, genre, prose, tables
 from .content.book import DocContext, FactBook
+from .content.countries import currencies
 from .content.formats import choose_format
 from .content.names import (
     COUNTRIES,
@@ -597,7 +598,7 @@ def document_context(root: Rng, domain: Domain, recipe: Recipe) -> tuple[DocCont
     """The context every builder of a document shares (its formats, calendar, issuer, counterparties and
     people) and the issuer's country, drawn from the document's root stream."""
     cal = root.fork("calendar")
-    currency = domain.currency if cal.bernoulli(0.8) else cal.choice(("USD", "EUR", "GBP"))
+    currency = domain.currency if cal.bernoulli(0.8) else cal.choice(currencies())
     fmt = choose_format(root.fork("format"), currency, cents=recipe.genre_class == "transactional")
     year = 2023 + cal.integers(0, 4)
     anchor = dt.date(year, cal.integers(1, 13), cal.integers(1, 29))
