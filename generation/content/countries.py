@@ -383,7 +383,11 @@ def country_of(attributes: dict[str, str]) -> Country:
 
 
 def by_iso2(code: str) -> Country:
-    return next(c for c in table().countries.values() if c.iso2 == code)
+    """The country of ISO 3166 code ``code`` (``KeyError`` if the table has none)."""
+    found = next((c for c in table().countries.values() if c.iso2 == code), None)
+    if found is None:
+        raise KeyError(f"no country with iso2 {code!r} in catalogue/{FILE}")
+    return found
 
 
 def currency(code: str) -> Currency:
