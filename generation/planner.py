@@ -44,6 +44,7 @@ from synthdocqa.ir.vocab import DEVICES, SPEAKS_ALONE, TIERS, DomainSlug, Elemen
 
 from .content import annotations, figures, forms, front_matter, genre, prose, tables
 from .content.book import DocContext, FactBook
+from .content.countries import currencies
 from .content.formats import choose_format
 from .content.names import (
     COUNTRIES,
@@ -638,7 +639,7 @@ def document_context(root: Rng, domain: Domain, recipe: Recipe, issuer: Rng | No
     issuer stream the document is its own issuer."""
     iss = root if issuer is None else issuer
     cal = iss.fork("calendar")
-    currency = domain.currency if cal.bernoulli(0.8) else cal.choice(("USD", "EUR", "GBP"))
+    currency = domain.currency if cal.bernoulli(0.8) else cal.choice(currencies())
     fmt = choose_format(iss.fork("format"), currency, cents=recipe.genre_class == "transactional")
     year = 2023 + cal.integers(0, 4)
     day = cal if issuer is None else root.fork("calendar")

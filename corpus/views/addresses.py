@@ -56,7 +56,7 @@ _POSTCODES: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 for _country in COUNTRIES.values():  # every city the content writes addresses for
     for _city in _country.cities:
-        _CITIES.setdefault(_city.name, _COUNTRY_NAMES[_country.name])
+        _CITIES.setdefault(_city.name, _country.iso2)
 _CITY_RE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _CITIES), key=len, reverse=True)) + r")\b")
 _COUNTRY_RE = re.compile(r"\b(" + "|".join(sorted(map(re.escape, _COUNTRY_NAMES), key=len, reverse=True)) + r")\b")
 _REGION_RE = re.compile(r",\s*([A-Z]{2,3})\b(?=\s+[\dA-Z]|\s*$)|\b(NSW|VIC|QLD|TAS|ACT)\s+\d{4}\b")

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
-from typing import TypeVar
+from string import Formatter
+from typing import Annotated, TypeVar
 
 import yaml
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 HERE = Path(__file__).resolve().parent
 
@@ -39,6 +40,40 @@ class Entry(BaseModel):
     nothing can be changed once loaded."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def slots(text: str) -> list[str]:
+    """The ``{placeholder}`` names of template ``text`` in order (``ValueError`` for a stray brace)."""
+    return [name for _, name, _, _ in Formatter().parse(text) if name is not None]
+
+
+def template(*names: str, once: tuple[str, ...] = ()) -> object:
+    """The type of a ``str.format`` template whose caller provides ``names`` (and ``once``): a template that uses
+    any other placeholder (``{issure}``), a positional ``{}``, a format spec or a conversion, or that has a stray
+    brace, fails at load instead of in the document that first draws it. Each of ``once`` (the facts a sentence
+    prints as their own spans) must appear exactly once: a fact left out would be stated nowhere on the page."""
+    allowed = frozenset(names) | frozenset(once)
+
+    def check(text: str) -> str:
+        try:
+            parts = list(Formatter().parse(text))
+        except ValueError as exc:
+            raise ValueError(f"template {text!r}: {exc}") from None
+        for _, name, spec, conversion in parts:
+            if name is None:
+                continue
+            if name not in allowed or spec or conversion:
+                shown = "{" + name + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+                raise ValueError(f"template {text!r} uses {shown}; its caller provides only "
+                                 f"{', '.join('{' + n + '}' for n in sorted(allowed)) or 'no placeholders'}")
+        used = [name for _, name, _, _ in parts if name is not None]
+        for name in once:
+            if used.count(name) != 1:
+                raise ValueError(f"template {text!r} must print {{{name}}} exactly once "
+                                 f"(it does {used.count(name)} times)")
+        return text
+
+    return Annotated[str, AfterValidator(check)]
 
 
 def _where(loc: tuple) -> str:
@@ -94,4 +129,4 @@ def load(name: str, model: type[M]) -> M:
     return validate(name, raw(name), model)
 
 
-__all__ = ["CatalogueError", "Entry", "HERE", "error", "load", "raw", "validate"]
+__all__ = ["CatalogueError", "Entry", "HERE", "error", "load", "raw", "slots", "template", "validate"]

@@ -13,6 +13,8 @@ from decimal import ROUND_HALF_EVEN, Decimal
 
 from synthdocqa.ir.rng import Rng
 
+from .countries import currency as currency_conventions
+
 DATE_STYLES = ("long", "iso", "us", "short")
 SCALE_SUFFIX = {"thousand": "K", "million": "M", "billion": "B"}
 
@@ -23,18 +25,22 @@ class DocFormat:
     date_style: str
     money_decimals: int
 
+    @property
+    def prefix(self) -> str:
+        """What an amount is printed after: the currency's symbol (``$``), else its code and a space."""
+        return currency_conventions(self.currency).symbol or f"{self.currency} "
+
     def money(self, amount: Decimal, decimals: int | None = None) -> str:
         places = self.money_decimals if decimals is None else decimals
         body = group(amount, places)
         if amount < 0:
-            body = body.lstrip("-")
-            return f"-${body}" if self.currency == "USD" else f"-{self.currency} {body}"
-        return f"${body}" if self.currency == "USD" else f"{self.currency} {body}"
+            return f"-{self.prefix}{body.lstrip('-')}"
+        return f"{self.prefix}{body}"
 
     def money_compact(self, amount: Decimal, scale: str) -> str:
         """``$4.2M`` / ``EUR 350K``: ``amount`` is already in ``scale`` units."""
         body = f"{dec_plain(amount)}{SCALE_SUFFIX[scale]}"
-        return f"${body}" if self.currency == "USD" else f"{self.currency} {body}"
+        return f"{self.prefix}{body}"
 
     def date(self, d: dt.date) -> str:
         return format_date(d, self.date_style)
@@ -80,7 +86,6 @@ def choose_format(rng: Rng, currency: str, cents: bool = True) -> DocFormat:
     """The document's date style and money places. Only a document of transactions (an invoice, a claim, a
     log: ``cents``) may print cents; a report rounds its amounts and prints whole units, never
     ``GBP 32,000,000.00``."""
-    style = rng.choice(("long", "long", "iso", "us", "short") if currency == "USD" else
-                       ("long", "long", "iso", "short"))
+    style = rng.choice(currency_conventions(currency).date_styles)
     decimals = rng.choice((0, 0, 2))
     return DocFormat(currency=currency, date_style=style, money_decimals=decimals if cents else 0)

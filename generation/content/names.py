@@ -8,10 +8,12 @@ organisation names combine neutral invented stems with the domain's own words.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.vocab import PageSize
+
+from .countries import City, Country, countries, countries_of_currency, table
+from .countries import currency as currency_conventions
 
 GIVEN_NAMES: tuple[str, ...] = (
     "Aisha", "Alejandro", "Amara", "Anders", "Ana", "Arjun", "Beatrice", "Bilal", "Camille", "Carlos", "Chen",
@@ -45,105 +47,8 @@ ORG_STEMS: tuple[str, ...] = (
     "Vantage", "Westbrook", "Whitmore", "Willow", "Wrenfield", "Zenith",
 )
 
-LEGAL_FORMS: dict[str, tuple[str, ...]] = {
-    "USD": ("Inc.", "LLC", "Corp."), "EUR": ("GmbH", "S.A.", "B.V.", "AG"), "GBP": ("Ltd", "plc", "LLP"),
-}
-COUNTRY_LEGAL_FORMS: dict[str, tuple[str, ...]] = {
-    "United States": ("Inc.", "LLC", "Corp."), "United Kingdom": ("Ltd", "plc", "LLP"), "Germany": ("GmbH", "AG"),
-    "France": ("S.A.", "SAS"), "Netherlands": ("B.V.", "N.V."), "Spain": ("S.A.", "S.L."),
-    "Italy": ("S.p.A.", "S.r.l."), "Ireland": ("Ltd", "DAC"),
-}
-
-
-@dataclass(frozen=True)
-class City:
-    """A city with the postcode districts that belong to it and its telephone area code."""
-
-    name: str
-    districts: tuple[str, ...]
-    area: str
-    region: str = ""
-
-
-@dataclass(frozen=True)
-class Country:
-    """How addresses are written in one country: streets, cities, the postcode's shape and the order."""
-
-    name: str
-    dial: str
-    streets: tuple[str, ...]
-    cities: tuple[City, ...]
-    number_first: bool
-    postcode: str
-    """Pattern of a postcode from a district: ``{d}`` the district, ``#`` a digit, ``@`` a letter."""
-    locality: str
-    """``{city}``, ``{postcode}``, ``{region}``: the line under the street."""
-    phone: str = "{area} ### ####"
-    """Pattern of a telephone number after the country code (``#`` a digit)."""
-    letters: str = "ABCDEFGHJKLMNPRSTUVWXYZ"
-
-    def city(self, name: str) -> City | None:
-        return next((c for c in self.cities if c.name == name), None)
-
-
-COUNTRIES: dict[str, Country] = {c.name: c for c in (
-    Country("United States", "+1", ("Market Street", "Main Street", "Park Avenue", "Elm Street", "Oak Avenue",
-                                    "Franklin Street", "Lake Drive", "Commerce Way", "Maple Avenue", "Pine Street"),
-            (City("Boston", ("021",), "617", "MA"), City("Chicago", ("606",), "312", "IL"),
-             City("Denver", ("802",), "303", "CO"), City("Seattle", ("981",), "206", "WA"),
-             City("Austin", ("787",), "512", "TX"), City("Atlanta", ("303",), "404", "GA"),
-             City("New York", ("100",), "212", "NY"), City("San Francisco", ("941",), "415", "CA"),
-             City("Minneapolis", ("554",), "612", "MN"), City("Philadelphia", ("191",), "215", "PA")),
-            True, "{d}##", "{city}, {region} {postcode}", phone="{area} 555 01##"),
-    Country("United Kingdom", "+44", ("High Street", "Station Road", "King Street", "Victoria Street", "Church Road",
-                                      "Mill Lane", "Bridge Street", "Queensway", "Canal Street", "Park Row"),
-            (City("London", ("EC1A", "EC2M", "EC4N", "SE1", "W1D", "WC2N", "E14", "N1"), "20 7946 0"),
-             City("Manchester", ("M1", "M2", "M3", "M4"), "161 496 0"),
-             City("Leeds", ("LS1", "LS2", "LS11"), "113 496 0"), City("Birmingham", ("B1", "B2", "B3"), "121 496 0"),
-             City("Bristol", ("BS1", "BS2"), "117 496 0"), City("Glasgow", ("G1", "G2"), "141 496 0"),
-             City("Edinburgh", ("EH1", "EH2", "EH3"), "131 496 0"), City("Cardiff", ("CF10",), "29 2018 0")),
-            True, "{d} #@@", "{city} {postcode}", phone="{area}###", letters="ABDEFGHJLNPQRSTUWXYZ"),
-    Country("Germany", "+49", ("Hauptstrasse", "Bahnhofstrasse", "Friedrichstrasse", "Schillerstrasse",
-                               "Goethestrasse", "Lindenallee", "Kaiserstrasse", "Gartenstrasse", "Marktstrasse"),
-            (City("Berlin", ("101", "107", "109", "121"), "30"), City("Hamburg", ("200", "201", "221"), "40"),
-             City("Munich", ("803", "806", "809", "813"), "89"), City("Frankfurt am Main", ("603", "604", "605"), "69"),
-             City("Cologne", ("506", "507", "509"), "221"), City("Stuttgart", ("701", "704", "705"), "711"),
-             City("Leipzig", ("041", "043"), "341")),
-            False, "{d}##", "{postcode} {city}"),
-    Country("France", "+33", ("rue de la Paix", "avenue Victor Hugo", "boulevard Haussmann", "rue du Commerce",
-                              "place de la Republique", "rue Nationale", "quai des Chartrons", "rue de la Liberte"),
-            (City("Paris", ("7500", "7501"), "1 42"), City("Lyon", ("6900",), "4 72"),
-             City("Marseille", ("1300", "1301"), "4 91"), City("Toulouse", ("3100", "3120", "3140"), "5 61"),
-             City("Lille", ("5900", "5980"), "3 20"), City("Bordeaux", ("3300", "3320", "3380"), "5 56"),
-             City("Nantes", ("4400", "4410", "4420"), "2 40")),
-            True, "{d}#", "{postcode} {city}", phone="{area} ## ## ##"),
-    Country("Netherlands", "+31", ("Keizersgracht", "Herengracht", "Stationsplein", "Coolsingel", "Damrak",
-                                   "Lange Voorhout", "Oudegracht", "Stratumseind", "Vijzelstraat"),
-            (City("Amsterdam", ("101", "102", "105", "107"), "20"), City("Rotterdam", ("301", "302", "304"), "10"),
-             City("Utrecht", ("351", "352", "356"), "30"), City("The Hague", ("251", "252", "254"), "70"),
-             City("Eindhoven", ("561", "562", "564"), "40")),
-            False, "{d}# @@", "{postcode} {city}", letters="ABCEGHJKLMNPRTVWXZ"),
-    Country("Spain", "+34", ("Calle de Alcala", "Paseo de la Castellana", "Gran Via", "Calle Mayor",
-                             "Avenida Diagonal", "Calle Colon", "Calle de Serrano"),
-            (City("Madrid", ("280",), "91"), City("Barcelona", ("080",), "93"), City("Valencia", ("460",), "96"),
-             City("Seville", ("410",), "95"), City("Bilbao", ("480",), "94")),
-            False, "{d}##", "{postcode} {city}", phone="{area} ### ## ##"),
-    Country("Italy", "+39", ("Via Roma", "Corso Italia", "Via Garibaldi", "Via Dante", "Corso Vittorio Emanuele",
-                             "Via Mazzini", "Via Verdi"),
-            (City("Milan", ("2012", "2013", "2014"), "02"), City("Rome", ("0012", "0013", "0018"), "06"),
-             City("Turin", ("1012", "1013", "1014"), "011"), City("Bologna", ("4012", "4013"), "051"),
-             City("Florence", ("5012", "5013"), "055")),
-            False, "{d}#", "{postcode} {city}", phone="{area} #### ####"),
-    Country("Ireland", "+353", ("Baggot Street", "Grafton Street", "Merrion Square", "Patrick Street", "Shop Street",
-                                "Harcourt Street", "Dame Street"),
-            (City("Dublin", ("D01", "D02", "D04", "D08"), "1"), City("Cork", ("T12", "T23"), "21"),
-             City("Galway", ("H91",), "91"), City("Limerick", ("V94",), "61")),
-            True, "{d} @##@", "{city} {postcode}", letters="ACDEFHKNPRTVWXY"),
-)}
-COUNTRIES_OF_CURRENCY: dict[str, tuple[str, ...]] = {
-    "USD": ("United States",), "GBP": ("United Kingdom",),
-    "EUR": ("Germany", "France", "Netherlands", "Spain", "Italy", "Ireland"),
-}
+COUNTRIES: dict[str, Country] = countries()
+"""How each country writes addresses and phone numbers (``catalogue/countries.yaml``), by name."""
 
 
 def person_name(rng: Rng) -> str:
@@ -164,13 +69,19 @@ def unused_person_name(rng: Rng, taken: set[str], tries: int = 60) -> str:
     return f"{name} {k}"
 
 
+def currency_legal_forms(code: str) -> tuple[str, ...]:
+    """The legal forms of an organisation of which only the currency is known."""
+    return currency_conventions(code).legal_forms
+
+
 def org_name(rng: Rng, domain_words: tuple[str, ...], currency: str, country: str | None = None) -> str:
     """``Halcyon Logistics GmbH``-style names: invented stem + domain word (+ the country's legal form)."""
     stem = rng.choice(ORG_STEMS)
     word = rng.choice(domain_words)
     if word in ("City of", "Council", "Borough", "Township"):
         return f"{word} {stem}" if word == "City of" else f"{stem} {word}"
-    forms = COUNTRY_LEGAL_FORMS.get(country or "") or LEGAL_FORMS.get(currency, ("Ltd", "Inc."))
+    c = COUNTRIES.get(country or "")
+    forms = c.legal_forms if c is not None else currency_legal_forms(currency)
     return f"{stem} {word} {rng.choice(forms)}" if rng.bernoulli(0.6) else f"{stem} {word}"
 
 
@@ -181,18 +92,15 @@ def email_for(name: str, org: str) -> str:
     return f"{local}@{host}.example"
 
 
-LETTER_COUNTRIES = ("United States", "Canada")
-"""Where offices print on US Letter; everywhere else on A4."""
-
-
 def paper_of(country: str) -> PageSize:
-    """The paper an organisation in ``country`` prints on."""
-    return "Letter" if country in LETTER_COUNTRIES else "A4"
+    """The paper an organisation in ``country`` prints on (A4 where the table does not know the country)."""
+    c = COUNTRIES.get(country)
+    return c.paper if c is not None else "A4"
 
 
 def country_for(rng: Rng, currency: str) -> str:
     """The country an organisation paying in ``currency`` sits in."""
-    return rng.choice(COUNTRIES_OF_CURRENCY.get(currency, ("United States",)))
+    return rng.choice(countries_of_currency(currency))
 
 
 def phone_number(rng: Rng, currency: str, country: str | None = None, city: str | None = None) -> str:
@@ -200,7 +108,7 @@ def phone_number(rng: Rng, currency: str, country: str | None = None, city: str 
     documentation (555-01xx; Ofcom's 0xx 496 0xxx and 020 7946 0xxx)."""
     c = COUNTRIES.get(country or "")
     if c is None:  # the currency decides (documents made before countries)
-        c = COUNTRIES[COUNTRIES_OF_CURRENCY.get(currency, ("United States",))[0]]
+        c = COUNTRIES[countries_of_currency(currency)[0]]
     ct = c.city(city or "") or c.cities[0]
     body = "".join(str(rng.integers(0, 10)) if ch == "#" else ch for ch in c.phone.replace("{area}", "\x00"))
     return f"{c.dial} {body.replace(chr(0), ct.area)}"
@@ -238,7 +146,7 @@ def address(rng: Rng, country: str | None = None) -> dict[str, str]:
     Keys: ``street``, ``city``, ``postcode``, ``country``, ``region`` (a US state), ``locality`` (the line under
     the street, as the country writes it), ``address`` (the street line, as letterheads print it) and ``full``
     (one line). No street is named after a city."""
-    c = COUNTRIES[country or "United States"]
+    c = COUNTRIES[country or table().default_country]
     ct = rng.choice(c.cities)
     n = rng.integers(1, 240)
     street = f"{n} {rng.choice(c.streets)}" if c.number_first else f"{rng.choice(c.streets)} {n}"

@@ -14,7 +14,13 @@ import datetime as dt
 import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from string import Formatter
+from typing import Annotated
 
+from pydantic import Field, model_validator
+
+from synthdocqa.generation.catalogue import Entry, load
+from synthdocqa.generation.catalogue import template as template_type
 from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS, unit_for_count
 from synthdocqa.ir.blocks import (
     FigureBlock,
@@ -39,98 +45,190 @@ TERMS_RECIPES = {"purchase_order"}
 """Genres whose general text may state payment terms against an invoice (an invoice states its own in its
 payment-terms block; a contract in its clauses)."""
 
-OPENERS = (
-    "This section sets out how {org} managed {topic} during {period}, and where the {dept} team expects "
-    "pressure in the coming quarters.",
-    "The {dept} function reviewed {topic} and {topic2} across every {item_kind}. The results below are "
-    "reconciled to the {dept_lc} ledger and were discussed with the responsible owners.",
-    "Management continued to prioritise {topic}. Progress was uneven: several {item_kinds} improved, while "
-    "others were affected by {topic2} and will need closer follow-up.",
-    "Following the review by the {role}, the scope of {this_noun} was extended to include {topic2}. The "
-    "findings are summarised below together with the agreed actions.",
-    "{org} reports {topic} on a consistent basis each period. {figures_basis} not add up exactly because of "
-    "rounding.",
-    "The {dept} team monitors {topic} against the targets approved by the board. Where a {item_kind} fell "
-    "short, the owner has committed to a recovery plan with dated milestones.",
-    "During the period the organisation focused on {topic}, {topic2} and the quality of its reporting. {This_noun} "
-    "{records} the position at {month_year}.",
-    "Stakeholders asked for clearer reporting on {topic}. In response, the {dept} team now publishes the "
-    "breakdown by {item_kind} shown on this page.",
-    "Risks related to {topic2} remain elevated. The {role} has asked each {item_kind} to confirm its "
-    "controls and to report exceptions within ten working days.",
-    "The information in {this_noun} was prepared by the {dept} team from source systems and reviewed by "
-    "the {role} before release.",
-)
+FILL = ("org", "topic", "topic2", "dept", "dept_lc", "year", "period", "item_kind", "item_kinds", "role", "noun",
+        "this_noun", "This_noun", "records", "currency", "month_year", "figures_basis")
+"""The placeholders ``_fill`` provides to every template it fills."""
+EXHIBIT = ("top", "low", "top_text", "low_text", "metric_lc")
+"""What ``commentary`` adds for the sentence on a table's or chart's highest and lowest values."""
 
-OPENERS_MORE = (
-    "Compared with the previous period, the position on {topic} has stabilised, although the {dept} team "
-    "flags {topic2} as the main uncertainty for the next two quarters.",
-    "Each {item_kind} submitted its figures through the standard reporting template; late or incomplete "
-    "returns were followed up by the {role}.",
-    "The approach is deliberately conservative: where estimates were required, the {dept} team used the "
-    "lower end of the agreed range and documented the judgement.",
-    "Two themes stand out this period: sustained attention to {topic}, and the growing cost of {topic2}.",
-    "No material changes were made to definitions or scope since the last {noun}, so the figures are "
-    "directly comparable.",
-    "Feedback from the {dept} team and from external partners has been incorporated where it improves the "
-    "clarity of the {noun}.",
-    "This part of the {noun} should be read together with the supporting schedules held by the {dept} "
-    "function, which contain the transaction-level detail.",
-    "{org} remains committed to transparent reporting on {topic}. Where targets were missed, the reasons "
-    "and the corrective steps are stated plainly.",
-)
-
-RECIPE_OPENERS = {
-    "audit_memo": ("Our review covered the design and operating effectiveness of controls over {topic} for "
-                   "the period to {month_year}.",
-                   "This memo records the observations of the internal audit team and the responses agreed "
-                   "with management."),
-    "policy_document": ("This policy applies to all employees, contractors and agents of {org} who are "
-                        "involved in {topic}.",
-                        "Breaches of this policy may result in disciplinary action and must be reported to the "
-                        "{role} without delay."),
-    "compliance_report": ("Controls were tested on a sample basis in line with the annual compliance plan "
-                          "approved by the audit committee.",),
-    "board_minutes": ("The committee received the report of the {role} and discussed {topic} at length.",),
-    "invoice": ("Thank you for your business. Please find below the charges for services delivered by {org} "
-                "during the period.",),
-    "purchase_order": ("Please supply the goods and services listed below in accordance with the terms of "
-                       "the framework agreement and the delivery schedule.",),
-    "contract_summary": ("This summary sets out the principal commercial terms; in case of conflict the "
-                         "signed agreement prevails.",),
-    "research_report": ("We analyse {topic} using operational data collected across every {item_kind}, and "
-                        "we test whether differences persist once we allow for {topic2}.",),
-    "incident_report": ("The incident was detected by routine monitoring and escalated to the {role} within "
-                        "the agreed response time.",),
-    "grant_application": ("The project will address {topic} in partnership with local organisations, with "
-                          "outcomes measured against a published baseline.",),
-    "scanned_archive": ("The enclosed records were retrieved from the archive for retention review and are "
-                        "reproduced as filed.",),
-}
+Fill = template_type(*FILL)
+Subsection = template_type(*FILL, "subject", "Subject")
+TableComment = template_type(*FILL, *EXHIBIT)
+ChartComment = template_type(*FILL, *EXHIBIT, "series")
+TotalComment = template_type("metric_lc", "total_text", "item_kinds")
+ReferenceSentence = template_type("Ref", "ref", "What", "what", "verb")
+AppendixPointer = template_type(*FILL, "letter")
 
 
-TABLE_COMMENTS = (
-    "As the table shows, {top} recorded the highest {metric_lc} at {top_text}, while {low} recorded the "
-    "lowest at {low_text}.",
-    "{top} led on {metric_lc} ({top_text}); {low} trailed at {low_text} and is under review.",
-    "The spread between {top} ({top_text}) and {low} ({low_text}) reflects differences in {topic}.",
-)
-NEUTRAL_TABLE_COMMENTS = (
-    TABLE_COMMENTS[0],
-    "{top} was highest on {metric_lc} ({top_text}) and {low} lowest ({low_text}).",
-    "The figures range from {low_text} ({low}) to {top_text} ({top}).",
-)
-"""What a table shows without a manager's verdict ("... trailed and is under review"): for minutes and research."""
-TOTAL_COMMENT = "In total, {metric_lc} amounted to {total_text} for the period."
-MEAN_COMMENT = "On average, {metric_lc} stood at {total_text} across the {item_kinds} listed."
-CHART_COMMENTS = (  # over time: the series is an item (a proper name, kept as written)
-    "The chart shows {metric_lc} for {series}: the peak of {top_text} was reached in {top}.",
-    "For {series}, {metric_lc} moved between {low_text} and {top_text} over the period shown in the chart.",
-)
-CATEGORY_COMMENTS = (  # by item: the categories are items
-    "In the chart, {top} shows the highest {metric_lc} ({top_text}) and {low} the lowest ({low_text}).",
-    "{top} leads the chart on {metric_lc} at {top_text}; {low} is lowest at {low_text}.",
-)
+def _pool(kind: object) -> object:
+    """A list of templates, never empty (a register draws from each of its pools)."""
+    return Annotated[tuple[kind, ...], Field(min_length=1)]  # type: ignore[valid-type]
+
+
+class ReportText(Entry):
+    """A management report's voice: ``Register`` pools of the default register."""
+
+    openers: _pool(Fill)
+    openers_more: _pool(Fill)
+    subsection_openers: _pool(Subsection)
+    interpretations: _pool(Fill)
+    interpretations_more: _pool(Fill)
+    lead_ins: _pool(Fill)
+    tails: _pool(Fill)
+
+
+class ExhibitText(Entry):
+    """What the prose says of a table or chart: the sentence that refers to it and those on its values."""
+
+    reference_sentences: _pool(ReferenceSentence)
+    table_comments: _pool(TableComment)
+    neutral_table_comments: _pool(TableComment)
+    total_comment: TotalComment
+    mean_comment: TotalComment
+    chart_comments: _pool(ChartComment)
+    category_comments: _pool(ChartComment)
+
+
+class MinutesText(Entry):
+    openers: _pool(Fill)
+    discussion: _pool(Fill)
+    remarks: _pool(Fill)
+    lead_ins: _pool(Fill)
+    subsection_openers: _pool(Subsection)
+
+
+class ResearchText(Entry):
+    openers: _pool(Fill)
+    remarks: _pool(Fill)
+    exhibit_bound: _pool(Fill)
+    discussion: _pool(Fill)
+    sections: dict[str, _pool(Fill)]
+    lead_ins: _pool(Fill)
+    tails: _pool(Fill)
+    subsection_openers: _pool(Subsection)
+
+    @model_validator(mode="after")
+    def _bound_are_remarks(self) -> ResearchText:
+        stray = [t for t in self.exhibit_bound if t not in self.remarks]
+        if stray:  # a remark edited in one list and not the other would silently leave the exhibit-bound pool
+            raise ValueError(f"exhibit_bound lists {stray[0]!r}, which is not one of the remarks")
+        return self
+
+
+class AppendixText(Entry):
+    pointers: _pool(AppendixPointer)
+    intros: _pool(Fill)
+
+
+def _says(*facts: str, words: tuple[str, ...] = ()) -> object:
+    """A QA-bearing sentence: ``facts`` are printed as the facts' own spans, each exactly once; ``words`` are
+    filled in as text."""
+    return template_type(*words, once=facts)
+
+
+class Moved(Entry):
+    up: str
+    down: str
+    flat: str
+
+
+class QaText(Entry):
+    """The sentences of the paragraphs that state facts of their own (``_spans`` prints them)."""
+
+    contact: _says("name", "phone", "email", words=("this_noun", "role"))
+    contact_reply: _says(words=("days",))
+    deadline: _says("opens", "closes", "approver", words=("topic", "role"))
+    reference: _says("ref", "version", "issued", "start", "end", words=("This_noun", "was", "covers", "issuer"))
+    envelope: _says("envelope")
+    terms: _says("due", "days", "issued", "ref", words=("issuer", "counterparty"))
+    action_titles: _pool(str)
+    action_item: _says("action", "owner", "due")
+    footnote_cutoff: _says("cutoff")
+    footnote_cutoff_audited: _says("cutoff")
+    footnote_fx: _says("rate", words=("currency",))
+    parties: _says("name", "address", words=("This_noun", "is", "concerns", "issuer", "role"))
+    finding_share: _says("share", "top_value", "total", words=("top", "metric_lc", "n", "item_kinds", "year"))
+    finding_change: _says("before", "after", "change",
+                          words=("metric_lc", "moved", "n", "item_kinds", "year0", "year1"))
+    moved: Moved
+
+
+class ProseText(Entry):
+    """``catalogue/prose.yaml``: the words of this module's sentences, by the register or block that writes them."""
+
+    report: ReportText
+    recipe_openers: dict[str, _pool(Fill)]
+    exhibits: ExhibitText
+    minutes: MinutesText
+    research: ResearchText
+    appendix: AppendixText
+    standing_text: dict[str, _pool(Fill)]
+    qa_text: QaText
+
+
+TEXT = load("prose.yaml", ProseText)
+"""The standing text, validated once per process: a misspelt key, a wrong type or a placeholder no caller
+fills fails here, naming the file and the key, not in the document that first draws the template."""
+
+OPENERS = TEXT.report.openers
+OPENERS_MORE = TEXT.report.openers_more
+SUBSECTION_OPENERS = TEXT.report.subsection_openers
+INTERPRETATIONS = TEXT.report.interpretations
+INTERPRETATIONS_MORE = TEXT.report.interpretations_more
+LEAD_INS = TEXT.report.lead_ins
+TAILS = TEXT.report.tails
+RECIPE_OPENERS = TEXT.recipe_openers
+
+REFERENCE_SENTENCES = TEXT.exhibits.reference_sentences
+TABLE_COMMENTS = TEXT.exhibits.table_comments
+NEUTRAL_TABLE_COMMENTS = TEXT.exhibits.neutral_table_comments
+TOTAL_COMMENT = TEXT.exhibits.total_comment
+MEAN_COMMENT = TEXT.exhibits.mean_comment
+CHART_COMMENTS = TEXT.exhibits.chart_comments
+CATEGORY_COMMENTS = TEXT.exhibits.category_comments
+
+MINUTES_OPENERS = TEXT.minutes.openers
+MINUTES_DISCUSSION = TEXT.minutes.discussion
+MINUTES_REMARKS = TEXT.minutes.remarks
+MINUTES_LEAD_INS = TEXT.minutes.lead_ins
+MINUTES_SUBSECTION_OPENERS = TEXT.minutes.subsection_openers
+
+RESEARCH_OPENERS = TEXT.research.openers
+RESEARCH_REMARKS = TEXT.research.remarks
+RESEARCH_EXHIBIT_BOUND = frozenset(TEXT.research.exhibit_bound)
+RESEARCH_GENERAL = tuple(t for t in RESEARCH_REMARKS if t not in RESEARCH_EXHIBIT_BOUND)
+"""The remarks that read as well in a paragraph of their own, far from any exhibit."""
+RESEARCH_DISCUSSION = TEXT.research.discussion
+RESEARCH_SECTIONS = TEXT.research.sections
+RESEARCH_LEAD_INS = TEXT.research.lead_ins
+RESEARCH_TAILS = TEXT.research.tails
+RESEARCH_SUBSECTION_OPENERS = TEXT.research.subsection_openers
+
+APPENDIX_POINTERS = TEXT.appendix.pointers
+APPENDIX_INTROS = TEXT.appendix.intros
+STANDING_TEXT = TEXT.standing_text
+QA_TEXT = TEXT.qa_text
+
+
+def _spans(sentence: str, facts: dict[str, Span], **words: object) -> list[Span]:
+    """``sentence`` (a ``QaText`` template) as spans: each fact placeholder its fact's span, the words between
+    them literal text (the catalogue checked that every fact is printed once)."""
+    out: list[Span] = []
+    text = ""
+    for literal, name, _, _ in Formatter().parse(sentence):
+        text += literal
+        if name is None:
+            continue
+        if name in facts:
+            if text:
+                out.append(lit(text))
+                text = ""
+            out.append(facts[name])
+        else:
+            text += str(words[name])
+    if text:
+        out.append(lit(text))
+    return out
 
 
 def _fill(template: str, ctx: DocContext, rng: Rng, **extra: str) -> str:
@@ -220,30 +318,18 @@ def finding(ctx: DocContext, bid: str, kind: str, where: str) -> list[Span]:
         f_share = book.percent(f"Share of {top} in the total of {metric_lc} in {y1} stated in the {where}",
                                shares[top], attribute=f"{metric.slug}_share", period=y1, group=bid,
                                derivation=Derivation(op="share", operands=[f_top.id, f_all.id]))
-        return [lit(f"{top} alone accounted for "), fs(f_share), lit(f" of {metric_lc} across the {n} {kinds} in {y1} ("),
-                fs(f_top), lit(" of "), fs(f_all), lit(").")]
+        return _spans(QA_TEXT.finding_share, {"share": fs(f_share), "top_value": fs(f_top), "total": fs(f_all)},
+                      top=top, metric_lc=metric_lc, n=n, item_kinds=kinds, year=y1)
     before = whole(ctx, metric, y0)[1]
     f0 = metric_fact(ctx, metric, before, f"Total {metric_lc} of the {n} {kinds} in {y0} stated in the {where}",
                      attribute=metric.slug, period=y0, group=bid, items=list(d.items))
     f1 = metric_fact(ctx, metric, total, f"Total {metric_lc} of the {n} {kinds} in {y1} stated in the {where}",
                      attribute=metric.slug, period=y1, group=bid, items=list(d.items))
-    moved = "rose" if total > before else "fell" if total < before else "was unchanged"
-    return [lit(f"Across the {n} {kinds}, {metric_lc} {moved} from "), fs(f0), lit(f" in {y0} to "), fs(f1),
-            lit(f" in {y1}, a change of "),
-            change_span(ctx, metric, "pct", f0, f1, f"the {n} {kinds}", y0, y1, bid, f" stated in the {where}"),
-            lit(".")]
-
-
-SUBSECTION_OPENERS = (
-    "This part of the {noun} turns to {subject}. The {dept} team sets out the position at {month_year} and "
-    "the points the {role} asked to be followed up.",
-    "{Subject} was reviewed with each {item_kind} during the period. The figures that follow are the basis "
-    "for the actions agreed with the owners.",
-    "Work on {subject} continued through {period}. Where results fell short of plan, the reasons are given "
-    "with the exhibits that show them.",
-    "The {role} reports on {subject} every quarter. This subsection summarises that reporting and what it "
-    "means for {topic2}.",
-)
+    way = QA_TEXT.moved
+    moved = way.up if total > before else way.down if total < before else way.flat
+    change = change_span(ctx, metric, "pct", f0, f1, f"the {n} {kinds}", y0, y1, bid, f" stated in the {where}")
+    return _spans(QA_TEXT.finding_change, {"before": fs(f0), "after": fs(f1), "change": change},
+                  metric_lc=metric_lc, moved=moved, n=n, item_kinds=kinds, year0=y0, year1=y1)
 
 
 def subsection_opener(ctx: DocContext, rng: Rng, subject: str) -> TextBlock:
@@ -251,321 +337,6 @@ def subsection_opener(ctx: DocContext, rng: Rng, subject: str) -> TextBlock:
     lc = lower_common(subject)  # "ESG data quality" keeps its capitals
     return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(register(ctx).subsection_openers), ctx, rng,
                                                                subject=lc, Subject=subject))])
-
-
-REFERENCE_SENTENCES = (
-    "{Ref} sets out {what}.",
-    "{What} {verb} shown in {ref}.",
-    "{Ref} gives {what}.",
-    "The figures for {what} are in {ref}.",
-)
-INTERPRETATIONS = (
-    "The {dept} team attributes the pattern mainly to {topic} and expects it to persist into the next period.",
-    "Management considers the position consistent with the plan approved at the start of {year}.",
-    "Where a {item_kind} fell outside the expected range, the {role} has asked for an explanation before the "
-    "next review.",
-    "These figures are unaudited and may be restated once the year-end review of {topic2} is complete.",
-    "The trend will be monitored together with {topic2}, which affects the same {item_kinds}.",
-    "No adjustments were made to the prior-period figures shown for comparison.",
-    "The {role} reviewed these results with the {dept} team and agreed that no change of approach is needed.",
-    "Readers should note that {topic} is measured on the same basis as in the previous {noun}.",
-    "The differences are larger than in earlier periods, which the {dept} team links to changes in {topic2}.",
-    "Part of the movement reflects timing: several items booked late in the period will reverse in the next.",
-    "The {role} has asked for a short note on each exception, to be tabled at the next meeting.",
-    "Taken together, the results support the priorities set out at the start of {this_noun}.",
-    "The figures were reconciled to the source systems by the {dept} team before publication.",
-    "A more detailed breakdown is held by the {dept} function and is available on request.",
-    "The position is broadly in line with peers, although {topic} remains an area of attention.",
-    "Two {item_kinds} account for most of the change; the others moved within their usual range.",
-    "The {dept} team will revisit the assumptions behind these figures when the {topic2} review reports.",
-    "Targets for the coming year take these results as their starting point.",
-    "Where estimates were needed, the {dept} team used the method applied in previous periods.",
-    "The results were discussed with the owners concerned, who have confirmed the figures.",
-    "Any change to the basis of preparation will be disclosed in the next {noun}.",
-    "The {role} regards the spread between the highest and lowest results as the main point to address.",
-    "Further work on {topic} is planned and its effect should be visible in the next reporting cycle.",
-    "The underlying data are collected monthly and reviewed each quarter by the {dept} team.",
-)
-INTERPRETATIONS_MORE = (
-    "The {dept} team sees no reason to change the targets set for {topic}.",
-    "Most of the improvement came in the second half of the period.",
-    "The {role} noted that {topic} was affected by factors outside the organisation's control.",
-    "Results for {topic2} were weaker than expected and are being looked at in more detail.",
-    "The figures include the effect of the reorganisation of the {dept} function earlier in {year}.",
-    "Comparatives have been prepared on the same basis and need no restatement.",
-    "The {dept} team expects the position on {topic} to be clearer once the current review is complete.",
-    "Variations of this size are within the tolerance agreed with the {role}.",
-    "The {role} has proposed that {topic} be reported monthly rather than quarterly from next year.",
-    "Performance on {topic} has now improved for three consecutive periods.",
-    "The gap between the best and the weakest {item_kind} narrowed compared with the previous period.",
-    "A small number of late corrections were processed after the cut-off and are reflected here.",
-    "The {dept} team has written to the owners of the weakest results to agree a recovery plan.",
-    "No single {item_kind} accounts for more than a modest part of the change.",
-    "Seasonal effects explain part of the pattern, as in previous years.",
-    "The {role} will report on progress with {topic2} at the next review.",
-    "These results were presented to the leadership team in {month_year}.",
-    "Work on {topic2} continues and its first results are expected within the year.",
-    "The effect of {topic} on these figures is expected to ease over the coming months.",
-    "Definitions follow those used in earlier periods, so the figures are directly comparable.",
-    "Where a result depends on estimates, the {dept} team has stated the basis in its working papers.",
-    "The {role} considers the overall picture satisfactory, with {topic} the one exception.",
-    "Feedback from the {item_kinds} concerned has been taken into account in the commentary.",
-    "The position will be reassessed once the results for the full year of {year} are available.",
-    "The {dept} team flagged two results for follow-up; both have since been explained.",
-    "Improvements in {topic} were partly offset by pressure on {topic2}.",
-)
-"""More remarks, for long narrative documents: with ``INTERPRETATIONS`` a pool of 50 sentences, and a lead-in
-or a tail drawn for some (``remarks``), so a 40-page report does not say the same sentence twice."""
-LEAD_INS = ("In {month_year}, ", "Against that background, ", "As in earlier periods, ", "On the {dept} team's reading, ",
-            "For the period as a whole, ", "Looking ahead, ", "At the same time, ", "In the view of the {role}, ",
-            "Compared with a year earlier, ", "Taken in isolation, ", "Across the {item_kinds}, ", "Overall, ")
-"""Openings a remark may take (then its first word is written in lower case)."""
-TAILS = (", and the {role} has been informed", ", as agreed with the {role}", ", according to the {dept} team",
-         ", as reported in {month_year}", ", which the {dept} team will confirm at the next review",
-         ", in line with the approach set out at the start of {year}")
-"""Endings a short remark may take (before its full stop)."""
-
-MINUTES_OPENERS = (
-    "The {role} introduced the report on {topic} and took questions from members.",
-    "The committee received the report of the {dept} team on {topic} for the period to {month_year}.",
-    "The paper had been circulated in advance and was taken as read.",
-    "The {role} summarised the position on {topic} and invited comments from members.",
-    "The {role} presented an update on {topic}, the first since the committee's review of {topic2}.",
-    "The {role} reported that work on {topic} was on schedule and that no new issues had arisen since the last "
-    "meeting.",
-    "The {role} explained the main changes since the last report; members welcomed the progress on {topic}.",
-    "The committee considered a paper from the {dept} team on {topic}.",
-    "The {role} gave an oral update on {topic}; a written report would follow for the next meeting.",
-    "The {role} reminded members that {topic} had been identified as a priority for the year.",
-    "The {role} drew attention to {topic2}, which remained the main risk, and to the steps taken since the last "
-    "meeting.",
-    "The committee received a short report on {topic} from the {dept} team, which the {role} introduced.",
-    "The {role} took members through the main points of the paper on {topic}.",
-    "Members had asked at the last meeting for more detail on {topic}; the {role} presented it.",
-    "The committee discussed {topic} at some length.",
-    "The {role} said that {topic} and {topic2} were now reported together, as the committee had asked.",
-)
-"""How the minutes of a meeting open an item: who presented what, in the past tense and the third person (a
-minute records a meeting; it does not manage anything)."""
-
-MINUTES_DISCUSSION = (
-    "Members asked about {topic2}; the {role} said that a fuller update would come to the next meeting.",
-    "A member asked whether pressure on {topic2} would affect the plan for the coming year. The {role} replied "
-    "that the position would be clearer once the current review was complete.",
-    "It was agreed that the {dept} team would circulate a short note on {topic2} before the next meeting.",
-    "The committee asked the {role} to bring proposals on {topic2} to a future meeting.",
-    "Members asked how {topic} compared with the position a year earlier; the {role} agreed to include the "
-    "comparison in the next report.",
-    "In discussion, members noted that {topic} had been affected by factors outside the organisation's control.",
-    "A member asked who owned the follow-up on {topic2}; the {role} confirmed that the {dept} team did.",
-    "The committee asked the {role} to confirm the position on {topic2} in writing.",
-    "It was agreed to keep {topic} under review.",
-    "Members welcomed the progress on {topic} and asked that it be sustained.",
-    "A member asked whether the {dept} team had the resources it needed for {topic}; the {role} said that this "
-    "would be looked at in the budget round.",
-    "The {role} undertook to report back on {topic2} at the next meeting.",
-    "Members asked that the risks around {topic2} be added to the risk register.",
-    "The committee noted the report.",
-    "A member asked when {topic} would be back on plan; the {role} expected it to be by the end of the year.",
-    "The {role} said that staff had been consulted on the changes to {topic}.",
-    "Members agreed that {topic} should come back to the committee once the review of {topic2} had reported.",
-    "The committee thanked the {role} for the update.",
-    "A member noted that {topic2} had been raised at the previous two meetings and asked for a firm date; the "
-    "{role} agreed to provide one.",
-    "The {role} confirmed that no decision was needed from the committee at this stage.",
-    "Members discussed whether {topic} should be reported monthly; it was agreed to keep the quarterly cycle.",
-    "The {role} said that the {dept} team would present a fuller report on {topic} later in the year.",
-    "The {role} agreed to circulate the revised timetable for {topic} by e-mail.",
-    "A member asked for the views of the {dept} team on {topic2}; the {role} said that they would be reported to "
-    "the next meeting.",
-    "Members noted the risks to {topic} set out in the paper.",
-    "The committee agreed that the {role} should lead the work on {topic2}.",
-    "A member asked whether the changes to {topic} had been explained to staff; the {role} confirmed that they "
-    "had.",
-    "The {role} said that a decision on {topic2} would be needed before the end of the year.",
-)
-"""What a meeting said of an item, as minuted: questions, answers, what was agreed (no exhibit presupposed)."""
-
-MINUTES_REMARKS = (
-    "The committee noted the figures.",
-    "The {role} explained that most of the change came from two {item_kinds}.",
-    "A member asked about the lowest result; the {role} said that the {item_kind} concerned had agreed a recovery "
-    "plan.",
-    "Members asked whether the figures were final. The {role} confirmed that they were unaudited and could be "
-    "restated at the year end.",
-    "It was agreed that the {dept} team would provide a breakdown by {item_kind} for the next meeting.",
-    "The {role} confirmed that the figures had been prepared on the same basis as those presented at the last "
-    "meeting.",
-    "The committee asked for an explanation of each result outside the expected range.",
-    "The {role} advised that seasonal effects accounted for part of the pattern.",
-    "A member questioned the effect of {topic2} on these results, and the {role} agreed to look into it.",
-    "The committee agreed that no change of approach was needed at this stage.",
-    "The {role} said that the spread between the highest and lowest results was the main point to address.",
-    "Members asked that future reports show the trend over three years.",
-    "The {role} said that the results had been discussed with the owners concerned, who had confirmed them.",
-    "It was noted that the targets for the coming year would take these results as their starting point.",
-    "In answer to a question, the {role} said that no adjustments had been made to the prior-period figures.",
-    "A member asked whether the trend would persist; the {role} expected it to continue into the next period.",
-    "The {role} reported that a small number of late corrections had been processed after the cut-off.",
-    "Members noted that improvements in {topic} had been partly offset by pressure on {topic2}.",
-    "The {role} noted that {topic} had now improved for three consecutive periods.",
-    "In answer to a question, the {role} confirmed that the figures had been reconciled to the {dept_lc} ledger.",
-    "A member asked how the figures compared with the budget; the {role} said that the variance was within the "
-    "agreed tolerance.",
-    "The committee thanked the {dept} team for the clarity of the report.",
-    "A member asked why one {item_kind} had moved so much; the {role} said that it reflected a one-off item.",
-    "The {role} pointed out that the figures for the last period were provisional.",
-    "Members asked that the next report show the figures against target.",
-    "The committee noted that the figures were in line with the plan.",
-)
-"""A meeting's comment on the figures of a paper before it, as minuted."""
-
-MINUTES_LEAD_INS = ("Under this item, ", "Later in the discussion, ", "At this point, ")
-"""Openings a minuted remark may take (not one that opens with "In ...", nor a paragraph's first)."""
-
-MINUTES_SUBSECTION_OPENERS = (
-    "The committee turned to {subject}. The {role} presented the position as at {month_year}.",
-    "Under this item the {role} reported on {subject} since the last meeting and took questions.",
-    "The committee considered {subject}. Members asked the {role} about the effect on {topic2}.",
-)
-
-
-RESEARCH_OPENERS = (
-    "We study {topic} across {item_kinds} and ask whether the differences persist once we allow for {topic2}.",
-    "This section describes the records on {topic} and how they were collected.",
-    "Our question is how the results for {topic} differ between {item_kinds}, and how much of the difference "
-    "{topic2} can account for.",
-    "We draw on the operational records of the {dept} team, which cover every {item_kind}.",
-    "Earlier reviews of {topic} relied on small samples; we use the records of every {item_kind}.",
-    "The analysis proceeds in three steps: we describe {topic}, compare the {item_kinds}, and test the role of "
-    "{topic2}.",
-    "We report estimates with their margins of error and do not interpret differences within them.",
-    "The study was designed with the {dept} team, who also reviewed the definitions we use.",
-    "The records on {topic} were extracted from the source systems in {month_year}.",
-    "We focus on {topic} because the {item_kinds} differ most there.",
-    "Our approach follows earlier work on {topic2}, adapted to the records available here.",
-    "The sample covers every {item_kind} with complete records; incomplete ones are excluded.",
-    "We define {topic} as the organisation's own reporting does, so that the results can be compared with it.",
-    "This section sets out what the records show about {topic} and what they cannot show.",
-    "We begin with the records on {topic} and then turn to {topic2}.",
-    "Here we set out the evidence on {topic}, {item_kind} by {item_kind}.",
-    "The comparisons below use the same definitions throughout, so that the {item_kinds} can be ranked.",
-    "We summarise the evidence on {topic} before turning to its limitations.",
-)
-"""How a research report opens a section: what is studied, with what data, by what method (present tense,
-the authors as "we")."""
-
-RESEARCH_REMARKS = (
-    "The differences between {item_kinds} on {topic} are larger than the margin of error.",
-    "This pattern is consistent with the view that {topic2} can account for much of the variation.",
-    "We cannot rule out that part of the difference reflects the way the {dept} team records {topic}.",
-    "The result for {topic} holds when the two largest {item_kinds} are excluded.",
-    "The estimates for {topic} are descriptive and do not by themselves establish a causal effect.",
-    "Seasonal effects account for part of the pattern; we return to them in the discussion.",
-    "The spread between the highest and lowest values is the main feature of these data.",
-    "The figures for {topic} are unweighted; weighting by size changes the ranking only at the margin.",
-    "These results on {topic} are in line with those reported for comparable organisations.",
-    "A sensitivity check with the prior period's definitions gives the same ordering on {topic}.",
-    "The series shows no structural break over the period covered.",
-    "Missing values on {topic} were not imputed; the {item_kinds} affected are left out of this comparison.",
-    "We interpret the smallest differences in {topic} with caution, as they are within sampling error.",
-    "The association with {topic2} is weaker than expected and may reflect measurement error.",
-    "Part of the movement in {topic} reflects timing: several records were entered late in the period.",
-    "The {dept} team checked these figures against the source systems.",
-    "The ordering of the {item_kinds} on {topic} is the same in both periods.",
-    "Taken together, these results suggest that {topic} should receive closer attention than {topic2}.",
-    "Differences of this size in {topic} would matter in practice if they persisted.",
-    "The largest differences in {topic} come from a few {item_kinds}, which we examine separately below.",
-    "The same ordering appears when we hold {topic2} constant.",
-    "Most of the spread in {topic} lies between a handful of {item_kinds}; the rest cluster near the middle.",
-    "The estimates on {topic} for the smallest {item_kinds} are the least precise and should be read with care.",
-    "We find no sign that the pattern in {topic} is an artefact of the reporting template.",
-    "The change in {topic} between periods is small relative to the differences between {item_kinds}.",
-    "Outliers in the records on {topic} were checked against the source systems and kept where confirmed.",
-    "Excluding the period's late entries changes none of the comparisons of {topic}.",
-    "The gap between the highest and lowest {item_kind} is wider than in the earlier review.",
-    "Where the records disagree, we use the figure confirmed by the {dept} team.",
-    "The pattern is clearest for {topic} and weakest for {topic2}.",
-)
-"""A research report's comment on its own tables and charts: what the estimates show, how sure they are."""
-RESEARCH_EXHIBIT_BOUND = frozenset({
-    'This pattern is consistent with the view that {topic2} can account for much of the variation.',
-    'Seasonal effects account for part of the pattern; we return to them in the discussion.',
-    'The spread between the highest and lowest values is the main feature of these data.',
-    'The series shows no structural break over the period covered.',
-    'The {dept} team checked these figures against the source systems.',
-    'Taken together, these results suggest that {topic} should receive closer attention than {topic2}.',
-    'The largest differences in {topic} come from a few {item_kinds}, which we examine separately below.',
-    'The gap between the highest and lowest {item_kind} is wider than in the earlier review.',
-})
-"""The remarks that point at the exhibit before them ("this pattern", "these figures", "examined below")."""
-RESEARCH_GENERAL = tuple(t for t in RESEARCH_REMARKS if t not in RESEARCH_EXHIBIT_BOUND)
-"""The remarks that read as well in a paragraph of their own, far from any exhibit."""
-
-RESEARCH_DISCUSSION = (
-    "The records cover one organisation, which limits how far the results on {topic} generalise.",
-    "Further work could link {topic} to outcomes over a longer period.",
-    "Our evidence on {topic2} is indirect: drawn from the records rather than observed.",
-    "The results bear on decisions about {topic} in the coming year.",
-    "Our conclusions on {topic} assume that recording practice did not change during the period.",
-    "A follow-up study will test whether the pattern persists after the changes to {topic2}.",
-    "We recommend that {topic} be reported by {item_kind} as a matter of routine.",
-    "The main uncertainty concerns {topic2}, for which the records are incomplete.",
-    "The analysis is descriptive: it shows where the {item_kinds} differ on {topic}, not why.",
-    "Interviews with the {dept} team would help to explain the differences we find.",
-    "Our measure of {topic} is narrower than some used elsewhere, which may understate the differences.",
-    "The findings on {topic} are consistent across the subgroups we examined.",
-    "We see no evidence that the results on {topic} are driven by a single {item_kind}.",
-    "A longer series on {topic} would allow a test for trend, which the present data do not support.",
-    "Comparisons with other organisations would show whether the pattern in {topic} is general.",
-    "The records do not allow us to separate {topic} from {topic2} completely.",
-    "Practitioners may find the comparison of {topic} between {item_kinds} more useful than the totals.",
-    "The definitions we use for {topic} could be adopted in routine reporting at little cost.",
-    "We see the results as a baseline against which later changes to {topic} can be judged.",
-    "Some {item_kinds} reported late on {topic}, which narrows the period we can compare.",
-    "The study was not designed to evaluate any single initiative on {topic2}.",
-    "A replication with next year's records would test how stable these findings on {topic} are.",
-)
-"""What a research report says of its study as a whole: limitations, implications, further work."""
-
-RESEARCH_SECTIONS: dict[str, tuple[str, ...]] = {
-    "Abstract": (
-        "This report examines {topic} across {item_kinds}, using the {dept} team's records for the period to "
-        "{month_year}.",
-        "We find that the {item_kinds} differ widely on {topic}, and that most of the difference remains once we "
-        "allow for {topic2}.",
-        "Using the records of every {item_kind}, we show that most of the difference in {topic} lies in a few "
-        "{item_kinds}.",
-        "The results suggest that routine reporting of {topic} by {item_kind} would help the {dept} team to act "
-        "earlier.",
-        "We conclude that less of the variation is due to {topic2} than is often assumed.",
-    ),
-    "Results": (
-        "The {item_kinds} differ markedly on {topic}; the tables below give the detail.",
-        "Differences on {topic} are larger than those on {topic2}.",
-        "Most of the variation in {topic} lies between {item_kinds} rather than over time.",
-        "Allowing for {topic2} narrows the differences but does not remove them.",
-        "We report the results {item_kind} by {item_kind}, with the largest differences first.",
-    ),
-    "Conclusion": (
-        "We set out to learn how far the {item_kinds} differ on {topic}; they differ widely.",
-        "Our main finding is that the differences on {topic} persist once we allow for {topic2}.",
-        "The practical implication is that {topic} should be tracked by {item_kind}, not only in total.",
-        "Further work should follow the {item_kinds} with the weakest results over a longer period.",
-        "These conclusions rest on one organisation's records and should be tested elsewhere.",
-    ),
-}
-"""What a research report's abstract, results and conclusion open with: what it finds and concludes."""
-
-RESEARCH_LEAD_INS = ("In this sample, ", "On these records, ", "For the period covered, ", "Across the {item_kinds}, ")
-RESEARCH_TAILS = (", on the records available", ", within the limits of these data", ", as in the earlier review",
-                  ", as the {dept} team also found")
-"""What a research report's remarks on its figures may open or end with (not its general discussion)."""
-RESEARCH_SUBSECTION_OPENERS = (
-    "This subsection turns to {subject}. We describe the records first and then the estimates.",
-    "We next consider {subject}, using the same records and definitions as above.",
-    "We examine {subject} here for its bearing on {topic2}.",
-)
 
 
 @dataclass(frozen=True)
@@ -820,10 +591,10 @@ def contact_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
                    group=bid)
     email = b.ident(f"Email address of {p.name}", p.attributes["email"], scheme="email", subject=p.id,
                     attribute="email", group=bid)
-    spans = [lit(f"Questions about {ctx.recipe.this_noun} should be addressed to "), fs(name),
-             lit(f", {p.role}, on "), fs(phone), lit(" or by email to "), fs(email), lit(".")]
+    spans = _spans(QA_TEXT.contact, {"name": fs(name), "phone": fs(phone), "email": fs(email)},
+                   this_noun=ctx.recipe.this_noun, role=p.role)
     if rng.bernoulli(0.5):
-        spans.append(lit(f" Requests are normally answered within {rng.integers(2, 6)} working days."))
+        spans += _spans(" " + QA_TEXT.contact_reply, {}, days=rng.integers(2, 6))
     return TextBlock(id=bid, spans=spans)
 
 
@@ -841,9 +612,8 @@ def deadline_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     f2 = b.date(f"Closing date of the {topic} review window", end, attribute="window_close", group=bid)
     f3 = b.person(f"Approver of late submissions for the {topic} review", owner, attribute="late_approver",
                   group=bid)
-    return TextBlock(id=bid, spans=[
-        lit(f"The review window for {topic} opens on "), fs(f1), lit(" and closes on "), fs(f2),
-        lit(". Late submissions require written approval from "), fs(f3), lit(f" ({owner.role}).")])
+    return TextBlock(id=bid, spans=_spans(QA_TEXT.deadline, {"opens": fs(f1), "closes": fs(f2), "approver": fs(f3)},
+                                          topic=topic, role=owner.role))
 
 
 def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
@@ -866,14 +636,15 @@ def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     f_start = b.date(f"Start of the period covered by {ctx.recipe.this_noun}", start, attribute="period_start",
                      group=bid)
     f_end = b.date(f"End of the period covered by {ctx.recipe.this_noun}", end, attribute="period_end", group=bid)
-    spans: list[Span] = [lit(f"{ctx.recipe.this_noun.capitalize()} (reference "), fs(ref), lit(", version "), fs(version),
-                         lit(f") {'were' if ctx.recipe.plural_noun else 'was'} issued on "), fs(issued), lit(f" by {ctx.issuer.name} and {'cover' if ctx.recipe.plural_noun else 'covers'} the period "),
-                         fs(f_start), lit(" to "), fs(f_end), lit(".")]
+    spans = _spans(QA_TEXT.reference, {"ref": fs(ref), "version": fs(version), "issued": fs(issued),
+                                       "start": fs(f_start), "end": fs(f_end)},
+                   This_noun=ctx.recipe.this_noun.capitalize(), was="were" if ctx.recipe.plural_noun else "was",
+                   covers="cover" if ctx.recipe.plural_noun else "covers", issuer=ctx.issuer.name)
     if money is not None:
         envelope = ctx.remember("envelope", lambda: draw_value(rng, money, 0))
         val = b.money(f"Approved budget envelope stated in the {ctx.recipe.noun}", envelope,
                       decimals=0, attribute="budget_envelope", group=bid)
-        spans += [lit(" The approved envelope for the activities described is "), fs(val), lit(".")]
+        spans += _spans(" " + QA_TEXT.envelope, {"envelope": fs(val)})
     return TextBlock(id=bid, spans=spans)
 
 
@@ -890,10 +661,8 @@ def terms_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     days = b.number("Payment term in days", Decimal(net), "days", attribute="payment_term", group=bid,
                     quantity="duration", derivation=Derivation(op="days_between", operands=[issued.id, due.id]))
     ref = b.ident("Payment reference to quote", ref_v, scheme="reference", group=bid)
-    return TextBlock(id=bid, spans=[
-        lit("Payment is due on "), fs(due), lit(", "), fs(days), lit(" days after the invoice date of "), fs(issued),
-        lit(". Please quote reference "), fs(ref), lit(f" and remit to the account of {ctx.issuer.name}; queries from "
-                                                     f"{cp.name} are handled by the accounts receivable team.")])
+    return TextBlock(id=bid, spans=_spans(QA_TEXT.terms, {"due": fs(due), "days": fs(days), "issued": fs(issued),
+                                                          "ref": fs(ref)}, issuer=ctx.issuer.name, counterparty=cp.name))
 
 
 def unlisted_actions(ctx: DocContext) -> list[str]:
@@ -910,7 +679,7 @@ def action_list(ctx: DocContext, rng: Rng, max_items: int = 5) -> ListBlock:
     acts = rng.sample(fresh if len(fresh) >= 2 else list(ctx.domain.actions), max(2, min(n, max_items, len(fresh) or n)))
     ctx.used("listed_actions").update(acts)
     items = []
-    title = rng.choice(("Agreed actions", "Next steps", "Actions arising"))
+    title = rng.choice(QA_TEXT.action_titles)
     repeat = ctx.number(f"list:{title}")
     if repeat > 1:  # titles stay unique in a document, so item labels (and list questions) name one list
         title = f"{title}, part {repeat}"
@@ -919,7 +688,7 @@ def action_list(ctx: DocContext, rng: Rng, max_items: int = 5) -> ListBlock:
         owner, due_d = action_owner_and_due(ctx, rng, act)
         fo = b.person(f"Owner of the action '{act}'", owner, attribute="owner", group=bid)
         due = b.date(f"Due date of the action '{act}'", due_d, attribute="due_date", group=bid)
-        items.append([fs(fa), lit(" - owner: "), fs(fo), lit(", due "), fs(due)])
+        items.append(_spans(QA_TEXT.action_item, {"action": fs(fa), "owner": fs(fo), "due": fs(due)}))
     return ListBlock(id=bid, ordered=rng.bernoulli(0.5), title=title, items=items)
 
 
@@ -929,14 +698,13 @@ def footnote(ctx: DocContext, rng: Rng, marker: str) -> FootnoteBlock:
     if ctx.fmt.currency == "USD" or rng.bernoulli(0.5):
         cut = ctx.remember("cutoff", lambda: ctx.day(-rng.integers(1, 20)))
         d = b.date("Cut-off date of the figures", cut, attribute="cutoff", group=bid)
-        lead = "Figures reflect" if audited(ctx) else "Figures are unaudited and reflect"
-        spans = [lit(f"{lead} transactions posted up to "), fs(d), lit(".")]
+        template = QA_TEXT.footnote_cutoff_audited if audited(ctx) else QA_TEXT.footnote_cutoff
+        spans = _spans(template, {"cutoff": fs(d)})
     else:
         rate = b.number(f"Exchange rate used ({ctx.fmt.currency} per USD)",
                         ctx.remember("fx", lambda: Decimal(str(round(rng.uniform(0.72, 0.98), 4)))), "", places=4,
                         attribute="fx_rate", group=bid, quantity="ratio")
-        spans = [lit(f"Amounts in other currencies were translated at {ctx.fmt.currency} "), fs(rate),
-                 lit(" per USD.")]
+        spans = _spans(QA_TEXT.footnote_fx, {"rate": fs(rate)}, currency=ctx.fmt.currency)
     return FootnoteBlock(id=bid, marker=marker, spans=spans)
 
 
@@ -951,26 +719,10 @@ def parties_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
                  group=bid)
     where = b.text(f"Registered address of {cp.name}", cp.attributes["full"], subject=cp.id,
                    attribute="registered_address", group=bid)
-    return TextBlock(id=bid, spans=[
-        lit(f"{ctx.recipe.this_noun.capitalize()} {'are' if ctx.recipe.plural_noun else 'is'} issued by {ctx.issuer.name} and "
-            f"{'concern' if ctx.recipe.plural_noun else 'concerns'} its {cp.role} "), fs(name),
-        lit(", whose registered address is "), fs(where), lit(".")])
-
-
-APPENDIX_POINTERS = (
-    "The detailed schedules behind the figures in {this_noun} are set out in Appendix {letter}.",
-    "Supporting schedules, including the full register of postings for the period, are given in Appendix "
-    "{letter}.",
-    "Readers who need the underlying detail will find the full schedules in Appendix {letter}.",
-)
-APPENDIX_INTROS = (
-    "This appendix sets out the schedules behind the figures discussed in the body of {this_noun}, as held "
-    "by the {dept} team at {month_year}.",
-    "The schedules in this appendix are extracted from the source systems maintained by the {dept} team. "
-    "Each is followed by a short note of what it shows; the sections above discuss the figures.",
-    "This appendix gives the detailed postings on which the sections above draw. Amounts are stated as "
-    "recorded by the {dept} team.",
-)
+    agree = {"is": "are", "concerns": "concern"} if ctx.recipe.plural_noun else {"is": "is", "concerns": "concerns"}
+    return TextBlock(id=bid, spans=_spans(QA_TEXT.parties, {"name": fs(name), "address": fs(where)}, **agree,
+                                          This_noun=ctx.recipe.this_noun.capitalize(), issuer=ctx.issuer.name,
+                                          role=cp.role))
 
 
 def _of_postings(templates: tuple[str, ...], ctx: DocContext) -> tuple[str, ...]:
@@ -991,41 +743,6 @@ def appendix_intro(ctx: DocContext, rng: Rng) -> TextBlock:
     """What the appendix holds and where it comes from."""
     return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(_of_postings(APPENDIX_INTROS, ctx)), ctx,
                                                                 rng))])
-
-
-STANDING_TEXT: dict[str, tuple[str, ...]] = {
-    "income_statement": (
-        "The notes on the following pages form part of these financial statements.",
-        "The financial statements were approved by the board of directors and signed on its behalf by the chair "
-        "and the finance director.",
-        "All amounts are stated in {currency}; comparative figures are those of the previous financial year.",
-        "The statements are presented for the group; the parent company's own statements are filed separately.",
-    ),
-    "statement_notes": (
-        "Basis of preparation. The financial statements have been prepared on the going concern basis and under "
-        "the historical cost convention, except for financial instruments measured at fair value.",
-        "Judgements and estimates. Preparing the financial statements requires judgements and estimates; those "
-        "with the greatest effect concern revenue recognition and the recoverable amount of receivables.",
-        "Events after the reporting period. No events have arisen since the year end that require adjustment to, "
-        "or disclosure in, these financial statements.",
-        "Related parties. Transactions with related parties were made on terms equivalent to those of an arm's "
-        "length transaction.",
-        "Going concern. The directors expect the group to have adequate resources to continue in operation for at "
-        "least twelve months from the date these financial statements were approved.",
-        "Financial risk management. The group's activities expose it to credit, liquidity and market risks; the "
-        "board reviews and agrees the policies for managing each of them.",
-        "Contingent liabilities. There were no contingent liabilities at the year end other than those arising in "
-        "the ordinary course of business.",
-    ),
-    "auditor_opinion": (
-        "This report is made solely to the members, as a body. Our audit work has been undertaken so that we "
-        "might state to the members those matters we are required to state in an auditor's report.",
-        "A further description of our responsibilities for the audit of the financial statements is available "
-        "on the website of the audit regulator.",
-    ),
-}
-"""The standing text of a section that speaks alone (the financial statements, their notes, the auditor's
-report): what such pages carry besides their blocks, never a management comment."""
 
 
 def standing_text(ctx: DocContext, rng: Rng, kind: str) -> TextBlock:

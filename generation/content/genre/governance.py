@@ -34,7 +34,9 @@ from synthdocqa.ir.facts import Derivation, Entity, Fact
 from synthdocqa.ir.rng import Rng
 
 from ...domains import Metric
+from .. import countries as conventions
 from ..book import DocContext, fs, lit
+from ..countries import draw_id
 from ..names import unused_person_name
 from ..tables import change_mode, change_span, metric_fact, pct_change, summable, whole
 from ..wording import lower_common
@@ -449,10 +451,6 @@ def build_next_meeting(ctx: DocContext, rng: Rng) -> list[Block]:
 
 # ================================================================ contract summary
 
-US_STATES = {"MA": "the Commonwealth of Massachusetts", "IL": "the State of Illinois", "CO": "the State of Colorado",
-             "WA": "the State of Washington", "TX": "the State of Texas", "GA": "the State of Georgia",
-             "NY": "the State of New York", "CA": "the State of California", "MN": "the State of Minnesota",
-             "PA": "the Commonwealth of Pennsylvania"}
 SIGNATORY_TITLES = ("Managing Director", "Chief Executive Officer", "Commercial Director", "Chief Operating Officer",
                     "Director of Operations")
 
@@ -460,50 +458,22 @@ SIGNATORY_TITLES = ("Managing Director", "Chief Executive Officer", "Commercial 
 def governing_law(org: Entity) -> tuple[str, str]:
     """``(law, courts)`` of the country where ``org`` is registered."""
     a = org.attributes
-    country, city = a.get("country", "United States"), a.get("city", "")
-    if country == "United Kingdom":
-        if city in ("Glasgow", "Edinburgh"):
-            return "Scotland", "the Scottish courts"
-        return "England and Wales", "the courts of England and Wales"
-    if country == "Germany":
-        return "the Federal Republic of Germany", f"the courts of {city}"
-    if country == "France":
-        return "France", f"the commercial courts of {city}"
-    if country == "Netherlands":
-        return "the Netherlands", f"the District Court of {city}"
-    if country == "Spain":
-        return "Spain", f"the courts of {city}"
-    if country == "Italy":
-        return "Italy", f"the Court of {city}"
-    if country == "Ireland":
-        return "Ireland", "the courts of Ireland"
-    state = US_STATES.get(a.get("region", ""), "the State of New York")
-    return state, f"the state and federal courts in {city}" if city else "the courts of New York"
-
-
-def _digits(rng: Rng, n: int) -> str:
-    return "".join(str(rng.integers(0, 10)) for _ in range(n))
+    city = a.get("city", "")
+    law = conventions.country_of(a).law
+    override = law.by_city.get(city) or law.by_region.get(a.get("region", ""))
+    name = override.name if override else law.name
+    courts = override.courts if override and override.courts else law.courts
+    if not city and law.courts_without_city:
+        return name, law.courts_without_city
+    return name, courts.format(city=city)
 
 
 def company_number(ctx: DocContext, rng: Rng, org: Entity) -> str:
     """The organisation's registration number, shaped like its country's register (one per document)."""
     def make() -> str:
-        country, city = org.attributes.get("country", ""), org.attributes.get("city", "")
-        if country == "United Kingdom":
-            return f"{rng.integers(1, 15):02d}{_digits(rng, 6)}"
-        if country == "Germany":
-            return f"HRB {rng.integers(10000, 250000)}"
-        if country == "France":
-            return f"RCS {city} {rng.integers(300, 999)} {_digits(rng, 3)} {_digits(rng, 3)}"
-        if country == "Netherlands":
-            return f"KvK {rng.integers(10000000, 99999999)}"
-        if country == "Spain":
-            return f"B{rng.integers(10000000, 99999999)}"
-        if country == "Italy":
-            return f"REA {city[:2].upper()}-{rng.integers(100000, 999999)}"
-        if country == "Ireland":
-            return f"CRO {rng.integers(100000, 799999)}"
-        return f"EIN {rng.integers(10, 99)}-{rng.integers(1000000, 9999999)}"
+        city = org.attributes.get("city", "")
+        return draw_id(conventions.country_of(org.attributes).registers.contract, rng, city=city,
+                       city_code=city[:2].upper())
     return ctx.remember(("company_number", org.id), make)
 
 

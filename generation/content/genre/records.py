@@ -19,7 +19,9 @@ from synthdocqa.ir.blocks import Block, Checkbox, FormBlock, FormField, Span, Ta
 from synthdocqa.ir.facts import Derivation, Entity, Fact
 from synthdocqa.ir.rng import Rng
 
+from .. import countries as conventions
 from ..book import DocContext, fs, lit
+from ..countries import draw_id
 from ..names import email_for, unused_person_name
 from . import Builder
 
@@ -117,24 +119,7 @@ def _vendor_contact(ctx: DocContext, rng: Rng) -> Entity:
 
 def _company_number(rng: Rng, country: str) -> str:
     """A registration number shaped the way the vendor's country writes it."""
-    digits = lambda n: "".join(str(rng.integers(0, 10)) for _ in range(n))  # noqa: E731
-    match country:
-        case "United Kingdom":
-            return f"{rng.integers(1, 14):02d}{digits(6)}"
-        case "Germany":
-            return f"HRB {rng.integers(10000, 250000)}"
-        case "France":
-            return f"{rng.integers(300, 999)} {digits(3)} {digits(3)}"
-        case "Netherlands":
-            return f"{rng.integers(10000000, 99999999)}"
-        case "Spain":
-            return f"B{digits(8)}"
-        case "Italy":
-            return f"{rng.integers(10000000000, 99999999999)}"
-        case "Ireland":
-            return f"{rng.integers(100000, 760000)}"
-        case _:
-            return f"{rng.integers(10, 99)}-{digits(7)}"
+    return draw_id(conventions.country_of({"country": country}).registers.vendor, rng)
 
 
 def build_vendor_profile(ctx: DocContext, rng: Rng) -> list[Block]:

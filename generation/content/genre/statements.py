@@ -33,6 +33,7 @@ from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.world import display
 
 from ...domains import HEAVY_TAGS, Domain, Metric
+from .. import countries as conventions
 from ..book import DocContext, fs, lit
 from ..calendar import period_end
 from ..names import SURNAMES, address, email_for, unused_person_name
@@ -780,23 +781,6 @@ def build_statement_notes(ctx: DocContext, rng: Rng) -> list[Block]:
 
 # ---------------------------------------------------------------- the auditor's report
 
-AUDIT_FIRM_FORMS: dict[str, str] = {
-    "United States": "{a} {b} LLP", "United Kingdom": "{a} & Partners LLP", "Ireland": "{a} & Partners",
-    "Germany": "{a} & Partner GmbH", "France": "{a} & Associes", "Netherlands": "{a} Accountants N.V.",
-    "Spain": "{a} Auditores S.L.", "Italy": "{a} & Associati S.p.A.",
-}
-FRAMEWORKS: dict[str, str] = {
-    "United States": "accounting principles generally accepted in the United States of America",
-    "United Kingdom": "UK-adopted international accounting standards",
-    "Ireland": "IFRS as adopted by the European Union",
-}
-STANDARDS: dict[str, str] = {
-    "United States": "auditing standards generally accepted in the United States of America",
-    "United Kingdom": "International Standards on Auditing (UK)",
-    "Ireland": "International Standards on Auditing (Ireland)",
-}
-
-
 def _report_date(ctx: DocContext) -> dt.date:
     """The date the directors approved the statements and the auditor signed (after the year end, by the
     document's date)."""
@@ -814,8 +798,8 @@ def _report_date(ctx: DocContext) -> dt.date:
 def _auditor(ctx: DocContext, rng: Rng) -> tuple[Entity, Entity]:
     """The audit firm (in the issuer's country and, where it can, city) and its signing partner."""
     def make() -> tuple[Entity, Entity]:
-        country = ctx.issuer.attributes.get("country", "United States")
-        pattern = AUDIT_FIRM_FORMS.get(country, "{a} & Partners")
+        country = conventions.country_of(ctx.issuer.attributes).name
+        pattern = conventions.country(country).audit.firm
         names = {e.name for e in ctx.book.entities}
         firm_name = pattern.format(a=rng.choice(SURNAMES), b=rng.choice(SURNAMES))
         for _ in range(60):
@@ -871,10 +855,9 @@ def build_auditor_opinion(ctx: DocContext, rng: Rng) -> list[Block]:
     cur = fig["is"][0]
     book = ctx.book
     firm, partner = _auditor(ctx, rng)
-    country = firm.attributes.get("country", "")
-    us = country == "United States"
-    framework = FRAMEWORKS.get(country, "IFRS as adopted by the European Union")
-    standards = STANDARDS.get(country, "International Standards on Auditing")
+    audit = conventions.country_of(firm.attributes).audit
+    us = audit.style == "us"
+    framework, standards = audit.framework, audit.standards
     bid = book.block_id()
     audited = book.org("Company whose financial statements the independent auditor reports on", ctx.issuer,
                        attribute="audited_entity", group=bid)
@@ -930,7 +913,7 @@ def build_auditor_opinion(ctx: DocContext, rng: Rng) -> list[Block]:
                      attribute="signing_city", group=sig_bid)
     date = book.date("Date of the independent auditor's report", _report_date(ctx), attribute="report_date",
                      group=sig_bid)
-    uk = country in ("United Kingdom", "Ireland")
+    uk = audit.style == "uk"
     tail = (", Certified Public Accountants, " if us else ", Chartered Accountants and Statutory Auditor, " if uk
             else ", ")
     sign = TextBlock(id=sig_bid, spans=[fs(signer), lit(" (Senior Statutory Auditor)" if uk else ", Partner"),

@@ -45,24 +45,17 @@ from synthdocqa.ir.blocks import Block, Checkbox, FormBlock, FormField, Span, Ta
 from synthdocqa.ir.facts import Derivation, Entity, Fact
 from synthdocqa.ir.rng import Rng
 
+from .. import countries as conventions
 from ..book import DocContext, FactBook, fs, lit
+from ..countries import draw_id
 from ..names import address as postal_address
 from ..repeats import body_rows
 from ..tables import line_captions, line_groups, printed_tables
 from ..wording import lower_common
 from . import Builder
 
-ISO2 = {"United States": "US", "United Kingdom": "GB", "Germany": "DE", "France": "FR", "Netherlands": "NL",
-        "Spain": "ES", "Italy": "IT", "Ireland": "IE"}
-EU = ("Germany", "France", "Netherlands", "Spain", "Italy", "Ireland")
-VAT_RATES = {"United Kingdom": Decimal("20.0"), "Germany": Decimal("19.0"), "France": Decimal("20.0"),
-             "Netherlands": Decimal("21.0"), "Spain": Decimal("21.0"), "Italy": Decimal("22.0"),
-             "Ireland": Decimal("23.0")}
-"""Standard VAT rates of the seller's country."""
-US_SALES_TAX = {"New York": Decimal("8.875"), "Chicago": Decimal("10.25"), "Seattle": Decimal("10.25"),
-                "Boston": Decimal("6.25"), "Austin": Decimal("8.25"), "Atlanta": Decimal("8.9"),
-                "San Francisco": Decimal("8.625"), "Denver": Decimal("8.81"), "Minneapolis": Decimal("8.025"),
-                "Philadelphia": Decimal("8.0")}
+US_SALES_TAX = {ct.name: ct.sales_tax for c in conventions.countries().values() for ct in c.cities
+                if ct.sales_tax is not None}
 """Combined state and local sales tax of the ship-to city (US sales tax is due where goods are delivered)."""
 NET_DAYS = (14, 30, 30, 30, 45, 60)
 
@@ -167,29 +160,15 @@ def _prefer(rng: Rng, entities: list[Entity], roles: tuple[str, ...]) -> Entity:
 
 
 def _country(e: Entity) -> str:
-    return e.attributes.get("country", "United States")
+    return conventions.country_of(e.attributes).name
 
 
 # ---------------------------------------------------------------- identifiers of the trade
 
 def tax_number(rng: Rng, country: str) -> tuple[str, str]:
     """``(number, scheme)``: a VAT registration number in the country's shape, or a US EIN."""
-    match country:
-        case "United Kingdom":
-            return f"GB {_digits(rng, 3)} {_digits(rng, 4)} {_digits(rng, 2)}", "vat"
-        case "Germany":
-            return f"DE{rng.integers(1, 10)}{_digits(rng, 8)}", "vat"
-        case "France":
-            return f"FR{_digits(rng, 2)}{rng.integers(1, 10)}{_digits(rng, 8)}", "vat"
-        case "Netherlands":
-            return f"NL{rng.integers(1, 10)}{_digits(rng, 8)}B{rng.integers(1, 4):02d}", "vat"
-        case "Spain":
-            return f"ES{rng.choice(('A', 'B'))}{_digits(rng, 8)}", "vat"
-        case "Italy":
-            return f"IT{_digits(rng, 11)}", "vat"
-        case "Ireland":
-            return f"IE{rng.integers(1, 10)}{_digits(rng, 6)}{_letters(rng, 1, 'ABCDEFGHKLMNPTWX')}", "vat"
-    return f"{rng.integers(10, 100)}-{_digits(rng, 7)}", "ein"
+    c = conventions.country(country)
+    return draw_id(c.tax_id.pattern, rng), c.tax_id.scheme
 
 
 def _tax_id(ctx: DocContext, rng: Rng, e: Entity) -> tuple[str, str]:
@@ -207,40 +186,12 @@ def iban_ok(text: str) -> bool:
     return int("".join(str(int(c, 36)) for c in s[4:] + s[:4])) % 97 == 1
 
 
-IBAN_LENGTH = {"GB": 22, "IE": 22, "DE": 22, "NL": 18, "FR": 27, "ES": 24, "IT": 27}
-
-
-def _rib_key(bank: str, branch: str, account: str) -> str:
-    return f"{97 - (89 * int(bank) + 15 * int(branch) + 3 * int(account)) % 97:02d}"
-
-
-def _es_control(bank: str, branch: str, account: str) -> str:
-    weights = (1, 2, 4, 8, 5, 10, 9, 7, 3, 6)
-
-    def digit(s: str) -> str:
-        d = 11 - sum(int(c) * w for c, w in zip(s, weights, strict=True)) % 11
-        return str({11: 0, 10: 1}.get(d, d))
-    return digit("00" + bank + branch) + digit(account)
-
-
 def bban(rng: Rng, code: str, bank4: str) -> str:
     """A domestic account number (BBAN) of the country ``code`` in its format."""
-    match code:
-        case "GB" | "IE":
-            return bank4 + _digits(rng, 6) + _digits(rng, 8)
-        case "DE":
-            return f"{rng.integers(1, 9)}{_digits(rng, 7)}" + _digits(rng, 10)
-        case "NL":
-            return bank4 + "0" + _digits(rng, 9)
-        case "FR":
-            bank, branch, acct = f"{rng.integers(10000, 40000)}", _digits(rng, 5), _digits(rng, 11)
-            return bank + branch + acct + _rib_key(bank, branch, acct)
-        case "ES":
-            bank, branch, acct = _digits(rng, 4), _digits(rng, 4), _digits(rng, 10)
-            return bank + branch + _es_control(bank, branch, acct) + acct
-        case "IT":
-            return _letters(rng, 1) + f"0{_digits(rng, 4)}" + _digits(rng, 5) + _digits(rng, 12)
-    raise ValueError(f"no BBAN format for {code}")
+    c = conventions.by_iso2(code)
+    if c.iban is None:
+        raise ValueError(f"no BBAN format for {code}")
+    return draw_id(c.iban.bban, rng, bank4=bank4)
 
 
 def aba_routing(rng: Rng) -> str:
@@ -253,22 +204,6 @@ def aba_routing(rng: Rng) -> str:
 def aba_ok(text: str) -> bool:
     d = [int(c) for c in text]
     return len(d) == 9 and (3 * (d[0] + d[3] + d[6]) + 7 * (d[1] + d[4] + d[7]) + d[2] + d[5] + d[8]) % 10 == 0
-
-
-BANKS = {
-    "United Kingdom": (("Albion Commercial Bank plc", "ALBC"), ("Northgate Bank plc", "NGTB"),
-                       ("Severn Mutual Bank", "SVMB")),
-    "Ireland": (("Liffey Commercial Bank", "LIFB"), ("Shannon Savings Bank", "SHSB")),
-    "Germany": (("Rheinische Handelsbank AG", "RHHB"), ("Hanseatische Kreditbank AG", "HKRB"),
-                ("Sparkasse Mittelland", "SPMI")),
-    "France": (("Banque du Littoral", "BLIT"), ("Credit Rhodanien", "CRRH")),
-    "Netherlands": (("Delta Handelsbank N.V.", "DHBN"), ("Polderbank N.V.", "PLDB")),
-    "Spain": (("Banco de la Meseta", "BMES"), ("Caja del Levante", "CLEV")),
-    "Italy": (("Banca Padana", "BPAD"), ("Credito Tirrenico", "CTIR")),
-    "United States": (("First Continental Bank, N.A.", "FCBN"), ("Great Lakes Trust Bank", "GLTB"),
-                      ("Cascade National Bank", "CSNB")),
-}
-"""Banks of each country (invented names; the first four letters of their BIC)."""
 
 
 @dataclass(frozen=True)
@@ -284,14 +219,14 @@ class Account:
 def _account(ctx: DocContext, rng: Rng) -> Account:
     """The issuer's bank account, in the form its country's banks give it."""
     def make() -> Account:
-        country = _country(ctx.issuer)
-        code = ISO2.get(country, "US")
+        country = conventions.country(_country(ctx.issuer))
+        code = country.iso2
         names = {e.name for e in ctx.book.entities}
-        bank, bank4 = rng.choice([b for b in BANKS.get(country, BANKS["United States"]) if b[0] not in names])
+        bank, bank4 = rng.choice([(b.name, b.bic4) for b in country.banks if b.name not in names])
         loc = _letters(rng, 1) + rng.choice("23456789ABCDEFGHJKLMNPRSTUVWXYZ")
         bic = bank4 + code + loc + (rng.choice(("XXX", _letters(rng, 1) + _digits(rng, 2))) if rng.bernoulli(0.5)
                                     else "")
-        if code == "US":
+        if country.iban is None:  # a US account: routing and account number
             return Account(bank, bic, routing=aba_routing(rng), account=_digits(rng, rng.integers(10, 13)))
         b = bban(rng, code, bank4)
         if code == "GB":
@@ -354,15 +289,14 @@ def _tax(ctx: DocContext, rng: Rng) -> Tax:
     Europe, an export outside it), US sales tax at the rate of the city delivered to."""
     def make() -> Tax:
         p = _parties(ctx, rng)
-        seller, buyer = _country(p.seller), _country(p.buyer)
-        europe = (*EU, "United Kingdom")
-        if seller == "United States":
-            if buyer != "United States":
+        seller, buyer = conventions.country(_country(p.seller)), conventions.country(_country(p.buyer))
+        if seller.vat_rate is None:  # sales tax, due where the goods are delivered
+            if buyer.name != seller.name:
                 return Tax("Sales tax", Decimal("0.0"), "export")
             return Tax("Sales tax", US_SALES_TAX.get(p.ship_city, Decimal("8.0")))
-        if seller != buyer:
-            return Tax("VAT", Decimal("0.0"), "reverse charge" if buyer in europe else "export")
-        return Tax("VAT", VAT_RATES.get(seller, Decimal("20.0")))
+        if seller.name != buyer.name:
+            return Tax("VAT", Decimal("0.0"), "reverse charge" if buyer.region == "europe" else "export")
+        return Tax("VAT", seller.vat_rate)
     return ctx.remember(("trade", "tax"), make)
 
 
@@ -651,17 +585,9 @@ def build_order_lines(ctx: DocContext, rng: Rng) -> list[Block]:
 
 def _late_interest(ctx: DocContext) -> tuple[Decimal, str, str]:
     """``(rate, before, after)``: the late-payment interest the seller's law allows, as its invoices word it."""
-    country = _country(ctx.issuer)
-    if country == "United Kingdom":
-        return Decimal("8.0"), "Overdue amounts bear interest at ", (
-            " a year above the Bank of England base rate under the Late Payment of Commercial Debts (Interest) "
-            "Act 1998.")
-    if country == "Germany":
-        return Decimal("9.0"), "Late payments bear interest at ", " above the base rate (section 288 BGB)."
-    if country in EU:
-        pts = Decimal("10.0") if country == "France" else Decimal("8.0")
-        return pts, "Late payments bear interest at the European Central Bank's main refinancing rate plus ", "."
-    return Decimal("1.5"), "Past-due balances are charged interest at ", " per month."
+    late = conventions.country(_country(ctx.issuer)).late_interest
+    before, _, after = late.sentence.partition("{rate}")
+    return late.rate, before, after
 
 
 def build_payment_terms(ctx: DocContext, rng: Rng) -> list[Block]:
@@ -690,7 +616,7 @@ def build_payment_terms(ctx: DocContext, rng: Rng) -> list[Block]:
     rate = b.percent(f"Late payment interest rate on invoice {ref}", rate_v, attribute="late_payment_interest",
                      group=bid2)
     spans = [lit(before), fs(rate), lit(after)]
-    if _country(ctx.issuer) in EU and ctx.fmt.currency == "EUR":  # Directive 2011/7/EU: a fixed sum for the costs of recovery
+    if conventions.country(_country(ctx.issuer)).eu and ctx.fmt.currency == "EUR":  # Directive 2011/7/EU: a fixed sum for the costs of recovery
         fee = b.money(f"Fixed recovery charge per late payment on invoice {ref}", Decimal(40), attribute="recovery_fee",
                       group=bid2)
         spans += [lit(" A fixed charge of "), fs(fee), lit(" applies to each late payment for the costs of recovery.")]
@@ -1125,25 +1051,10 @@ def _grant(ctx: DocContext, rng: Rng) -> Grant:
 
 def registration_number(rng: Rng, country: str, ein: str) -> tuple[str, str, str]:
     """``(field label, number, scheme)`` of the register an applicant organisation is entered in."""
-    match country:
-        case "United Kingdom":
-            if rng.bernoulli(0.6):
-                return "Registered charity no.", f"1{_digits(rng, 6)}", "charity_number"
-            return "Company no.", f"{rng.integers(0, 2):02d}{_digits(rng, 6)}", "company_number"
-        case "Germany":
-            return "Register no.", f"VR {rng.integers(1000, 40000)}", "register_number"
-        case "France":
-            d = _digits(rng, 9)
-            return "SIREN", f"{d[:3]} {d[3:6]} {d[6:]}", "siren"
-        case "Netherlands":
-            return "KvK no.", _digits(rng, 8), "kvk"
-        case "Spain":
-            return "CIF", f"G{_digits(rng, 8)}", "cif"
-        case "Italy":
-            return "Codice fiscale", _digits(rng, 11), "codice_fiscale"
-        case "Ireland":
-            return "Charity no.", f"CHY {rng.integers(10000, 30000)}", "charity_number"
-    return "EIN", ein, "ein"
+    for register in conventions.country(country).registers.applicant:  # the last takes the rest
+        if register.p is None or rng.bernoulli(register.p):
+            return register.label, draw_id(register.pattern, rng, tax_id=ein), register.scheme
+    raise AssertionError("the catalogue checks that the last register has no chance p")  # pragma: no cover
 
 
 def build_applicant_details(ctx: DocContext, rng: Rng) -> list[Block]:
