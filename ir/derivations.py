@@ -123,6 +123,7 @@ def world_problems(facts: Iterable[Fact], world: IssuerWorld | None) -> list[str
                        f"asked of the world: {err}")
             continue
         v = f.value
+        world_value = want
         if v.kind == "money":
             got, want = v.amount, want / SCALE_FACTOR[v.scale]
         elif v.kind in ("number", "percent"):
@@ -132,5 +133,5 @@ def world_problems(facts: Iterable[Fact], world: IssuerWorld | None) -> list[str
             continue
         if want.quantize(Decimal(1).scaleb(got.as_tuple().exponent)) != got:
             out.append(f"{f.id} ({f.label}): prints {f.text!r}, the world's {q.measure} of "
-                       f"{', '.join(q.items)} in {q.period} is {want.normalize():f}")
+                       f"{', '.join(q.items)} in {q.period} is {world_value.normalize():f}")
     return out

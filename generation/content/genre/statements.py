@@ -32,7 +32,7 @@ from synthdocqa.ir.facts import Derivation, Entity, Fact
 from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.world import display
 
-from ...domains import HEAVY_TAGS, Domain, Metric
+from ...domains import HEAVY_TAGS, Domain, Metric, get_domain
 from .. import countries as conventions
 from ..book import DocContext, fs, lit
 from ..calendar import period_end
@@ -461,8 +461,11 @@ def _fact(ctx: DocContext, line: str, p: str, bid: str, parts: list[Fact] | None
     if parts is not None:
         assert sum((_amount(x) for x in parts), Decimal(0)) == value, f"{line} {p} does not add up"
         der = Derivation(op="sum", operands=[x.id for x in parts])
+    query = None
+    if line == "revenue" and fig["metric"] is not None and der is None:  # the sum of the items' revenue
+        query = ctx.metric_query(fig["metric"], list(get_domain(ctx.domain.slug).items), p)
     f = ctx.book.money(_label(ctx, line, p), value, attribute=LINE_NAMES[line][1], period=p, group=bid,
-                       derivation=der)
+                       derivation=der, query=query)
     return _record(ctx, (line, p), f)
 
 
