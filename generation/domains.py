@@ -48,15 +48,13 @@ from synthdocqa.ir.vocab import (
     StyleFamily,
     TableKind,
 )
+from synthdocqa.ir.world import Behaviour, MeasureKind
 
 from . import catalogue
 from .catalogue import Entry, error
 
-MetricKind = Literal["money", "count", "number", "percent"]
-Behaviour = Literal["flow", "stock", "cumulative", "level"]
-"""How a metric moves over time: a ``flow`` accrues over a period (a quarter holds about a quarter of a
-year), a ``stock`` is a level at the period's end, a ``cumulative`` value never goes down (cost to date,
-progress) and a ``level`` (rates, ratios, scores) is an average over the period."""
+MetricKind = MeasureKind
+"""The value type of a metric (``ir.world.MeasureKind``: the world evaluates and rounds by it)."""
 GenreClass = Literal["narrative", "report", "transactional"]
 
 _QUANTITY_OF_KIND: dict[str, Quantity] = {"money": "amount", "count": "count", "percent": "rate"}
