@@ -1,5 +1,5 @@
 """One-off metric values (a budget envelope, a form's amount): log-uniform within the domain's range, rounded like
-people round them. Values that recur over periods come from ``generation.content.dynamics``."""
+people round them. Values that recur over periods are queries of the issuer's world (``generation.world``)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,11 @@ def draw_value(rng: Rng, metric: Metric, money_decimals: int = 0) -> Decimal:
 
 
 def number_places(metric: Metric, value: Decimal) -> int:
+    """Places a number of ``metric`` is printed with: none for counts; one below 20, where values are rounded to
+    a tenth (``ir.world.display``), so 1.0 tonnes never prints as "1 tonnes" next to 8.7 tonnes; else one only
+    when the value has a fraction."""
     if metric.kind in ("count",):
         return 0
+    if abs(value) < 20:
+        return 1
     return 0 if value == value.to_integral_value() else 1
