@@ -94,6 +94,11 @@ def _check_names(cat: WorldCatalogue) -> None:
             for item in rel.items:
                 if items and item not in items:
                     fail(f"{where}.{name}.items.{item}", "no such item")
+            metric = next(m for m in metrics if m.name == name)
+            if rel.per and metric.behaviour != "flow":  # the world sums a per relation's months: flows only
+                fail(f"{where}.{name}", f"a per relation makes a flow; {name} is a {metric.behaviour}")
+            if rel.per and rel.per in rels and rels[rel.per].ratio:
+                fail(f"{where}.{name}", f"follows from {rel.per!r}, itself a ratio: follow from its parts")
     slugs = {d.slug for d in DOMAINS}
     for slug, rels in cat.domains.items():
         if slug not in slugs:

@@ -217,7 +217,9 @@ def same_figure_problems(doc: DocumentIR) -> list[Problem]:
     return out
 
 
-_AS_AT = re.compile(r"\b(?:as at|as of|position at)\s+(?:(\d{1,2})\s+)?(" + "|".join(MONTHS) + r")[a-z]*\.?\s+(\d{4})")
+_AS_AT = re.compile(r"\b(?:as at|as of|position at)\s+(?:(\d{1,2})\s+)?(" + "|".join(MONTHS) + r")[a-z]*\.?\s+"
+                    r"(?:(\d{1,2}),\s+)?(\d{4})", re.IGNORECASE)
+"""A text's "as at" date: "as at 31 March 2025", "As of March 31, 2025", "the position at April 2024"."""
 
 
 def period_problems(doc: DocumentIR, pages: Iterable[tuple[int, str]]) -> list[Problem]:
@@ -238,10 +240,10 @@ def period_problems(doc: DocumentIR, pages: Iterable[tuple[int, str]]) -> list[P
                         f"{end.isoformat()}, after the document's date {doc.as_at.isoformat()}", page.get(f.id)))
     for page_no, text in pages:
         for m in _AS_AT.finditer(" ".join(text.split())):
-            month = MONTHS.index(m[2]) + 1
-            day = int(m[1]) if m[1] else 1
+            month = MONTHS.index(m[2][:1].upper() + m[2][1:3].lower()) + 1
+            day = int(m[1] or m[3] or 1)
             try:
-                when = dt.date(int(m[3]), month, day)
+                when = dt.date(int(m[4]), month, day)
             except ValueError:
                 continue
             if when > doc.as_at:

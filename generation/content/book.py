@@ -200,13 +200,18 @@ class DocContext:
         return text
 
     def checkpoint(self) -> tuple:
-        """Where the document stands (facts, block ids, running numbers, captions), for ``rollback``."""
-        return len(self.book.facts), self.book._blocks, dict(self.id_counter), set(self.used("caption"))
+        """Where the document stands (facts, block ids, running numbers, captions, the world's entries asked), for
+        ``rollback``."""
+        return (len(self.book.facts), self.book._blocks, dict(self.id_counter), set(self.used("caption")),
+                set(self.asked))
 
     def rollback(self, point: tuple) -> None:
         """Forget what was made since ``point``: a block built and then not used leaves no fact, id, number or
-        caption behind (what it marked as used stays used; remembered values stay the document's values)."""
-        n_facts, n_blocks, counters, captions = point
+        caption behind, and its world entries are not recorded unless asked again (what it marked as used stays
+        used; remembered values stay the document's values)."""
+        n_facts, n_blocks, counters, captions, asked = point
+        self.asked.clear()
+        self.asked.update(asked)
         for f in self.book.facts[n_facts:]:
             del self.book.by_id[f.id]
         del self.book.facts[n_facts:]
@@ -298,7 +303,8 @@ class DocContext:
         def make() -> Decimal:
             assert self.world is not None
             return self.world.value(self.metric_query(metric, item, period))
-        return self.remember(("metric", metric.slug, item, period), make)
+        assert self.world is not None  # keyed by the world's measure: a lens's headcount is not the trade's
+        return self.remember(("metric", self.world.key(metric), item, period), make)
 
     def world_record(self) -> IssuerWorld | None:
         """The part of the issuer's world this document asked (None when it printed no measure)."""

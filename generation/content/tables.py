@@ -109,7 +109,8 @@ def whole(ctx: DocContext, metric: Metric, period: str) -> tuple[dict[str, Decim
         total = sum(values.values(), Decimal(0))
         shares = dict(zip(values, largest_remainder_shares(list(values.values())), strict=True)) if total else {}
         return values, total, shares
-    return ctx.remember(("whole", metric.slug, period), make)
+    assert ctx.world is not None  # keyed by the world's measure: a lens's headcount is not the trade's
+    return ctx.remember(("whole", ctx.world.key(metric), period), make)
 
 
 def _amount(f: Fact) -> Decimal:

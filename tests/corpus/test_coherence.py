@@ -143,3 +143,12 @@ def test_one_figure_two_values_across_an_issuers_documents_is_caught():
     assert coherence.shared_figures([("doc-a", one), ("doc-b", two)])[0] >= 1
     other = two.model_copy(update={"world": two.world.model_copy(update={"issuer": "someone-else"})})
     assert coherence.issuer_problems([("doc-a", one), ("doc-b", other)]) == []
+
+
+@pytest.mark.parametrize("text", ["As at 30 April 2024 the backlog stood", "as of April 30, 2024, the backlog",
+                                  "the position as at Apr 2024"])
+def test_an_as_at_date_after_the_document_is_caught_however_written(text):
+    doc = _doc("automotive").model_copy(update={"as_at": dt.date(2024, 3, 15), "facts": []})
+    assert [c for c, _, _ in coherence.period_problems(doc, [(2, text)])] == ["period_after_date"]
+    early = text.replace("2024", "2023")
+    assert coherence.period_problems(doc, [(2, early)]) == []

@@ -124,6 +124,9 @@ def test_documents_of_one_issuer_share_its_name_and_world():
     ("domains:\n  automotive:\n    Revenue: {per: Units sold, low: 3, high: 2}\n", "domains.automotive.Revenue"),
     ("domains:\n  automobile:\n    Revenue: {per: Units sold, low: 1, high: 2}\n", "domains.automobile"),
     ("only:\n  automotive:\n    Revenue: [Hovercraft]\n", "only.automotive.Revenue"),
+    ("domains:\n  automotive:\n    Dealer margin: {per: Units sold, low: 1, high: 2}\n", "domains.automotive.Dealer margin"),
+    ("domains:\n  ecommerce:\n    Orders: {per: Average order value, low: 1, high: 2}\n"
+     "    Average order value: {ratio: [Gross merchandise value, Orders]}\n", "domains.ecommerce.Orders"),
 ])
 def test_a_planted_error_in_the_world_catalogue_names_file_and_key(text, where):
     with pytest.raises(CatalogueError, match=r"catalogue/world.yaml: " + where.replace(".", r"\.")):
