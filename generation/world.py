@@ -181,6 +181,9 @@ class IssuerWorldBuilder:
         self._metrics: dict[str, Metric] = {}
         self._measures: dict[str, Measure] = {}
         self._entries: dict[tuple[str, str], Entry] = {}
+        self.memo: dict = {}
+        """What the issuer's documents derive from its world once (its accounts by quarter): pure functions of the
+        issuer's stream, kept here so every document of the issuer in this process reads the same."""
 
     # ---------------------------------------------------------------- the resolver ``ir.world`` evaluates
     def measure(self, slug: str) -> Measure:

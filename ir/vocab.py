@@ -149,7 +149,7 @@ ChildStreamName = Literal[
     # generation: one document's plan and its QA
     "address", "block", "brief", "calendar", "cast", "country", "device", "dynamics", "format", "gen", "higher",
     "entry", "org", "pair", "person", "phone", "phrase", "places", "q", "qa", "recipe", "structure", "style", "tier",
-    "timing", "title", "w", "world", "page", "page_quantiles", "section", "appendix", "grammar", "genre", "locate",
+    "timing", "title", "w", "world", "quarter", "revenue", "page", "page_quantiles", "section", "appendix", "grammar", "genre", "locate",
     # generation: the genre blocks
     "attestation_period", "checklist", "claims", "controls", "findings", "impact", "incident", "inspection_date", "inspector", "project",
     "risk_register", "statements", "budget", "emissions", "milestones", "report_date", "scope",

@@ -264,14 +264,23 @@ def _origin(world: IssuerWorld, measure: str, item: str) -> int:
     return _origin(world, e.relation.of[0], item)
 
 
-def whole_count(world: IssuerWorld, measure: str, item: str, start: int, n: int) -> Decimal:
-    """A count of whole events over the months: the rounded running total at the last month less the one
-    before the first, so a year's count is the sum of its quarters' and of its months'."""
+def whole_count(world: IssuerWorld, measure: str, item: str, start: int, n: int, step: int = 1) -> Decimal:
+    """A flow in whole steps over the months (whole events; money booked to the nearest ``step``): the rounded
+    running total at the last month less the one before the first, so a year's figure is exactly the sum of
+    its quarters' and of its months' (and an income statement's revenue of a year the sum of its quarters')."""
     first = _origin(world, measure, item)  # one origin for every period: the quarters add up to the year
 
     def running(last: int) -> int:
-        return int(round(sum(_month_values(world, measure, item, first, last - first + 1)))) if last >= first else 0
+        if last < first:
+            return 0
+        return int(round(sum(_month_values(world, measure, item, first, last - first + 1)) / step)) * step
     return Decimal(max(0, running(start + n - 1) - running(start - 1)))
+
+
+def money_step(m: Measure) -> int:
+    """The step a money flow is booked to: a thousandth of its range's top decade, at least a unit (a revenue
+    line of up to EUR 90 million is booked to EUR 10,000; a shrinkage of up to 300,000 to 100)."""
+    return 10 ** max(0, int(math.floor(math.log10(max(m.high, 1.0)))) - 3)
 
 
 def display(m: Measure, x: float, money_decimals: int = 0) -> Decimal:
@@ -295,6 +304,8 @@ def evaluate_item(world: IssuerWorld, q: WorldQuery, item: str) -> Decimal:
     m = world.measure(q.measure)
     if m.kind == "count" and m.behaviour == "flow":
         return whole_count(world, q.measure, item, q.start, q.months)
+    if m.kind == "money" and m.behaviour == "flow":
+        return whole_count(world, q.measure, item, q.start, q.months, money_step(m))
     return display(m, raw(world, q.measure, item, q.start, q.months), q.money_decimals)
 
 
@@ -304,4 +315,4 @@ def evaluate(world: IssuerWorld, q: WorldQuery) -> Decimal:
 
 
 __all__ = ["WINDOW", "WORLD_VERSION", "Behaviour", "Entry", "IssuerWorld", "Measure", "Relation", "Trajectory",
-           "WorldQuery", "display", "evaluate", "evaluate_item", "factor_at", "monthly", "noise", "raw", "whole_count"]
+           "WorldQuery", "display", "evaluate", "evaluate_item", "money_step", "factor_at", "monthly", "noise", "raw", "whole_count"]

@@ -10,7 +10,8 @@ reading, figure against figure, whether or not the figures came from a world:
 - ``measure_applies``: a measure printed for an item it does not exist for (bed occupancy of Outpatients);
 - ``same_figure``: one quantity (measure, items, period) printed with two values in one document (a chart's
   label against its table's cell) or in two documents of one issuer, beyond what the coarser of the two
-  printed precisions allows, or a label that shows a non-zero quantity as zero ("$0K" for $460);
+  printed precisions allows, or a label that shows a non-zero quantity as zero ("$0K" for $460); across an
+  issuer's documents also each financial statement line of a period (a balance by its date);
 - ``period_after_date``: a figure reported for a period that has not ended by the document's date, or a
   text "as at" a day after it (minutes of 15 March 2024 hearing the position as at April 2024);
 - ``standing_text``: standing text the document contradicts ("unaudited" in a document that carries an
@@ -26,17 +27,17 @@ from collections.abc import Iterable
 from decimal import Decimal
 
 from synthdocqa.generation.content.calendar import MONTHS, period_end
+from synthdocqa.generation.content.genre.statements import BS_LINES, LINE_NAMES
 from synthdocqa.generation.domains import LENSES, get_domain
 from synthdocqa.generation.world import applies, world_catalogue
 from synthdocqa.ir.document import DocumentIR
 from synthdocqa.ir.facts import Fact
 from synthdocqa.ir.values import SCALE_FACTOR
+from synthdocqa.ir.world import IssuerWorld, money_step
 
 Problem = tuple[str, str, int | None]
 """(check, detail, page number or None)."""
 
-SAME_FIGURE_TOLERANCE = Decimal("0.05")
-"""Two printings of one quantity may differ by their rounding, never by more than this share of the value."""
 RATIO_SLACK = 0.02
 """The catalogue's ranges are the factor's; a period's implied ratio is a mean of months inside it, so only
 rounding moves it out: 2 % beyond the range is a defect, not noise."""
@@ -49,14 +50,22 @@ def _amount(f: Fact) -> Decimal | None:
     return v.value if v.kind in ("number", "percent") else None
 
 
-def half_step(f: Fact) -> Decimal:
-    """Half the step the fact is printed at: what rounding may have moved it by (3 significant figures for
-    the world's larger figures, the last printed place otherwise)."""
+def half_step(f: Fact, world: IssuerWorld | None = None) -> Decimal:
+    """What rounding may have moved the fact by: half the printed step of a chart's label; a money flow of the
+    world a whole booking step (``ir.world.money_step``: the difference of two rounded running totals); 3
+    significant figures for the world's other larger figures; the last printed place otherwise."""
     v = f.value
     x = _amount(f)
     assert x is not None
     if v.kind == "money" and v.scale:
         return Decimal(1).scaleb(v.amount.as_tuple().exponent) * SCALE_FACTOR[v.scale] / 2
+    if v.kind == "money" and f.query is not None and world is not None:
+        try:
+            m = world.measure(f.query.measure)
+        except KeyError:
+            m = None
+        if m is not None and m.behaviour == "flow":
+            return Decimal(money_step(m)) * len(f.query.items)
     places = Decimal(1).scaleb(x.as_tuple().exponent) / 2
     if f.query is not None and f.quantity == "count":
         places = Decimal(1)  # a count of whole events: each period's count may be one off its share of the year
@@ -118,8 +127,8 @@ def ratio_problems(doc: DocumentIR) -> list[Problem]:
                 lo, hi = spec.bounds(item)
                 stock = doc.world is not None and _is_stock(doc, base)
                 per_period = Decimal(1) / months if stock else Decimal(1)  # a stock's factor accrues by the month
-                a, da = _amount(f), half_step(f)
-                b, db = _amount(base), half_step(base)
+                a, da = _amount(f), half_step(f, doc.world)
+                b, db = _amount(base), half_step(base, doc.world)
                 assert a is not None and b is not None
                 if b - db <= 0:
                     continue
@@ -136,9 +145,9 @@ def ratio_problems(doc: DocumentIR) -> list[Problem]:
                 num, den = others
                 assert num is not None and den is not None
                 a, b = _amount(num), _amount(den)
-                x, dx = _amount(f), half_step(f)
+                x, dx = _amount(f), half_step(f, doc.world)
                 assert a is not None and b is not None and x is not None
-                db, dn = half_step(den), half_step(num)
+                db, dn = half_step(den, doc.world), half_step(num, doc.world)
                 if b - db <= 0:
                     continue
                 s = Decimal(str(spec.scale))
@@ -181,37 +190,51 @@ def applies_problems(doc: DocumentIR) -> list[Problem]:
     return out
 
 
+_BALANCES = frozenset(LINE_NAMES[line][1] for line in BS_LINES)
+_STATEMENT_LINES = frozenset(name for _, name in LINE_NAMES.values())
+
+
 def _key(f: Fact) -> tuple | None:
+    """What ``f`` is a printing of: its world query, or a financial statement line of a period (a balance by its
+    date: the annual report's "2025" column and the quarterly's "Q4 2025" are one balance sheet)."""
     q = f.query
-    return None if q is None else (q.measure, tuple(q.items), q.start, q.months)
+    if q is not None:
+        return (q.measure, tuple(q.items), q.start, q.months)
+    if f.attribute in _STATEMENT_LINES and f.period and f.value.kind == "money":
+        when = period_end(f.period) if f.attribute in _BALANCES else f.period
+        return ("statement", f.attribute, str(when)) if when else None
+    return None
 
 
-def same_figure_problem(f: Fact, g: Fact) -> str | None:
-    """Why ``f`` and ``g`` (one quantity) cannot both be printed, or None."""
+def same_figure_problem(f: Fact, g: Fact, wf: IssuerWorld | None = None, wg: IssuerWorld | None = None
+                        ) -> str | None:
+    """Why ``f`` and ``g`` (one quantity; ``wf``, ``wg``: their documents' worlds) cannot both be printed, or
+    None."""
     a, b = _amount(f), _amount(g)
     if a is None or b is None:
         return None
     if (a == 0) != (b == 0) and max(abs(a), abs(b)) > 0:
         return f"{f.text} and {g.text} print one quantity, one of them as zero"
-    slack = half_step(f) + half_step(g)
-    if abs(a - b) > slack and abs(a - b) > SAME_FIGURE_TOLERANCE * max(abs(a), abs(b)):
+    slack = half_step(f, wf) + half_step(g, wg)
+    if abs(a - b) > slack:
         return f"{f.text} and {g.text} print one quantity with two values"
     return None
 
 
 def same_figure_problems(doc: DocumentIR) -> list[Problem]:
-    """``same_figure`` within one document: every printing of a quantity agrees with its first."""
+    """``same_figure`` within one document: every printing of a quantity of the world agrees with its first
+    (the statements' own lines are tied within a document by derivations, which verify checks)."""
     first: dict[tuple, Fact] = {}
     page = _page_of(doc)
     out: list[Problem] = []
     for f in doc.facts:
-        k = _key(f)
+        k = _key(f) if f.query is not None else None
         if k is None:
             continue
         if k not in first:
             first[k] = f
             continue
-        why = same_figure_problem(first[k], f)
+        why = same_figure_problem(first[k], f, doc.world, doc.world)
         if why:
             out.append(("same_figure", f"{f.label}: {why}", page.get(f.id)))
     return out
@@ -270,49 +293,51 @@ def coherence_problems(doc: DocumentIR, pages: list[tuple[int, str]]) -> list[Pr
             *period_problems(doc, pages), *standing_text_problems(pages)]
 
 
+def issuer_of(doc: DocumentIR) -> str:
+    """The key of the organisation that issued ``doc``: its world's, else its issuer entity's name (a document
+    that prints no figure of the world still prints its statements)."""
+    if doc.world is not None:
+        return doc.world.issuer
+    return next((e.name for e in doc.entities if e.role == "issuer"), doc.doc_id)
+
+
+def _printings(docs: Iterable[tuple[str, DocumentIR]]) -> dict[tuple, list[tuple[str, Fact, IssuerWorld | None]]]:
+    """Every printing of a quantity, by (issuer, quantity), in document order."""
+    seen: dict[tuple, list[tuple[str, Fact, IssuerWorld | None]]] = defaultdict(list)
+    for doc_id, doc in docs:
+        who = issuer_of(doc)
+        for f in doc.facts:
+            k = _key(f)
+            if k is not None and _amount(f) is not None:
+                seen[(who, *k)].append((doc_id, f, doc.world))
+    return seen
+
+
 def issuer_problems(docs: Iterable[tuple[str, DocumentIR]]) -> list[tuple[str, str, str]]:
     """``same_figure`` across the documents of one issuer: (doc_id, check, detail) for every printing that
     disagrees with the issuer's first printing of the quantity in another document."""
-    first: dict[tuple, tuple[str, Fact]] = {}
     out: list[tuple[str, str, str]] = []
-    for doc_id, doc in docs:
-        if doc.world is None:
-            continue
-        for f in doc.facts:
-            k = _key(f)
-            if k is None:
+    for printings in _printings(docs).values():
+        first_id, g, wg = printings[0]
+        for doc_id, f, wf in printings[1:]:
+            if doc_id == first_id:
                 continue
-            key = (doc.world.issuer, *k)
-            if key not in first:
-                first[key] = (doc_id, f)
-                continue
-            other_id, g = first[key]
-            if other_id == doc_id:
-                continue
-            why = same_figure_problem(g, f)
+            why = same_figure_problem(g, f, wg, wf)
             if why:
-                out.append((doc_id, "same_figure", f"{f.label}: {why} (the first in {other_id})"))
+                out.append((doc_id, "same_figure", f"{f.label}: {why} (the first in {first_id})"))
     return out
 
 
 def shared_figures(docs: Iterable[tuple[str, DocumentIR]]) -> tuple[int, int]:
     """(quantities printed in more than one document of their issuer, of those printed equal in all): what the
     note and docs/corpus.md count."""
-    seen: dict[tuple, dict[str, list[Fact]]] = defaultdict(lambda: defaultdict(list))
-    for doc_id, doc in docs:
-        if doc.world is None:
-            continue
-        for f in doc.facts:
-            k = _key(f)
-            if k is not None and _amount(f) is not None:
-                seen[(doc.world.issuer, *k)][doc_id].append(f)
     shared = equal = 0
-    for by_doc in seen.values():
-        if len(by_doc) < 2:
+    for printings in _printings(docs).values():
+        if len({doc_id for doc_id, _, _ in printings}) < 2:
             continue
-        facts = [f for fs in by_doc.values() for f in fs]
         shared += 1
-        equal += all(same_figure_problem(facts[0], g) is None for g in facts[1:])
+        _, g, wg = printings[0]
+        equal += all(same_figure_problem(g, f, wg, wf) is None for _, f, wf in printings[1:])
     return shared, equal
 
 

@@ -152,3 +152,18 @@ def test_an_as_at_date_after_the_document_is_caught_however_written(text):
     assert [c for c, _, _ in coherence.period_problems(doc, [(2, text)])] == ["period_after_date"]
     early = text.replace("2024", "2023")
     assert coherence.period_problems(doc, [(2, early)]) == []
+
+
+def test_two_balance_sheets_of_one_issuer_at_one_date_must_agree():
+    """The annual report's "2025" column and the quarterly's "Q4 2025" column are one balance sheet."""
+    doc = _doc("automotive")
+
+    def assets(n, period, amount):
+        return Fact(id=f"f{9100 + n}", label=f"Total assets at 31 December 2025 ({period})", value=_money(amount),
+                    text=str(amount), attribute="total_assets", period=period, quantity="amount")
+    annual = doc.model_copy(update={"facts": [assets(1, "2025", 6_907_228_000)]})
+    quarterly = doc.model_copy(update={"facts": [assets(2, "Q4 2025", 7_129_195_000)]})
+    found = coherence.issuer_problems([("doc-a", annual), ("doc-b", quarterly)])
+    assert [(d, c) for d, c, _ in found] == [("doc-b", "same_figure")]
+    same = doc.model_copy(update={"facts": [assets(2, "Q4 2025", 6_907_228_000)]})
+    assert coherence.issuer_problems([("doc-a", annual), ("doc-b", same)]) == []

@@ -35,7 +35,7 @@ from synthdocqa.ir.world import display
 from ...domains import HEAVY_TAGS, Domain, Metric, get_domain
 from .. import countries as conventions
 from ..book import DocContext, fs, lit
-from ..calendar import period_end
+from ..calendar import period_end, period_months
 from ..names import SURNAMES, address, email_for, unused_person_name
 from ..repeats import body_rows
 from ..tables import metric_fact, printed_tables, unit_note, whole
@@ -308,46 +308,64 @@ def _figures(ctx: DocContext) -> dict:
     return ctx.remember(("statements", "figures"), lambda: _make_figures(ctx))
 
 
-def _make_figures(ctx: DocContext) -> dict:
+def _quarter_label(k: int) -> str:
+    """The label of quarter index ``k`` (year x 4 + quarter - 1): ``Q3 2025``."""
+    return f"Q{k % 4 + 1} {k // 4}"
+
+
+def _quarters_of(period: str) -> list[int]:
+    """The quarter indices a year, half or quarter label covers."""
+    start, n = period_months(period) or (0, 0)
+    return [m // 3 for m in range(start, start + n, 3)]
+
+
+FLOW_LINES = ("revenue", "cost_of_sales", "gross_profit", "distribution_costs", "administrative_expenses",
+              "operating_expenses", "operating_profit", "finance_income", "finance_costs", "profit_before_tax",
+              "income_tax", "profit", "dep_amort", "working_capital", "op_cash", "capex_ppe", "capex_intangibles",
+              "investing", "repayment", "dividends", "financing", "net_change")
+"""Statement lines that accrue over a period (a year's is the sum of its quarters'); the others are balances
+at the period's end."""
+
+
+def _accounts(ctx: DocContext) -> dict:
+    """The issuer's accounts quarter by quarter, one set for all its documents (kept with its world, so an
+    annual report's balance sheet at 31 December and its quarterly's comparative column are one balance).
+
+    From a balance sheet at the end of the year four years before the issuer's year, each quarter's results
+    and cash flows (the indirect method: the sheet balances and the cash flow ends on its cash) are drawn from
+    the issuer's stream forked by the quarter, so a quarter is the same whichever document asks. The revenue
+    of a quarter is the world's (the sum of the items' revenue, booked so that quarters add up to the year)
+    where the trade reports revenue by item, else the issuer's own path."""
+    assert ctx.world is not None
+    memo = ctx.world.memo
+    if ("statements", "accounts") in memo:
+        return memo[("statements", "accounts")]
+    trade = get_domain(ctx.domain.slug)
+    metric = _revenue_metric(trade)
     rng = ctx.dyn.fork("statements")
-    cal = ctx.cal
-    if _quarterly(ctx):
-        q = cal.quarters(1)[0]
-        chain = [cal.previous(q), q]
-        is_periods = (q, cal.year_ago(q))
-        cf_periods: tuple[str, ...] = (q,)
-        months = 3
-    else:
-        fy = cal.fy
-        chain = [str(fy - 2), str(fy - 1), str(fy)]
-        is_periods = (str(fy), str(fy - 1))
-        cf_periods = (str(fy), str(fy - 1))
-        months = 12
-    cur = chain[-1]
-    pl_periods = list(dict.fromkeys([*chain[1:], *is_periods]))
-    metric = _revenue_metric(ctx.domain)
-    rev: dict[str, Decimal] = {}
+    year = ctx.year
+    first, last = (year - 4) * 4, year * 4 + 3  # Q1 four years back .. Q4 of the issuer's year
+
+    def world_revenue(k: int) -> Decimal:
+        assert ctx.world is not None and metric is not None
+        q = ctx.world.query(metric, list(trade.items), k * 3, 3, _quarter_label(k))
+        return ctx.world.value(q)
+    rev: dict[int, Decimal] = {}
     if metric is not None:
-        for p in pl_periods:
-            rev[p] = whole(ctx, metric, p)[1]
-    yearly = (rev[cur] * 12 / months) if rev else None
-    if yearly is None or yearly <= 0:
+        rev = {k: world_revenue(k) for k in range(first, last + 1)}
+    if not rev or sum(rev[k] for k in range(first + 12, first + 16)) <= 0:
         metric = None  # no revenue by item to speak of: the statements' own
-        scale = _money_scale(ctx.domain)
+        scale = _money_scale(trade)
         base = scale * rng.uniform(0.25, 0.6) if scale else math.exp(rng.uniform(math.log(8e6), math.log(2.5e8)))
         base = min(max(base, 3e6), 2e9)
         growth = rng.uniform(-0.06, 0.16)
-        end_cur = period_end(cur)
-        raw = {}
-        for p in pl_periods:
-            years = (period_end(p) - end_cur).days / 365.25
-            raw[p] = base * months / 12 * (1 + growth) ** years * rng.uniform(0.98, 1.02)
         unit0 = Decimal(1000) if base >= 2e6 else Decimal(100)
-        rev = {p: _q(raw[p], unit0) for p in pl_periods}
-        yearly = rev[cur] * 12 / months
+        rev = {k: _q(base / 4 * (1 + growth) ** ((k - last) / 4) * ctx.dyn.fork("statements", "revenue", k)
+                     .uniform(0.98, 1.02), unit0) for k in range(first, last + 1)}
+    yearly = sum(rev[k] for k in range(last - 7, last - 3))  # the issuer's last full year
     unit = Decimal(1000) if yearly >= 2_000_000 else Decimal(100)
-    A = float(yearly)
-    m = months / 12
+    A = float(max(yearly, Decimal(1)))
+    m = 0.25
 
     gm = rng.uniform(0.22, 0.58)
     op_share = rng.uniform(0.45, 0.75)
@@ -356,9 +374,9 @@ def _make_figures(ctx: DocContext) -> dict:
     tax_rate = rng.uniform(0.2, 0.3)
     rate = Decimal(str(round(rng.uniform(3.2, 7.4), 1)))
     payout = rng.uniform(0.3, 0.55)
-    v: dict[tuple[str, str], Decimal] = {}
+    v: dict[tuple[str, int], Decimal] = {}
 
-    # the balance sheet at the start of the chain: retained earnings balance it
+    # the balance sheet before the first quarter: retained earnings balance it
     b = {"ppe": _q(A * rng.uniform(0.25, 0.8), unit), "intangibles": _q(A * rng.uniform(0.04, 0.25), unit),
          "inventories": _q(A * rng.uniform(0.04, 0.14), unit), "receivables": _q(A * rng.uniform(0.1, 0.2), unit),
          "cash": _q(A * rng.uniform(0.06, 0.18), unit), "share_capital": _q(A * rng.uniform(0.04, 0.15), unit),
@@ -372,11 +390,10 @@ def _make_figures(ctx: DocContext) -> dict:
     b["retained_earnings"] = (b["ppe"] + b["intangibles"] + b["inventories"] + b["receivables"] + b["cash"]
                               - others)
 
-    def pl(p: str, borrowings: Decimal) -> dict[str, Decimal]:
-        r = rev[p]
-        g = gm + rng.uniform(-0.015, 0.015)
+    def pl(k: int, r: Decimal, borrowings: Decimal, qr: Rng) -> dict[str, Decimal]:
+        g = gm + qr.uniform(-0.015, 0.015)
         cos = -_q(r * _dec(1 - g), unit)
-        opex = _q(r * _dec(g * (op_share + rng.uniform(-0.03, 0.03))), unit)
+        opex = _q(r * _dec(g * (op_share + qr.uniform(-0.03, 0.03))), unit)
         dist = -_q(opex * _dec(dist_share), unit)
         admin = -opex - dist
         fi = _q(r * _dec(fi_ratio), unit)
@@ -390,33 +407,34 @@ def _make_figures(ctx: DocContext) -> dict:
                 "finance_income": fi, "finance_costs": fc, "profit_before_tax": pbt, "income_tax": tax,
                 "profit": pbt + tax}
 
-    def store_bs(p: str, bs: dict[str, Decimal]) -> None:
+    def store_bs(k: int, bs: dict[str, Decimal]) -> None:
         bs = dict(bs)
         bs["total_assets"] = bs["ppe"] + bs["intangibles"] + bs["inventories"] + bs["receivables"] + bs["cash"]
         bs["total_equity"] = bs["share_capital"] + bs["retained_earnings"]
         bs["total_liabilities"] = bs["borrowings"] + bs["payables"] + bs["current_tax"]
         bs["total_equity_liabilities"] = bs["total_equity"] + bs["total_liabilities"]
         assert bs["total_assets"] == bs["total_equity_liabilities"], "the balance sheet does not balance"
-        for k, x in bs.items():
-            v[(k, p)] = x
+        for key, x in bs.items():
+            v[(key, k)] = x
 
-    store_bs(chain[0], b)
-    for p in chain[1:]:
-        lines = pl(p, b["borrowings"])
-        for k, x in lines.items():
-            v[(k, p)] = x
+    store_bs(first - 1, b)
+    for k in range(first, last + 1):
+        qr = ctx.dyn.fork("statements", "quarter", k)
+        lines = pl(k, rev[k], b["borrowings"], qr)
+        for key, x in lines.items():
+            v[(key, k)] = x
         profit = lines["profit"]
         for attempt in range(60):  # flows that keep cash positive (the indirect method: the sheet balances)
-            dep = _q(b["ppe"] * _dec(rng.uniform(0.08, 0.14) * m), unit)
-            amort = _q(b["intangibles"] * _dec(rng.uniform(0.1, 0.2) * m), unit)
-            capex = _q(A * rng.uniform(0.03, 0.09) * m, unit)
-            intadd = _q(A * rng.uniform(0.005, 0.03) * m, unit)
-            d_inv = _q(b["inventories"] * _dec(rng.uniform(-0.06, 0.1)), unit)
-            d_rec = _q(b["receivables"] * _dec(rng.uniform(-0.06, 0.1)), unit)
-            d_pay = _q(b["payables"] * _dec(rng.uniform(-0.06, 0.1)), unit)
-            d_tax = _q(b["current_tax"] * _dec(rng.uniform(-0.2, 0.25)), unit)
-            repay = -_q(b["borrowings"] * _dec(rng.uniform(0.03, 0.15) * m), unit)
-            div = -_q(profit * _dec(payout + rng.uniform(-0.05, 0.05)), unit)
+            dep = _q(b["ppe"] * _dec(qr.uniform(0.08, 0.14) * m), unit)
+            amort = _q(b["intangibles"] * _dec(qr.uniform(0.1, 0.2) * m), unit)
+            capex = _q(A * qr.uniform(0.03, 0.09) * m, unit)
+            intadd = _q(A * qr.uniform(0.005, 0.03) * m, unit)
+            d_inv = _q(b["inventories"] * _dec(qr.uniform(-0.03, 0.05)), unit)
+            d_rec = _q(b["receivables"] * _dec(qr.uniform(-0.03, 0.05)), unit)
+            d_pay = _q(b["payables"] * _dec(qr.uniform(-0.03, 0.05)), unit)
+            d_tax = _q(b["current_tax"] * _dec(qr.uniform(-0.1, 0.12)), unit)
+            repay = -_q(b["borrowings"] * _dec(qr.uniform(0.03, 0.15) * m), unit)
+            div = -_q(profit * _dec(payout + qr.uniform(-0.05, 0.05)), unit) if profit > 0 else Decimal(0)
             wc = -d_inv - d_rec + d_pay + d_tax
             op_cash = profit + dep + amort + wc
             net = op_cash - capex - intadd + repay + div
@@ -428,20 +446,49 @@ def _make_figures(ctx: DocContext) -> dict:
         cf = {"dep_amort": dep + amort, "working_capital": wc, "op_cash": op_cash, "capex_ppe": -capex,
               "capex_intangibles": -intadd, "investing": -capex - intadd, "repayment": repay, "dividends": div,
               "financing": repay + div, "net_change": net}
-        for k, x in cf.items():
-            v[(k, p)] = x
+        for key, x in cf.items():
+            v[(key, k)] = x
         b = {"ppe": b["ppe"] + capex - dep, "intangibles": b["intangibles"] + intadd - amort,
              "inventories": b["inventories"] + d_inv, "receivables": b["receivables"] + d_rec,
              "cash": b["cash"] + net, "share_capital": b["share_capital"],
              "retained_earnings": b["retained_earnings"] + profit + div, "borrowings": b["borrowings"] + repay,
              "payables": b["payables"] + d_pay, "current_tax": b["current_tax"] + d_tax}
-        store_bs(p, b)
-    for p in is_periods:
-        if ("revenue", p) not in v:  # the same quarter a year ago: its own results, not on the sheets printed
-            for k, x in pl(p, v[("borrowings", chain[0])]).items():
-                v[(k, p)] = x
+        store_bs(k, b)
+    out = {"v": v, "first": first, "last": last, "rate": rate, "unit": unit, "metric": metric,
+           "split_opex": rng.bernoulli(0.6)}
+    memo[("statements", "accounts")] = out
+    return out
+
+
+def _make_figures(ctx: DocContext) -> dict:
+    """The document's view of the issuer's accounts (``_accounts``): the periods its statements show (a
+    quarter and the one before, or three years), each flow line the sum of the period's quarters, each
+    balance the one at the period's last quarter."""
+    acc = _accounts(ctx)
+    cal = ctx.cal
+    if _quarterly(ctx):
+        q = cal.quarters(1)[0]
+        chain = [cal.previous(q), q]
+        is_periods = (q, cal.year_ago(q))
+        cf_periods: tuple[str, ...] = (q,)
+    else:
+        fy = cal.fy
+        chain = [str(fy - 2), str(fy - 1), str(fy)]
+        is_periods = (str(fy), str(fy - 1))
+        cf_periods = (str(fy), str(fy - 1))
+    av = acc["v"]
+    v: dict[tuple[str, str], Decimal] = {}
+    balances = {key for key, _ in av if key not in FLOW_LINES}
+    for p in dict.fromkeys([*chain, *is_periods]):
+        ks = _quarters_of(p)
+        if not ks or ks[0] < acc["first"] or ks[-1] > acc["last"]:
+            raise ValueError(f"the issuer's accounts do not cover {p}")
+        for key in FLOW_LINES:
+            v[(key, p)] = sum((av[(key, k)] for k in ks), Decimal(0))
+        for key in balances:
+            v[(key, p)] = av[(key, ks[-1])]
     return {"v": v, "chain": chain, "is": is_periods, "bs": (chain[-1], chain[-2]), "cf": cf_periods,
-            "split_opex": rng.bernoulli(0.6), "rate": rate, "unit": unit, "metric": metric}
+            "split_opex": acc["split_opex"], "rate": acc["rate"], "unit": acc["unit"], "metric": acc["metric"]}
 
 
 def _label(ctx: DocContext, line: str, p: str) -> str:
