@@ -192,6 +192,10 @@ def applies_problems(doc: DocumentIR) -> list[Problem]:
 
 _BALANCES = frozenset(LINE_NAMES[line][1] for line in BS_LINES)
 _STATEMENT_LINES = frozenset(name for _, name in LINE_NAMES.values())
+_STATEMENT_LABEL = re.compile("^(?:" + "|".join(re.escape(title) for title, _ in LINE_NAMES.values())
+                              + r") (?:at|for) ")
+"""A statement line's own label ("Total assets at 31 December 2025", "Revenue for 2025", "Profit for the year
+2025"), not an item's figure that shares its attribute ("Revenue of Van in 2025")."""
 
 
 def _key(f: Fact) -> tuple | None:
@@ -200,7 +204,7 @@ def _key(f: Fact) -> tuple | None:
     q = f.query
     if q is not None:
         return (q.measure, tuple(q.items), q.start, q.months)
-    if f.attribute in _STATEMENT_LINES and f.period and f.value.kind == "money":
+    if f.attribute in _STATEMENT_LINES and f.period and f.value.kind == "money" and _STATEMENT_LABEL.match(f.label):
         when = period_end(f.period) if f.attribute in _BALANCES else f.period
         return ("statement", f.attribute, str(when)) if when else None
     return None

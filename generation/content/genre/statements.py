@@ -772,14 +772,19 @@ def build_statement_notes(ctx: DocContext, rng: Rng) -> list[Block]:
     listed = ranked[:k] if len(ranked) > k else ranked
     rows: list[list[Span]] = []
     cells: list[Fact] = []
+    def asked(items: list[str]):  # the world's question, where the revenue is the world's
+        return ctx.metric_query(metric, items, cur) if metric is not None else None
     for item in listed:
-        f = book.money(f"{name} of {item} in {cur}", values[item], attribute=attribute, period=cur, group=bid)
+        f = book.money(f"{name} of {item} in {cur}", values[item], attribute=attribute, period=cur, group=bid,
+                       query=asked([item]))
         cells.append(f)
         rows.append([lit(item), fs(f)])
     rest = total_value - sum((values[i] for i in listed), Decimal(0))
     if rest != 0 or (metric is not None and len(listed) < len(d.items)):
+        others = [i for i in d.items if i not in listed]
         f = book.money(f"{name} of {plural(kind)} other than {_and(listed)} in {cur}", rest,
-                       attribute=f"{attribute}_other", period=cur, group=bid)
+                       attribute=f"{attribute}_other", period=cur, group=bid,
+                       query=asked(others) if others else None)
         cells.append(f)
         rows.append([lit(f"Other {plural(kind)}"), fs(f)])
     total_label = f"Total {lower_common(name)} in {cur}" if metric is not None else f"Revenue for {cur}"
