@@ -35,7 +35,7 @@ from synthdocqa.ir.world import display
 from ...domains import HEAVY_TAGS, Domain, Metric, get_domain
 from .. import countries as conventions
 from ..book import DocContext, fs, lit
-from ..calendar import period_end, period_months
+from ..calendar import period_end, period_months, quarter_label
 from ..names import SURNAMES, address, email_for, unused_person_name
 from ..repeats import body_rows
 from ..tables import metric_fact, printed_tables, unit_note, whole
@@ -308,11 +308,6 @@ def _figures(ctx: DocContext) -> dict:
     return ctx.remember(("statements", "figures"), lambda: _make_figures(ctx))
 
 
-def _quarter_label(k: int) -> str:
-    """The label of quarter index ``k`` (year x 4 + quarter - 1): ``Q3 2025``."""
-    return f"Q{k % 4 + 1} {k // 4}"
-
-
 def _quarters_of(period: str) -> list[int]:
     """The quarter indices a year, half or quarter label covers."""
     start, n = period_months(period) or (0, 0)
@@ -348,7 +343,7 @@ def _accounts(ctx: DocContext) -> dict:
 
     def world_revenue(k: int) -> Decimal:
         assert ctx.world is not None and metric is not None
-        q = ctx.world.query(metric, list(trade.items), k * 3, 3, _quarter_label(k))
+        q = ctx.world.query(metric, list(trade.items), k * 3, 3, quarter_label(k * 3))
         return ctx.world.value(q)
     rev: dict[int, Decimal] = {}
     if metric is not None:
