@@ -14,14 +14,16 @@ measures: a relation naming a measure the domain does not have fails naming the 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from functools import cache
+from typing import Literal
 
 from pydantic import Field, model_validator
 
 from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.world import (
+    Booked,
     Entry,
     IssuerWorld,
     Measure,
@@ -37,6 +39,8 @@ from .catalogue import CatalogueError
 from .domains import DOMAINS, LENSES, Domain, Metric, get_domain
 
 WORLD_FILE = "world.yaml"
+BOOKED_DIR = "booked"
+"""Catalogue folder of the measures the world books (``booked/<area>.yaml``: ``<area>.<name>`` in the world)."""
 
 
 class RelationSpec(catalogue.Entry):
@@ -130,6 +134,53 @@ def world_catalogue() -> WorldCatalogue:
     return cat
 
 
+class BookedSpec(catalogue.Entry):
+    """A measure the world books rather than drives (see ``ir.world.Booked``): what it is and the range every
+    value of it lies in (checked when booked: a value outside it is a fault of the simulation that booked it)."""
+
+    name: str
+    kind: Literal["money", "count", "number", "percent"]
+    quantity: Literal["amount", "count", "rate", "ratio", "index", "duration"]
+    behaviour: Literal["flow", "stock", "cumulative", "level"]
+    low: float
+    high: float
+    unit: str = ""
+
+    @model_validator(mode="after")
+    def _range(self) -> BookedSpec:
+        if not self.low <= self.high:
+            raise ValueError(f"range [{self.low}, {self.high}] is not low <= high")
+        return self
+
+
+@cache
+def booked_measure(slug: str) -> Measure:
+    """The measure ``<area>.<name>`` of ``catalogue/booked/<area>.yaml`` (once per process)."""
+    area, _, name = slug.partition(".")
+    if not name:
+        raise KeyError(f"a booked measure is named <area>.<name>, not {slug!r}")
+    file = f"{BOOKED_DIR}/{area}.yaml"
+    table = _booked_file(file)
+    if name not in table:
+        raise catalogue.error(file, name, f"no such measure; the measures are {sorted(table)}")
+    b = table[name]
+    return Measure(slug=slug, name=b.name, kind=b.kind, quantity=b.quantity, behaviour=b.behaviour, low=b.low,
+                   high=b.high, unit=b.unit)
+
+
+@cache
+def _booked_file(file: str) -> dict[str, BookedSpec]:
+    data = catalogue.raw(file)
+    if not isinstance(data, dict):
+        raise catalogue.error(file, "(top level)", "a mapping of measure names")
+    return {str(k): catalogue.validate(file, v, BookedSpec) for k, v in data.items()}
+
+
+def booked_areas() -> list[str]:
+    """The areas of ``catalogue/booked/`` (the file stems)."""
+    return sorted(p.stem for p in (catalogue.HERE / BOOKED_DIR).glob("*.yaml"))
+
+
 def lens_of(trade: Domain, metric: Metric) -> str:
     """"" when ``metric`` is one of the trade's own measures, else the lens it comes from."""
     if any(m == metric for m in trade.metrics):
@@ -181,6 +232,7 @@ class IssuerWorldBuilder:
         self._metrics: dict[str, Metric] = {}
         self._measures: dict[str, Measure] = {}
         self._entries: dict[tuple[str, str], Entry] = {}
+        self._booked: dict[tuple[str, str], dict[tuple[int, int], Decimal]] = {}
         self.memo: dict = {}
         """What the issuer's documents derive from its world once (its accounts by quarter): pure functions of the
         issuer's stream, kept here so every document of the issuer in this process reads the same."""
@@ -191,6 +243,9 @@ class IssuerWorldBuilder:
 
     def entry(self, measure: str, item: str) -> Entry:
         key = (measure, item)
+        if key in self._booked:
+            return Entry(measure=measure, item=item, booked=[Booked(start=s, months=n, value=v) for (s, n), v in
+                                                            sorted(self._booked[key].items())])
         if key not in self._entries:
             self._entries[key] = self._draw(self._metrics[measure], item)
         return self._entries[key]
@@ -265,6 +320,31 @@ class IssuerWorldBuilder:
         return Entry(measure=slug, item=item, relation=Relation(op="per", of=[base], factor=factor,
                                                                 scale=spec.scale, low=lo, high=hi))
 
+    def book(self, slug: str, item: str, start: int, months: int, draw: Callable[[Rng], object]) -> Decimal:
+        """What the world books for (``slug``, ``item``) over ``months`` months from ``start``: ``draw`` is called
+        once per issuer, with the issuer's stream forked by the key, and must depend on nothing but that stream
+        and values of the world (so which document asks first cannot change it: documents built in other
+        processes agree). A value outside the catalogue's range of the measure is refused."""
+        if slug not in self._measures:
+            self._measures[slug] = booked_measure(slug)
+        key = (slug, item)
+        if key in self._entries:
+            raise KeyError(f"{slug}/{item} is driven by the world; it cannot also be booked")
+        period = (start, months)
+        books = self._booked.setdefault(key, {})
+        if period not in books:
+            value = Decimal(str(draw(self.rng.fork("booked", slug, item, start, months))))
+            m = self._measures[slug]
+            if not m.low <= value <= m.high:
+                raise ValueError(f"{slug}/{item}: booked {value} outside the measure's range [{m.low}, {m.high}] "
+                                 f"(catalogue/{BOOKED_DIR}/{slug.partition('.')[0]}.yaml)")
+            books[period] = value
+        return books[period]
+
+    def booked_query(self, slug: str, items: Sequence[str], start: int, months: int, period: str) -> WorldQuery:
+        """The question whose answer is what the world booked for ``items`` over the months (booked before)."""
+        return WorldQuery(measure=slug, items=list(items), period=period, start=start, months=months)
+
     def query(self, metric: Metric, items: Sequence[str], start: int, months: int, period: str,
               money_decimals: int = 0) -> WorldQuery:
         return WorldQuery(measure=self.key(metric), items=list(items), period=period, start=start, months=months,
@@ -275,7 +355,7 @@ class IssuerWorldBuilder:
 
     def stored(self, keys: Sequence[tuple[str, str]] | None = None) -> IssuerWorld:
         """The entries asked so far (or those ``keys`` need), with what they follow from, as a contract."""
-        want = list(self._entries) if keys is None else list(keys)
+        want = [*self._entries, *self._booked] if keys is None else list(keys)
         seen: dict[tuple[str, str], Entry] = {}
         while want:
             k = want.pop()
@@ -290,5 +370,5 @@ class IssuerWorldBuilder:
                            entries=[seen[k] for k in sorted(seen)])
 
 
-__all__ = ["IssuerWorldBuilder", "RelationSpec", "WorldCatalogue", "applies", "lens_of", "relation_spec",
+__all__ = ["BookedSpec", "IssuerWorldBuilder", "RelationSpec", "booked_areas", "booked_measure", "WorldCatalogue", "applies", "lens_of", "relation_spec",
            "world_catalogue"]

@@ -33,8 +33,9 @@ from pydantic import Field, model_validator
 
 from .base import Model
 
-WORLD_VERSION = "1"
-"""The world contract's version: a stored world of another version is refused, not misread."""
+WORLD_VERSION = "2"
+"""The world contract's version: a stored world of another version is refused, not misread (2: booked
+entries)."""
 
 WINDOW = 96
 """Months of noise per driver: eight years ending a year after the reference month."""
@@ -109,18 +110,33 @@ class Relation(Model):
         return self
 
 
+class Booked(Model):
+    """What the world booked for (measure, item) over the months ``start`` .. ``start + months - 1``: the outcome of
+    the issuer's own simulation rather than of a closed-form driver (a statement line of a quarter from the
+    issuer's accounts, a ledger posting, a risk's likelihood score at the year's review, the votes cast on a
+    resolution). Stored at the precision documents print it."""
+
+    start: int
+    months: int = Field(ge=1)
+    value: Decimal
+
+
 class Entry(Model):
-    """One (measure, item) of the world: a driver or a relation."""
+    """One (measure, item) of the world: a driver, a relation or what the world booked."""
 
     measure: str
     item: str
     driver: Trajectory | None = None
     relation: Relation | None = None
+    booked: list[Booked] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _one(self) -> Entry:
-        if (self.driver is None) == (self.relation is None):
-            raise ValueError(f"{self.measure}/{self.item}: exactly one of driver and relation")
+        if (self.driver is not None) + (self.relation is not None) + bool(self.booked) != 1:
+            raise ValueError(f"{self.measure}/{self.item}: exactly one of driver, relation and booked")
+        spans = sorted((b.start, b.start + b.months) for b in self.booked)
+        if len(set(spans)) != len(spans):
+            raise ValueError(f"{self.measure}/{self.item}: two bookings for one period")
         return self
 
 
@@ -223,6 +239,8 @@ def _month_values(world: IssuerWorld, measure: str, item: str, start: int, n: in
     e = world.entry(measure, item)
     if e.driver is not None:
         return [monthly(e.driver, m, k) for k in range(start, start + n)]
+    if e.booked:
+        raise KeyError(f"{measure}/{item} is booked, not driven: nothing follows from it month by month")
     rel = e.relation
     assert rel is not None
     if rel.op == "per":
@@ -237,6 +255,8 @@ def raw(world: IssuerWorld, measure: str, item: str, start: int, n: int) -> floa
     """The unrounded value of (measure, item) over ``n`` months from ``start``."""
     m = world.measure(measure)
     e = world.entry(measure, item)
+    if e.booked:
+        return float(booked_value(m, e, start, n))
     if e.relation is not None and e.relation.op == "ratio":  # a ratio of the period's totals, not of months
         a, b = (raw(world, s, item, start, n) for s in e.relation.of)
         return min(max(a / b * e.relation.scale if b else 0.0, m.low), m.high)
@@ -299,9 +319,42 @@ def display(m: Measure, x: float, money_decimals: int = 0) -> Decimal:
     return Decimal(int(round(x)))
 
 
+def booked_value(m: Measure, e: Entry, start: int, months: int) -> Decimal:
+    """The booked value of entry ``e`` over the months ``start`` .. ``start + months - 1``: the booking of exactly
+    that period; else, for a flow, the sum of the bookings that tile it (a year from its four quarters); for a
+    stock, the booking that ends with it (a balance at the year end is the last quarter's); for a level, the
+    booking that covers it (a score set at the year's review holds in each of its quarters)."""
+    end = start + months
+    for b in e.booked:
+        if b.start == start and b.months == months:
+            return b.value
+    if m.behaviour == "flow":
+        inside = sorted((b for b in e.booked if b.start >= start and b.start + b.months <= end), key=lambda b: b.start)
+        at = start
+        for b in inside:
+            if b.start != at:
+                break
+            at += b.months
+        if inside and at == end:
+            return sum((b.value for b in inside), Decimal(0))
+    elif m.behaviour == "stock":
+        for b in e.booked:
+            if b.start + b.months == end:
+                return b.value
+    else:
+        for b in e.booked:
+            if b.start <= start and b.start + b.months >= end:
+                return b.value
+    raise KeyError(f"{e.measure}/{e.item}: nothing booked for months {start}..{end - 1}")
+
+
 def evaluate_item(world: IssuerWorld, q: WorldQuery, item: str) -> Decimal:
-    """The printed value of ``q`` for one item: whole events for a flow of a count, else the rounded value."""
+    """The printed value of ``q`` for one item: what the world booked for it, whole events for a flow of a count,
+    else the rounded value."""
     m = world.measure(q.measure)
+    e = world.entry(q.measure, item)
+    if e.booked:
+        return booked_value(m, e, q.start, q.months)
     if m.kind == "count" and m.behaviour == "flow":
         return whole_count(world, q.measure, item, q.start, q.months)
     if m.kind == "money" and m.behaviour == "flow":
@@ -314,5 +367,5 @@ def evaluate(world: IssuerWorld, q: WorldQuery) -> Decimal:
     return sum((evaluate_item(world, q, item) for item in q.items), Decimal(0))
 
 
-__all__ = ["WINDOW", "WORLD_VERSION", "Behaviour", "Entry", "IssuerWorld", "Measure", "Relation", "Trajectory",
-           "WorldQuery", "display", "evaluate", "evaluate_item", "money_step", "factor_at", "monthly", "noise", "raw", "whole_count"]
+__all__ = ["WINDOW", "WORLD_VERSION", "Behaviour", "Booked", "Entry", "IssuerWorld", "Measure", "Relation", "Trajectory",
+           "WorldQuery", "booked_value", "display", "evaluate", "evaluate_item", "money_step", "factor_at", "monthly", "noise", "raw", "whole_count"]

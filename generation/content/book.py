@@ -306,6 +306,25 @@ class DocContext:
         assert self.world is not None  # keyed by the world's measure: a lens's headcount is not the trade's
         return self.remember(("metric", self.world.key(metric), item, period), make)
 
+    def booked(self, slug: str, item: str, start: int, months: int, period: str,
+               draw: Callable[[Rng], object]) -> tuple[Decimal, WorldQuery]:
+        """What the issuer's world booked for (``slug``, ``item``) over the months (``IssuerWorldBuilder.book``;
+        ``draw`` makes it the first time any document of the issuer asks) and the query whose answer it is:
+        a figure that is not a closed-form driver of the world (a ledger posting, a statement line of the
+        issuer's accounts, a risk's score) is still one value in all the issuer's documents."""
+        assert self.world is not None
+        value = self.world.book(slug, item, start, months, draw)
+        self.asked.add((slug, item))
+        return value, self.world.booked_query(slug, [item], start, months, period)
+
+    def booked_in(self, slug: str, item: str, period: str,
+                  draw: Callable[[Rng], object]) -> tuple[Decimal, WorldQuery]:
+        """``booked`` over a period label ("FY2024", "Q3 2024", "Mar 2024")."""
+        pm = period_months(period)
+        if pm is None:
+            raise ValueError(f"not a period: {period!r}")
+        return self.booked(slug, item, pm[0], pm[1], period, draw)
+
     def world_record(self) -> IssuerWorld | None:
         """The part of the issuer's world this document asked (None when it printed no measure)."""
         if not self.asked:
