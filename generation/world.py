@@ -353,10 +353,21 @@ class IssuerWorldBuilder:
     def value(self, q: WorldQuery) -> Decimal:
         return evaluate(self, q)
 
-    def stored(self, keys: Sequence[tuple[str, str]] | None = None) -> IssuerWorld:
-        """The entries asked so far (or those ``keys`` need), with what they follow from, as a contract."""
-        want = [*self._entries, *self._booked] if keys is None else list(keys)
+    def stored(self, keys: Sequence[tuple] | None = None) -> IssuerWorld:
+        """The entries asked so far (or those ``keys`` need), with what they follow from, as a contract. A key is
+        (measure, item), or (measure, item, start, months) for one booking: a document records the bookings it
+        asked, not those other documents of the issuer asked before it in this process (its IR must not depend
+        on what else a worker planned)."""
+        want = [*self._entries, *self._booked] if keys is None else [k for k in keys if len(k) == 2]
+        periods: dict[tuple[str, str], set[tuple[int, int]]] = {}
+        for k in keys or ():
+            if len(k) == 4:
+                periods.setdefault((k[0], k[1]), set()).add((k[2], k[3]))
         seen: dict[tuple[str, str], Entry] = {}
+        for k, wanted in periods.items():
+            books = self._booked[k]
+            seen[k] = Entry(measure=k[0], item=k[1], booked=[Booked(start=s, months=n, value=books[(s, n)])
+                                                             for s, n in sorted(wanted)])
         while want:
             k = want.pop()
             if k in seen:

@@ -155,7 +155,9 @@ class DocContext:
     memo: dict[Any, Any] = field(default_factory=dict)
     dyn: Rng = field(default_factory=_default_stream)
     world: IssuerWorldBuilder | None = None
-    asked: set[tuple[str, str]] = field(default_factory=set)
+    asked: set[tuple] = field(default_factory=set)
+    """World keys the document asked: (measure, item) of a driven entry, (measure, item, start, months) of a
+    booking."""
 
     def __post_init__(self) -> None:
         self.cal = Calendar(self.anchor)
@@ -314,7 +316,7 @@ class DocContext:
         issuer's accounts, a risk's score) is still one value in all the issuer's documents."""
         assert self.world is not None
         value = self.world.book(slug, item, start, months, draw)
-        self.asked.add((slug, item))
+        self.asked.add((slug, item, start, months))  # this booking, not the others of the key
         return value, self.world.booked_query(slug, [item], start, months, period)
 
     def booked_in(self, slug: str, item: str, period: str,

@@ -131,3 +131,20 @@ def test_documents_of_one_issuer_share_its_name_and_world():
 def test_a_planted_error_in_the_world_catalogue_names_file_and_key(text, where):
     with pytest.raises(CatalogueError, match=r"catalogue/world.yaml: " + where.replace(".", r"\.")):
         world_mod._check_names(validate("world.yaml", yaml.safe_load(text), WorldCatalogue))
+
+
+@pytest.mark.parametrize("domain", ["automotive", "healthcare_admin"])
+def test_an_issuer_s_documents_do_not_depend_on_which_was_planned_first(domain):
+    """A worker may plan an issuer's documents in any order (Dask, Ray, a resumed run): each document's IR,
+    the part of the world it records included, is the same bytes whatever was planned before it."""
+    from synthdocqa.generation.planner import shared_world
+    from synthdocqa.ir.spec import CorpusSpec
+
+    base = spec_for_profile("reference", 64, 4)
+    spec = CorpusSpec.model_validate({**base.model_dump(), "domains": [domain], "docs_per_issuer": 4})
+    shared_world.cache_clear()
+    forward = [plan_document(spec, i).model_dump_json() for i in range(4)]
+    shared_world.cache_clear()
+    backward = [plan_document(spec, i).model_dump_json() for i in reversed(range(4))][::-1]
+    shared_world.cache_clear()
+    assert forward == backward

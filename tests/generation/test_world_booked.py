@@ -110,3 +110,12 @@ def test_verify_names_the_fact_whose_booked_value_was_edited():
     edited["entries"][0]["booked"][0]["value"] = Decimal(2)
     problems = world_problems([f], IssuerWorld.model_validate(edited))
     assert len(problems) == 1 and problems[0].startswith("f0001 (Likelihood of R-07)")
+
+
+def test_a_document_records_the_bookings_it_asked_not_those_of_the_issuer_s_other_documents():
+    b = _builder()
+    for k in range(4):
+        b.book("risk.impact", "R-01", Y + 3 * k, 3, lambda rng: 3)
+    part = b.stored([("risk.impact", "R-01", Y + 3, 3)])
+    assert [(x.start, x.months) for x in part.entries[0].booked] == [(Y + 3, 3)]
+    assert len(b.stored().entries[0].booked) == 4
