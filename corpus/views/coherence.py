@@ -317,10 +317,39 @@ def _printings(docs: Iterable[tuple[str, DocumentIR]]) -> dict[tuple, list[tuple
     return seen
 
 
+def same_world_problems(docs: Iterable[tuple[str, DocumentIR]]) -> list[tuple[str, str, str]]:
+    """The part of the issuer's world each document stores, compared across its documents: an entry (a driver, a
+    relation) is the same in all of them, and what the world booked for a period is one value (a risk scored 4 in
+    the annual report and 3 in the risk assessment is two worlds). (doc_id, "same_world", detail)."""
+    out: list[tuple[str, str, str]] = []
+    first: dict[tuple, tuple[str, object]] = {}
+    for doc_id, doc in docs:
+        if doc.world is None:
+            continue
+        issuer = doc.world.issuer
+        for e in doc.world.entries:
+            if e.booked:
+                for b in e.booked:
+                    key = (issuer, e.measure, e.item, b.start, b.months)
+                    seen_id, seen = first.setdefault(key, (doc_id, b.value))
+                    if seen != b.value:
+                        out.append((doc_id, "same_world", f"{e.measure}/{e.item} months {b.start}+{b.months}: "
+                                    f"booked {b.value}, {seen} in {seen_id}"))
+                continue
+            key = (issuer, e.measure, e.item)
+            body = (e.driver, e.relation)
+            seen_id, seen = first.setdefault(key, (doc_id, body))
+            if seen != body:
+                out.append((doc_id, "same_world", f"{e.measure}/{e.item}: another driver than in {seen_id}"))
+    return out
+
+
 def issuer_problems(docs: Iterable[tuple[str, DocumentIR]]) -> list[tuple[str, str, str]]:
     """``same_figure`` across the documents of one issuer: (doc_id, check, detail) for every printing that
-    disagrees with the issuer's first printing of the quantity in another document."""
-    out: list[tuple[str, str, str]] = []
+    disagrees with the issuer's first printing of the quantity in another document; and ``same_world``: the
+    entries the documents store of their issuer's world agree."""
+    docs = list(docs)
+    out: list[tuple[str, str, str]] = same_world_problems(docs)
     for printings in _printings(docs).values():
         first_id, g, wg = printings[0]
         for doc_id, f, wf in printings[1:]:
@@ -345,4 +374,4 @@ def shared_figures(docs: Iterable[tuple[str, DocumentIR]]) -> tuple[int, int]:
     return shared, equal
 
 
-__all__ = ["coherence_problems", "issuer_problems", "same_figure_problem", "shared_figures"]
+__all__ = ["coherence_problems", "issuer_problems", "same_figure_problem", "same_world_problems", "shared_figures"]

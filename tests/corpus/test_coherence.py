@@ -167,3 +167,30 @@ def test_two_balance_sheets_of_one_issuer_at_one_date_must_agree():
     assert [(d, c) for d, c, _ in found] == [("doc-b", "same_figure")]
     same = doc.model_copy(update={"facts": [assets(2, "Q4 2025", 6_907_228_000)]})
     assert coherence.issuer_problems([("doc-a", annual), ("doc-b", same)]) == []
+
+
+def test_two_documents_storing_two_worlds_of_one_issuer_are_caught():
+    """A risk scored 4 in one document and 3 in another of the same issuer (a booking), or a driver drawn twice:
+    the stored worlds of an issuer's documents must be one world."""
+    from synthdocqa.ir.world import Booked, Entry, IssuerWorld, Measure
+
+    m = Measure(slug="risk.impact", name="impact score", kind="count", quantity="index", behaviour="level",
+                low=1, high=5)
+
+    def doc_with(score: int, issuer: str = "acme-0"):
+        world = IssuerWorld(issuer=issuer, measures=[m], entries=[Entry(measure="risk.impact", item="R-07", booked=[
+            Booked(start=2025 * 12, months=12, value=Decimal(score))])])
+        return _doc("automotive").model_copy(update={"facts": [], "world": world})
+    a, b = doc_with(4), doc_with(3)
+    found = coherence.issuer_problems([("doc-a", a), ("doc-b", b)])
+    assert [(d, c) for d, c, _ in found] == [("doc-b", "same_world")] and "R-07" in found[0][2]
+    assert coherence.issuer_problems([("doc-a", a), ("doc-b", doc_with(4))]) == []
+    assert coherence.issuer_problems([("doc-a", a), ("doc-b", doc_with(3, "other-0"))]) == []
+    planned = _doc("retail")
+    entry = planned.world.entries[0]
+    assert entry.driver is not None
+    moved = entry.driver.model_copy(update={"level": entry.driver.level * 2})
+    twin = planned.model_copy(update={"facts": [], "world": planned.world.model_copy(update={"entries": [
+        entry.model_copy(update={"driver": moved}), *planned.world.entries[1:]]})})
+    found = coherence.issuer_problems([("doc-a", planned.model_copy(update={"facts": []})), ("doc-b", twin)])
+    assert [(d, c) for d, c, _ in found] == [("doc-b", "same_world")]
