@@ -1,18 +1,19 @@
 """Annotations: rotated stamps with a date, handwritten notes, signatures and highlights.
 
 Each owns at least one fact (the stamp's date, the note's amount/date/person, the signer's name, the
-reviewer's date on a highlight), so annotation reading is grounded like every other element.
+reviewer's date on a highlight), so annotation reading is grounded like every other element. A note approving a
+payment approves it up to its writer's authority limit (``issuer_books.authority_limit``: the issuer's delegation,
+the same in every document).
 """
 
 from __future__ import annotations
-
-from decimal import Decimal
 
 from synthdocqa.ir.blocks import AnnotationBlock, Span
 from synthdocqa.ir.rng import Rng
 
 from .book import DocContext, fs, lit
 from .formats import stamp_date
+from .issuer_books import authority_limit
 
 STAMP_WORDS = ("APPROVED", "RECEIVED", "PAID", "REVIEWED", "POSTED", "VERIFIED", "FILED")
 STAMP_COLORS = ("#b00020", "#1d3f8f", "#0b6e2f", "#7a1fa2")
@@ -38,10 +39,13 @@ def handwritten_note(ctx: DocContext, rng: Rng) -> AnnotationBlock:
     if kind == "call":
         person = ctx.remember(("note_person", ctx.page), lambda: person)
         first = person.name.split()[0]
-    if kind == "pay":
-        amt = ctx.remember(("note_amount", ctx.page), lambda: Decimal(rng.integers(5, 900) * 50))
-        f = book.money(f"Amount approved in the handwritten note on page {ctx.page}", amt, decimals=0, group=bid, attribute="note_amount")
-        spans = [lit(rng.choice(("OK to pay ", "Approved up to ", "Cap at "))), fs(f), lit(f" - {first}")]
+    if kind == "pay":  # approved up to the writer's limit under the issuer's delegation of authority
+        person = ctx.remember(("note_approver", ctx.page), lambda: person)
+        first = person.name.split()[0]
+        amt, q = authority_limit(ctx, person)
+        f = book.money(f"Amount approved in the handwritten note on page {ctx.page}", amt, decimals=0, group=bid,
+                       attribute="note_amount", query=q)
+        spans = [lit(rng.choice(("OK to pay up to ", "Approved up to ", "Cap at "))), fs(f), lit(f" - {first}")]
     elif kind == "follow_up":
         d = ctx.remember(("note_follow_up", ctx.page), lambda: ctx.day(rng.integers(5, 45)))
         f = book.date(f"Follow-up date in the handwritten note on page {ctx.page}", d, group=bid, attribute="follow_up_date")

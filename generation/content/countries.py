@@ -238,6 +238,9 @@ class LateInterest(Entry):
 
     rate: Rate
     sentence: catalogue.template(once=("rate",))
+    recovery_charge: Decimal | None = None
+    """The fixed sum (in EUR) the seller may claim for the costs of recovering each late payment, where its law
+    sets one (the EU's Late Payment Directive: 40)."""
 
 
 class LawOverride(Entry):

@@ -37,7 +37,7 @@ from synthdocqa.ir.values import NumberValue
 
 from .book import YEAR_RECIPES, DocContext, fs, lit
 from .calendar import period_end, period_months
-from .quantities import draw_value
+from .issuer_books import budget_envelope, fx_rate
 from .tables import action_owner_and_due, change_mode, change_span, metric_fact, whole
 from .wording import lower_common, plural
 
@@ -632,7 +632,6 @@ def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     ref = b.ident(f"Reference number of {ctx.recipe.this_noun}", ref_v, scheme="reference", group=bid)
     version = b.text(f"Version of {ctx.recipe.this_noun}", ver_v, attribute="version", group=bid)
     issued = b.date(f"Issue date of {ctx.recipe.this_noun}", ctx.anchor, attribute="issue_date", group=bid)
-    money = next((m for m in ctx.domain.metrics if m.kind == "money"), None)
     f_start = b.date(f"Start of the period covered by {ctx.recipe.this_noun}", start, attribute="period_start",
                      group=bid)
     f_end = b.date(f"End of the period covered by {ctx.recipe.this_noun}", end, attribute="period_end", group=bid)
@@ -640,10 +639,10 @@ def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
                                        "start": fs(f_start), "end": fs(f_end)},
                    This_noun=ctx.recipe.this_noun.capitalize(), was="were" if ctx.recipe.plural_noun else "was",
                    covers="cover" if ctx.recipe.plural_noun else "covers", issuer=ctx.issuer.name)
-    if money is not None:
-        envelope = ctx.remember("envelope", lambda: draw_value(rng, money, 0))
-        val = b.money(f"Approved budget envelope stated in the {ctx.recipe.noun}", envelope,
-                      decimals=0, attribute="budget_envelope", group=bid)
+    envelope = budget_envelope(ctx)  # the board's envelope for the last full year (none without a money flow)
+    if envelope is not None:
+        val = b.money(f"Approved budget envelope stated in the {ctx.recipe.noun}", envelope[0],
+                      decimals=0, attribute="budget_envelope", group=bid, query=envelope[1])
         spans += _spans(" " + QA_TEXT.envelope, {"envelope": fs(val)})
     return TextBlock(id=bid, spans=spans)
 
@@ -701,9 +700,9 @@ def footnote(ctx: DocContext, rng: Rng, marker: str) -> FootnoteBlock:
         template = QA_TEXT.footnote_cutoff_audited if audited(ctx) else QA_TEXT.footnote_cutoff
         spans = _spans(template, {"cutoff": fs(d)})
     else:
-        rate = b.number(f"Exchange rate used ({ctx.fmt.currency} per USD)",
-                        ctx.remember("fx", lambda: Decimal(str(round(rng.uniform(0.72, 0.98), 4)))), "", places=4,
-                        attribute="fx_rate", group=bid, quantity="ratio")
+        fx, q_fx = fx_rate(ctx, ctx.fmt.currency)
+        rate = b.number(f"Exchange rate used ({ctx.fmt.currency} per USD)", fx, "", places=4,
+                        attribute="fx_rate", group=bid, quantity="ratio", query=q_fx)
         spans = _spans(QA_TEXT.footnote_fx, {"rate": fs(rate)}, currency=ctx.fmt.currency)
     return FootnoteBlock(id=bid, marker=marker, spans=spans)
 

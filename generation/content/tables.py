@@ -16,7 +16,6 @@ periods, the groups billed, the months). A kind with nothing distinct left build
 
 from __future__ import annotations
 
-import datetime as dt
 import math
 from collections.abc import Callable
 from decimal import ROUND_DOWN, ROUND_HALF_EVEN, Decimal
@@ -30,7 +29,8 @@ from synthdocqa.ir.vocab import TableKind
 from ..domains import Metric
 from .book import DocContext, fs, lit
 from .calendar import month_label, period_months
-from .quantities import draw_value, number_places
+from .issuer_books import journal, line_kind, line_quantity, posting_amount, unit_price
+from .quantities import number_places
 from .repeats import body_rows, repeated_rows
 from .wording import lower_common, plural
 
@@ -335,6 +335,18 @@ def share_captions(metric: Metric, item_kind: str, period: str) -> list[str]:
     return [f"{metric.name} by {item_kind}, {period}", f"{metric.name} by {item_kind} and share of the total, {period}"]
 
 
+def other_split(ranked: list[str], values: dict[str, Decimal], total: Decimal, shares: dict[str, Decimal],
+                most: int) -> list[str]:
+    """The largest items to list by name (at most ``most``, at least one) such that the rest's share, 100.0 less
+    the listed shares (so the column adds up to 100.0), is within a tenth of the rest's exact share (the
+    ``share`` derivation's tolerance: the listed shares' roundings may add up to more)."""
+    for k in range(max(1, most), 0, -1):
+        rest = sum((values[i] for i in ranked[k:]), Decimal(0))
+        if not shares or abs(Decimal(100) - sum(shares[i] for i in ranked[:k]) - rest / total * 100) < TENTH:
+            return ranked[:k]
+    return ranked[:1]
+
+
 def _share(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock | None:
     """One additive metric by item with each row's share of the whole over one period; the largest items are
     listed and the rest grouped as "Other" (``share`` derivations; the total is the whole's). One table per
@@ -356,7 +368,7 @@ def _share(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock | None:
     bid = ctx.book.block_id()
     values, total_v, shares = whole(ctx, metric, period)
     ranked = sorted(values, key=lambda i: (-values[i], d.items.index(i)))
-    shown = ranked if n_rows >= len(ranked) else ranked[:n_rows - 1]
+    shown = ranked if n_rows >= len(ranked) else other_split(ranked, values, total_v, shares, n_rows - 1)
     hidden = [i for i in ranked if i not in shown]
     no = ctx.number("table")
     metric_lc = lower_common(metric.name)
@@ -382,7 +394,7 @@ def _share(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock | None:
         who = f"the other {plural(d.item_kind)}" if is_other else label
         f = ctx.book.percent(f"Share of {who} in the total of {metric_lc} in {period} (Table {no})", s,
                              attribute=f"{metric.slug}_share", period=period, group=bid,
-                             derivation=None if is_other else Derivation(op="share", operands=[c.id, total.id]))
+                             derivation=Derivation(op="share", operands=[c.id, total.id]))
         rows.append([lit(label), fs(c), fs(f)])
     rows.append([lit("Total"), fs(total), lit("100.0%" if shares else "n/a")])
     caption = ctx.claim_caption(captions[0])
@@ -437,9 +449,9 @@ def _line_items(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock | None:
         taken.append((what, lines))
     if sum(len(x) for _, x in taken) < 3:
         return None
-    chosen: list[str] = []
-    for _, lines in taken:
-        chosen += rng.sample(lines, min(len(lines), n_rows - len(chosen)))
+    chosen: list[tuple[str, str]] = []
+    for what, lines in taken:
+        chosen += [(what, d) for d in rng.sample(lines, min(len(lines), n_rows - len(chosen)))]
     groups = [what for what, _ in taken]
     captions = _free(ctx, line_captions(groups))
     if not captions:
@@ -449,19 +461,17 @@ def _line_items(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock | None:
     amounts: list[Fact] = []
     rows = []
     no = ctx.number("table")
-    for desc in chosen:
-        r = rng
-        qty = Decimal(r.integers(1, 40))
-        price = Decimal(str(round(r.uniform(20, 4000), 2))) if ctx.fmt.money_decimals else Decimal(
-            r.integers(2, 400) * 10)
-        if ctx.recipe.slug == "expense_claim":  # expenses are small and few: a claim is not an order book
-            qty = Decimal(1 + qty % 4)
-            price = (price / 10).quantize(price) if price >= 50 else price
+    expense = ctx.recipe.slug == "expense_claim"  # expenses are small and few: a claim is not an order book
+    for what, desc in chosen:
+        kind = line_kind(what, expense)
+        qty, q_qty = line_quantity(ctx, f"{ctx.recipe.slug} of {ctx.anchor.isoformat()}, Table {no}: {desc}", kind)
+        price, q_price = unit_price(ctx, desc, kind)
         fq = book.number(f"Quantity of {desc} (Table {no})", qty, "units", group=bid, attribute="quantity",
-                         quantity="count")
+                         quantity="count", query=q_qty)
         fp = book.money(f"Unit price of {desc} (Table {no})", price, group=bid, attribute="unit_price",
-                        quantity="ratio")
-        fa = book.money(f"Amount for {desc} (Table {no})", qty * price, group=bid, attribute="line_amount")
+                        quantity="ratio", query=q_price)
+        fa = book.money(f"Amount for {desc} (Table {no})", _amount(fq) * _amount(fp), group=bid,
+                        attribute="line_amount", derivation=Derivation(op="product", operands=[fq.id, fp.id]))
         amounts.append(fa)
         rows.append([lit(desc), fs(fq), fs(fp), fs(fa)])
     total = book.money(f"Subtotal of the lines in Table {no}", sum((_amount(a) for a in amounts), Decimal(0)), group=bid,
@@ -480,38 +490,31 @@ REGISTER_CAPTIONS = ("Transaction register", "Ledger entries", "Schedule of post
 
 
 def _register(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
-    """A dated transaction register (long tables): dates ascending, references, counterparties, amounts. Each
-    register of a document covers its own whole months, the first ending before the as-at date and each later
-    one before the months of the last (so no two registers share a posting date), named in its caption."""
+    """A dated transaction register (long tables): entries of the issuer's journal (``issuer_books.journal``: their
+    numbers, dates, counterparties and amounts are the issuer's, the same in every document that lists them) in
+    date order. Each register of a document covers its own whole months, the first ending before the as-at date
+    and each later one before the months of the last (so no two registers share a posting date), named in its
+    caption."""
     bid = ctx.book.block_id()
     book = ctx.book
-    metric = next((m for m in ctx.domain.metrics if m.kind == "money"), None)
     span = max(1, math.ceil(n_rows / REGISTER_ROWS_A_MONTH))
     earliest = ctx.memo.get("register_from")
     last = ctx.cal.last_month - rng.integers(0, 3) if earliest is None else earliest - 1 - rng.integers(0, 2)
     first = last - span + 1
     ctx.memo["register_from"] = first
-    start = dt.date(first // 12, first % 12 + 1, 1)
-    end = dt.date((last + 1) // 12, (last + 1) % 12 + 1, 1) - dt.timedelta(days=1)
-    days = sorted(rng.integers(0, (end - start).days + 1) for _ in range(n_rows))
+    entries = [p for m in range(first, last + 1) for p in journal(ctx, m)]
+    listed = [entries[i] for i in sorted(rng.sample(range(len(entries)), min(n_rows, len(entries))))]
     no = ctx.number("table")
     amounts: list[Fact] = []
     rows = []
-    for i in range(n_rows):
-        r = rng
-        day = start + dt.timedelta(days=days[i])
-        ref = ctx.serial("JE", 5)
-        cp = ctx.counterparty(r)
-        if metric is not None:
-            amt = draw_value(r, metric, ctx.fmt.money_decimals) / 10
-            amt = amt.quantize(Decimal(1).scaleb(-ctx.fmt.money_decimals)) or Decimal(1)
-        else:
-            amt = Decimal(r.integers(100, 90000))
-        fd = book.date(f"Posting date of entry {ref}", day, group=bid, attribute="posting_date")
-        fr = book.ident(f"Reference of entry {i + 1} in the register (Table {no})", ref, scheme="reference",
+    for i, p in enumerate(listed):
+        amt, q = posting_amount(ctx, p)
+        fd = book.date(f"Posting date of entry {p.ref}", p.day, group=bid, attribute="posting_date")
+        fr = book.ident(f"Reference of entry {i + 1} in the register (Table {no})", p.ref, scheme="reference",
                         group=bid)
-        fc = book.org(f"Counterparty of entry {ref}", cp, group=bid, attribute="counterparty")
-        fa = book.money(f"Amount of entry {ref}", amt, group=bid, attribute="amount")
+        fc = book.org(f"Counterparty of entry {p.ref}", ctx.counterparties[p.counterparty], group=bid,
+                      attribute="counterparty")
+        fa = book.money(f"Amount of entry {p.ref}", amt, group=bid, attribute="amount", query=q)
         amounts.append(fa)
         rows.append([fs(fd), fs(fr), fs(fc), fs(fa)])
     total = book.money(f"Total of the register in Table {no}", sum((_amount(a) for a in amounts), Decimal(0)), group=bid,
@@ -520,8 +523,7 @@ def _register(ctx: DocContext, rng: Rng, n_rows: int) -> TableBlock:
     months = month_label(first) if span == 1 else f"{month_label(first)} to {month_label(last)}"
     kinds = rng.shuffled(REGISTER_CAPTIONS)
     caption = next((c for c in (f"{k}, {months}" for k in kinds) if ctx.caption_free(c)),
-                   f"{kinds[0]}, {ctx.fmt.date(start + dt.timedelta(days=days[0]))} to "
-                   f"{ctx.fmt.date(start + dt.timedelta(days=days[-1]))}")
+                   f"{kinds[0]}, {ctx.fmt.date(listed[0].day)} to {ctx.fmt.date(listed[-1].day)}")
     return TableBlock(id=bid, caption=f"Table {no}. {ctx.claim_caption(caption)}",
                       columns=["Date", "Reference", "Counterparty", f"Amount ({ctx.fmt.currency})"], rows=rows,
                       total_row=True, numeric_columns=[3])

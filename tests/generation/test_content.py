@@ -13,6 +13,7 @@ from synthdocqa.generation.content.names import address, email_for, org_name, pe
 from synthdocqa.generation.domains import DOMAINS, RECIPES, get_domain, get_recipe
 from synthdocqa.ir import Rng
 from synthdocqa.ir.answers import numeric
+from synthdocqa.ir.derivations import derivation_problems as fact_derivation_problems
 from synthdocqa.ir.vocab import QUANTITIES
 from tests.generation.plan_checks import derivation_problems
 
@@ -92,11 +93,11 @@ def test_share_table_shares_match_parts_and_total_is_sum():
     assert total.derivation.op == "sum" and total.derivation.operands == [c.id for c in cells]
     shares = [facts[r[2].fact_ids[0]] for r in t.rows[:-1]]
     assert sum(s.value.value for s in shares) == 100  # one whole: the listed items and the others
-    for r, share in zip(t.rows[:-1], shares, strict=True):
-        if r[0].text.startswith("Other "):  # the remainder of the whole: no share derivation of its own
-            assert share.derivation is None and r is t.rows[-2]
-        else:
-            assert share.derivation.op == "share" and share.derivation.operands[1] == total.id
+    for r, cell, share in zip(t.rows[:-1], cells, shares, strict=True):
+        # the others' share too (the remainder of the whole, within the share's tolerance of its exact share)
+        assert share.derivation.op == "share" and share.derivation.operands == [cell.id, total.id]
+        assert not r[0].text.startswith("Other ") or r is t.rows[-2]
+    assert fact_derivation_problems(ctx.book.facts) == []
 
 
 def test_a_share_of_one_whole_has_one_value_in_tables_and_pies():

@@ -22,6 +22,7 @@ from synthdocqa.ir.rng import Rng
 from .. import countries as conventions
 from ..book import DocContext, fs, lit
 from ..countries import draw_id
+from ..issuer_books import documents_enclosed, retention_years
 from ..names import email_for, unused_person_name
 from . import Builder
 
@@ -351,8 +352,9 @@ def build_filing_record(ctx: DocContext, rng: Rng) -> list[Block]:
         f_ref = book.ident(f"Reference of the filed {form}", ref, scheme="reference", group=bid)
         f_on = book.date(f"Filing date of {form} {ref}", filed, attribute="filed_date", group=bid)
         f_by = book.person(f"Person who filed {form} {ref}", who, attribute="filed_by", group=bid)
-        f_y = book.number(f"Retention period of {form} {ref}", Decimal(years), "years", quantity="duration",
-                          attribute="retention_years", group=bid)
+        kept, q = retention_years(ctx, form, years)
+        f_y = book.number(f"Retention period of {form} {ref}", kept, "years", quantity="duration",
+                          attribute="retention_years", group=bid, query=q)
         f_until = book.date(f"Retention end date of {form} {ref}", _add_years(filed, years),
                             attribute="retain_until", group=bid)
         rows.append([lit(form), fs(f_ref), fs(f_on), fs(f_by), fs(f_y), fs(f_until)])
@@ -660,13 +662,14 @@ def build_cover_letter(ctx: DocContext, rng: Rng) -> list[Block]:
     c = book.block_id()
     f_dear = book.person("Person greeted in the cover letter", recipient, attribute="salutation", group=c)
     f_ref = book.ident("File reference quoted in the cover letter", ref, scheme="reference", group=c)
-    n_docs = rng.integers(6, 61)
-    f_n = book.number(f"Number of documents enclosed with the cover letter for file {ref}", Decimal(n_docs),
-                      "documents", quantity="count", attribute="documents_enclosed", group=c)
+    n_docs, q_docs = documents_enclosed(ctx, ref, 6, 60)
+    f_n = book.number(f"Number of documents enclosed with the cover letter for file {ref}", n_docs,
+                      "documents", quantity="count", attribute="documents_enclosed", group=c, query=q_docs)
     f_cls = book.text(f"Records class of archive file {ref} stated in the cover letter", records_class.lower(),
                       attribute="records_class", group=c)
-    f_y = book.number(f"Retention period of archive file {ref}", Decimal(years), "years", quantity="duration",
-                      attribute="retention_years", group=c)
+    kept, q_kept = retention_years(ctx, records_class, years)
+    f_y = book.number(f"Retention period of archive file {ref}", kept, "years", quantity="duration",
+                      attribute="retention_years", group=c, query=q_kept)
     f_sig = book.person("Signatory of the cover letter", sender, attribute="signatory", group=c)
     f_pos = book.text(f"Position of {sender.name}", sender.role, subject=sender.id, attribute="role", group=c)
     body = TextBlock(id=c, spans=[
@@ -697,8 +700,9 @@ def build_retention_note(ctx: DocContext, rng: Rng) -> list[Block]:
     f_ref = book.ident("Reference of the archive file under retention", ref, scheme="reference", group=bid)
     f_cls = book.text(f"Records class of archive file {ref}", records_class, attribute="records_class", group=bid)
     f_closed = book.date(f"Closing date of archive file {ref}", closed, attribute="closed_date", group=bid)
-    f_y = book.number(f"Retention period of archive file {ref}", Decimal(years), "years", quantity="duration",
-                      attribute="retention_years", group=bid)
+    kept, q_kept = retention_years(ctx, records_class, years)
+    f_y = book.number(f"Retention period of archive file {ref}", kept, "years", quantity="duration",
+                      attribute="retention_years", group=bid, query=q_kept)
     what = "Review" if hold else "Destruction"
     f_until = book.date(f"{what} date of archive file {ref}", until,
                         attribute="review_date" if hold else "destroy_date", group=bid)

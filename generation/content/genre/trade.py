@@ -8,7 +8,8 @@ What each prints and how its numbers follow from one another:
   account and order references, the buyer's contact.
 - ``trade_parties``: seller (supplier), buyer (bill-to) and ship-to (deliver-to), each with its address and
   its VAT or tax number in the shape of its country.
-- ``invoice_lines`` / ``order_lines``: quantity x unit price = amount (``product``), the subtotal (``sum``), tax
+- ``invoice_lines`` / ``order_lines``: quantity x unit price = amount (``product``; the unit price is the issuer's
+  price list's, the quantity what its world booked for the document's line: ``issuer_books``), the subtotal (``sum``), tax
   at the rate of the seller's country (``percent_of``; a reverse charge or an export at 0.0%, US sales tax at
   the ship-to city's rate) and the total (``sum``).
 - ``payment_terms``: the terms in days (``days_between`` the invoice and due dates), the amount due (a
@@ -19,7 +20,8 @@ What each prints and how its numbers follow from one another:
 - ``delivery_schedule``: the order's deliveries in date order; a delivery's quantity is the ``sum`` of the
   order lines it brings, the total quantity the ``sum`` of the deliveries.
 - ``approval_chain``: who prepared, reviewed, approved and authorised the document, in date order; on orders
-  and claims the approver's authority limit covers the document's total.
+  and claims each approver's authority limit under the issuer's delegation (``issuer_books.delegation``, the same in
+  every document), the last covering the document's total.
 - ``claimant`` / ``expense_lines``: the claimant and claim period; receipts dated within it, a mileage line
   whose amount is distance x rate (``product``), the total (``sum``) and what is due after an advance
   (``difference``).
@@ -44,10 +46,12 @@ from synthdocqa.ir import values
 from synthdocqa.ir.blocks import Block, Checkbox, FormBlock, FormField, Span, TableBlock, TextBlock
 from synthdocqa.ir.facts import Derivation, Entity, Fact
 from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.world import WorldQuery
 
 from .. import countries as conventions
 from ..book import DocContext, FactBook, fs, lit
 from ..countries import draw_id
+from ..issuer_books import authority_limit, delegation, line_kind, line_quantity, seniority, unit_price
 from ..names import address as postal_address
 from ..repeats import body_rows
 from ..tables import line_captions, line_groups, printed_tables
@@ -313,6 +317,9 @@ class Line:
     price: Decimal
     delivery: int = 0
     """Which delivery of an order brings it (0-based)."""
+    queries: tuple[WorldQuery, WorldQuery] | None = None
+    """What the issuer's world answers for the quantity (booked for the document's line) and the unit price (its
+    price list's)."""
 
     @property
     def amount(self) -> Decimal:
@@ -328,14 +335,13 @@ class Lines:
         return sum((ln.amount for ln in self.lines), Decimal(0))
 
 
-def _line_price(ctx: DocContext, rng: Rng, group: str) -> tuple[Decimal, Decimal]:
-    """``(quantity, unit price)`` of a line: days at a day rate for services, months of support at a monthly
-    fee, a fixed fee for a review."""
-    if group.endswith(" support"):
-        return Decimal(rng.integers(1, 13)), _price(ctx, rng, 400, 6500, 50)
-    if group == "reviews":
-        return Decimal(rng.integers(1, 3)), _price(ctx, rng, 2500, 24000, 250)
-    return Decimal(rng.integers(2, 31)), _price(ctx, rng, 450, 1800, 25)
+def _line(ctx: DocContext, group: str, description: str, delivery: int) -> Line:
+    """A line at the issuer's price list: days at a day rate for services, months of support at a monthly fee, a
+    fixed fee for a review (``issuer_books``); its quantity is booked for the document's line."""
+    kind = line_kind(group)
+    qty, q_qty = line_quantity(ctx, f"{ctx.doc_reference()} {description}", kind)
+    price, q_price = unit_price(ctx, description, kind)
+    return Line(description, qty, _money_round(ctx, price), delivery, (q_qty, q_price))
 
 
 def _lines(ctx: DocContext, rng: Rng) -> Lines:
@@ -357,8 +363,7 @@ def _lines(ctx: DocContext, rng: Rng) -> Lines:
         n_deliveries = min(len(chosen), rng.integers(1, 4))
         out = []
         for i, (what, desc) in enumerate(chosen):
-            qty, price = _line_price(ctx, rng, what)
-            out.append(Line(desc, qty, price, delivery=min(i * n_deliveries // len(chosen), n_deliveries - 1)))
+            out.append(_line(ctx, what, desc, min(i * n_deliveries // len(chosen), n_deliveries - 1)))
         used.update(what for what, _ in taken)
         return Lines(tuple(what for what, _ in taken), tuple(out))
     return ctx.remember(("trade", "lines"), make)
@@ -537,10 +542,11 @@ def _lines_table(ctx: DocContext, rng: Rng, order: bool) -> list[Block]:
     qty_ids: dict[int, list[str]] = {}
     blank = [lit("")] if order else []
     for ln in lines.lines:
+        q_qty, q_price = ln.queries if ln.queries else (None, None)
         fq = b.number(f"Quantity of {ln.description} on {what}", ln.qty, "units", quantity="count",
-                      attribute="quantity", group=bid)
+                      attribute="quantity", group=bid, query=q_qty)
         fp = b.money(f"Unit price of {ln.description} on {what}", ln.price, quantity="ratio",
-                     attribute="unit_price", group=bid)
+                     attribute="unit_price", group=bid, query=q_price)
         fa = b.money(f"Amount for {ln.description} on {what}", ln.amount, attribute="line_amount", group=bid,
                      derivation=Derivation(op="product", operands=[fq.id, fp.id]))
         amounts.append(fa)
@@ -616,8 +622,9 @@ def build_payment_terms(ctx: DocContext, rng: Rng) -> list[Block]:
     rate = b.percent(f"Late payment interest rate on invoice {ref}", rate_v, attribute="late_payment_interest",
                      group=bid2)
     spans = [lit(before), fs(rate), lit(after)]
-    if conventions.country(_country(ctx.issuer)).eu and ctx.fmt.currency == "EUR":  # Directive 2011/7/EU: a fixed sum for the costs of recovery
-        fee = b.money(f"Fixed recovery charge per late payment on invoice {ref}", Decimal(40), attribute="recovery_fee",
+    charge = conventions.country(_country(ctx.issuer)).late_interest.recovery_charge
+    if charge is not None and ctx.fmt.currency == "EUR":  # a fixed sum for the costs of recovery (in EUR)
+        fee = b.money(f"Fixed recovery charge per late payment on invoice {ref}", charge, attribute="recovery_fee",
                       group=bid2)
         spans += [lit(" A fixed charge of "), fs(fee), lit(" applies to each late payment for the costs of recovery.")]
     if dates.days >= 30 and rng.bernoulli(0.4):
@@ -725,10 +732,6 @@ def build_delivery_schedule(ctx: DocContext, rng: Rng) -> list[Block]:
 
 # ---------------------------------------------------------------- approval_chain
 
-AUTHORITY_LIMITS = tuple(Decimal(x) for x in (500, 1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000,
-                                              1000000, 2500000, 5000000, 10000000))
-
-
 @dataclass(frozen=True)
 class Claim:
     claimant: Entity
@@ -762,31 +765,9 @@ def _claim(ctx: DocContext, rng: Rng) -> Claim:
     return ctx.remember(("claim", "plan"), make)
 
 
-SENIORITY = (("chief", 5), ("president", 5), ("director", 4), ("head", 4), ("dean", 4), ("controller", 3),
-             ("manager", 3), ("principal", 3), ("lead", 2), ("officer", 2))
-
-
-def seniority(role: str) -> int:
-    """How senior a job title reads (``Chief Financial Officer`` over ``Head of Tax`` over ``Treasury
-    Manager`` over ``Analyst``): approvals go up the ladder."""
-    low = role.lower()
-    return next((rank for word, rank in SENIORITY if word in low), 1)
-
-
 def _steps(ctx: DocContext) -> tuple[str, ...]:
     first = "Submitted by" if ctx.recipe.slug == "expense_claim" else "Prepared by"
     return first, "Reviewed by", "Approved by", "Authorised by"
-
-
-def _limits(rng: Rng, n: int, total: Decimal | None) -> list[Decimal]:
-    """Authority limits of ``n`` approvers, rising, the last one covering ``total`` (when known)."""
-    need = next((i for i, x in enumerate(AUTHORITY_LIMITS) if total is None or x >= total), len(AUTHORITY_LIMITS) - 1)
-    top = min(len(AUTHORITY_LIMITS) - 1, max(need + rng.integers(0, 2), n - 1))
-    idx = [top]
-    for left in range(n - 2, -1, -1):  # ``left`` approvers still to place below this one
-        gap = rng.integers(1, 3) if idx[0] - 2 >= left else 1
-        idx.insert(0, idx[0] - gap)
-    return [AUTHORITY_LIMITS[i] for i in idx]
 
 
 def _approval_days(ctx: DocContext, rng: Rng, n: int) -> list[dt.date]:
@@ -822,11 +803,18 @@ def build_approval_chain(ctx: DocContext, rng: Rng) -> list[Block]:
     if slug not in ("purchase_order", "expense_claim"):  # the most junior prepares
         team = sorted([first, *picked], key=lambda p: seniority(p.role))
         first, picked = team[0], team[1:]
-    people = [first, *sorted(picked, key=lambda p: seniority(p.role))]  # the most senior authorises
+    with_limits = slug in ("purchase_order", "expense_claim")
+    if with_limits:  # the issuer's delegation: limits rise with seniority, the last covers the total
+        limits_of = delegation(ctx)
+        picked = sorted(picked, key=lambda p: limits_of[p.name])
+        if total is not None and limits_of[picked[-1].name] < total:
+            cover = sorted((p for p in others if p not in picked and limits_of[p.name] >= total),
+                           key=lambda p: limits_of[p.name])
+            picked = picked[:-1] + cover[:1] if cover else picked
+    rank = (lambda p: limits_of[p.name]) if with_limits else (lambda p: seniority(p.role))
+    people = [first, *sorted(picked, key=rank)]  # the most senior authorises
     steps = _steps(ctx)[:n] if n == 4 else (_steps(ctx)[0], "Reviewed by", "Approved by")[:n]
     days = _approval_days(ctx, rng, n)
-    with_limits = slug in ("purchase_order", "expense_claim")
-    limits = _limits(rng, n - 1, total) if with_limits else []
     changed = rng.integers(1, n - 1) if n > 2 and rng.bernoulli(0.3) else 0  # a reviewer asks for changes
     caption = _caption(ctx, ["Approval record", "Approvals and authorisations", "Approval chain"])
     bid = ctx.book.block_id()
@@ -841,9 +829,12 @@ def build_approval_chain(ctx: DocContext, rng: Rng) -> list[Block]:
         fx = b.text(f"Decision recorded when {what} was {done}", decision, attribute="decision", group=bid)
         row = [lit(step), fs(fp), fs(fr), fs(fd), fs(fx)]
         if with_limits:
-            row.append(lit("") if i == 0 else fs(b.money(f"Authority limit of {person.name}", limits[i - 1],
-                                                         subject=person.id, attribute="authority_limit",
-                                                         group=bid)))
+            if i == 0:
+                row.append(lit(""))
+            else:
+                limit, q = authority_limit(ctx, person)
+                row.append(fs(b.money(f"Authority limit of {person.name}", limit, subject=person.id,
+                                      attribute="authority_limit", group=bid, query=q)))
         rows.append(row)
     columns = ["Step", "Name", "Role", "Date", "Decision"]
     if with_limits:
