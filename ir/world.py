@@ -24,7 +24,7 @@ the parameters from the issuer's stream and the catalogue (``generation/catalogu
 from __future__ import annotations
 
 import math
-from decimal import Decimal
+from decimal import ROUND_DOWN, Decimal
 from functools import lru_cache
 from typing import Literal
 
@@ -151,6 +151,15 @@ class WorldQuery(Model):
     start: int
     months: int = Field(ge=1)
     money_decimals: int = Field(default=0, ge=0, le=2)
+    share_of: list[str] = Field(default_factory=list, description="when given, the answer is the share in percent "
+                                "of ``items`` in the whole of these items (a pie's slice, the others' slice): the "
+                                "whole's shares rounded to 0.1 together so they add up to exactly 100.0")
+
+    @model_validator(mode="after")
+    def _share(self) -> WorldQuery:
+        if self.share_of and not set(self.items) <= set(self.share_of):
+            raise ValueError(f"a share of {self.items} in a whole of {self.share_of} that does not hold them")
+        return self
 
 
 class IssuerWorld(Model):
@@ -362,10 +371,29 @@ def evaluate_item(world: IssuerWorld, q: WorldQuery, item: str) -> Decimal:
     return display(m, raw(world, q.measure, item, q.start, q.months), q.money_decimals)
 
 
+def largest_remainder_shares(parts: list[Decimal]) -> list[Decimal]:
+    """Shares in 0.1 steps that sum to exactly 100.0 (Hamilton's method, ties by position)."""
+    total = sum(parts, Decimal(0))
+    exact = [p / total * 1000 for p in parts]
+    floors = [r.to_integral_value(rounding=ROUND_DOWN) for r in exact]
+    left = int(1000 - sum(floors))
+    order = sorted(range(len(parts)), key=lambda i: (-(exact[i] - floors[i]), i))
+    for i in order[:left]:
+        floors[i] += 1
+    return [(f / 10).quantize(Decimal("0.1")) for f in floors]
+
+
 def evaluate(world: IssuerWorld, q: WorldQuery) -> Decimal:
-    """The printed value of query ``q``: the item's, or the sum of the items' printed values."""
+    """The printed value of query ``q``: the item's, or the sum of the items' printed values; with ``share_of``,
+    their share in percent of that whole (each part's printed value, the whole's shares rounded together)."""
+    if q.share_of:
+        parts = [evaluate_item(world, q, item) for item in q.share_of]
+        if not sum(parts, Decimal(0)):
+            raise ValueError(f"a share of a whole of {q.measure} that is zero in {q.period}")
+        shares = dict(zip(q.share_of, largest_remainder_shares(parts), strict=True))
+        return sum((shares[item] for item in q.items), Decimal(0))
     return sum((evaluate_item(world, q, item) for item in q.items), Decimal(0))
 
 
 __all__ = ["WINDOW", "WORLD_VERSION", "Behaviour", "Booked", "Entry", "IssuerWorld", "Measure", "Relation", "Trajectory",
-           "WorldQuery", "booked_value", "display", "evaluate", "evaluate_item", "money_step", "factor_at", "monthly", "noise", "raw", "whole_count"]
+           "WorldQuery", "booked_value", "display", "evaluate", "largest_remainder_shares", "evaluate_item", "money_step", "factor_at", "monthly", "noise", "raw", "whole_count"]

@@ -107,7 +107,7 @@ def ratio_problems(doc: DocumentIR) -> list[Problem]:
     cells: dict[tuple[str, str, int, int], dict[str, list[Fact]]] = defaultdict(lambda: defaultdict(list))
     for f in doc.facts:
         q = f.query
-        if q is not None and len(q.items) == 1 and (f.value.kind != "money" or not f.value.scale):
+        if q is not None and len(q.items) == 1 and not q.share_of and (f.value.kind != "money" or not f.value.scale):
             cells[(q.items[0], q.period, q.start, q.months)][q.measure].append(f)
     page = _page_of(doc)
     out: list[Problem] = []
@@ -203,7 +203,7 @@ def _key(f: Fact) -> tuple | None:
     date: the annual report's "2025" column and the quarterly's "Q4 2025" are one balance sheet)."""
     q = f.query
     if q is not None:
-        return (q.measure, tuple(q.items), q.start, q.months)
+        return (q.measure, tuple(q.items), q.start, q.months, tuple(q.share_of))
     if f.attribute in _STATEMENT_LINES and f.period and f.value.kind == "money" and _STATEMENT_LABEL.match(f.label):
         when = period_end(f.period) if f.attribute in _BALANCES else f.period
         return ("statement", f.attribute, str(when)) if when else None

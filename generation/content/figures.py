@@ -185,11 +185,17 @@ def pie(ctx: DocContext, rng: Rng) -> FigureBlock:
         cats = list(d.items[:n_slices])
         slices = list(zip(cats, largest_remainder_shares([Decimal(1)] * len(cats)), strict=True))
     pts, nums = [], []
+    named = [c for c, _ in slices if c in d.items]
     for i, (cat, s) in enumerate(slices):
         other = i == len(slices) - 1 and cat not in d.items
         who = f"the other {plural(d.item_kind)}" if other else cat
+        query = None
+        if shares:  # the slice's share of the whole, asked of the world (the others': the items not named)
+            parts = [c for c in d.items if c not in named] if other else [cat]
+            query = ctx.metric_query(metric, parts, period).model_copy(update={"share_of": list(d.items)})
+            ctx.asked.update((query.measure, item) for item in d.items)
         f = ctx.book.percent(f"Share of {who} in {metric_lc} ({period}) shown in Figure {no}", s,
-                             attribute=f"{metric.slug}_share", period=period, group=bid)
+                             attribute=f"{metric.slug}_share", period=period, group=bid, query=query)
         pts.append(fs(f))
         nums.append(float(s))
     title = ctx.claim_caption(pie_title(metric, d.item_kind, period))

@@ -16,8 +16,10 @@ from itertools import chain
 from synthdocqa.ir.blocks import Checkbox, FormBlock, FormField
 from synthdocqa.ir.facts import Entity
 from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.world import WorldQuery
 
 from .book import DocContext, fs
+from .calendar import month_label
 from .quantities import draw_value
 from .tables import rotated
 
@@ -61,6 +63,13 @@ def _title_and_requester(ctx: DocContext, rng: Rng) -> tuple[str, str, Entity]:
         or (kind0, f"{ctx.domain.departments[0]}, {ctx.serial('form')}", requester0)  # never: hundreds are left
 
 
+def _booked(ctx: DocContext, slug: str, item: str, submitted: dt.date, draw) -> tuple[Decimal, WorldQuery]:
+    """What the issuer's world booked for form ``item`` in the month it was submitted (the same form, the same
+    figure, in every document of the issuer that files it)."""
+    month = submitted.year * 12 + submitted.month - 1
+    return ctx.booked(slug, item, month, 1, month_label(month), draw)
+
+
 def form(ctx: DocContext, rng: Rng, n_fields: int | None = None) -> FormBlock:
     """A form of a kind the recipe uses, titled with the department it is filed with (no two forms of a
     document share a title), its fields, checkboxes and signature lines."""
@@ -91,8 +100,13 @@ def form(ctx: DocContext, rng: Rng, n_fields: int | None = None) -> FormBlock:
             fields.append(FormField(label="Date submitted", value=fs(f), field_type="date"))
         elif c == "amount":
             money = next((m for m in ctx.domain.metrics if m.kind == "money"), None)
-            amt = draw_value(rng, money, 2) / 20 if money else Decimal(rng.integers(100, 9000))
-            f = book.money(f"Amount requested on the {title} {ref}", amt, decimals=2, group=bid, attribute="amount")
+
+            def amount(r: Rng) -> Decimal:
+                x = draw_value(r, money, 2) / 20 if money else Decimal(r.integers(100, 9000))
+                return x.quantize(Decimal("0.01"))
+            amt, q = _booked(ctx, "forms.amount_requested", f"{title} {ref}", submitted, amount)
+            f = book.money(f"Amount requested on the {title} {ref}", amt, decimals=2, group=bid, attribute="amount",
+                           query=q)
             fields.append(FormField(label="Amount", value=fs(f), field_type="money"))
         elif c == "approver":
             f = book.person(f"Approver on the {title} {ref}", approver, group=bid, attribute="approver")
@@ -110,9 +124,9 @@ def form(ctx: DocContext, rng: Rng, n_fields: int | None = None) -> FormBlock:
             f = book.org(f"Supplier named on the {title} {ref}", cp, group=bid, attribute="supplier")
             fields.append(FormField(label="Supplier", value=fs(f), field_type="text"))
         elif c == "quantity":
-            q = Decimal(rng.integers(1, 500))
-            f = book.number(f"Quantity on the {title} {ref}", q, "units", group=bid, attribute="quantity",
-                            quantity="count")
+            n_units, q = _booked(ctx, "forms.quantity", f"{title} {ref}", submitted, lambda r: r.integers(1, 500))
+            f = book.number(f"Quantity on the {title} {ref}", n_units, "units", group=bid, attribute="quantity",
+                            quantity="count", query=q)
             fields.append(FormField(label="Quantity", value=fs(f), field_type="number"))
     checks = rng.sample(ctx.domain.checks, rng.integers(2, min(4, len(ctx.domain.checks)) + 1))
     boxes = []

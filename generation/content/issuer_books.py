@@ -234,6 +234,17 @@ def retention_years(ctx: DocContext, what: str, years: int) -> tuple[Decimal, Wo
     return level(ctx, "records.retention_years", what, lambda rng: years)
 
 
+def certificate_validity(ctx: DocContext, certificate: str, months: int) -> tuple[Decimal, WorldQuery]:
+    """How many months certificate ``certificate`` is valid for (the issuer's schedule: the data's ``months``)."""
+    return level(ctx, "records.certificate_validity", certificate, lambda rng: months)
+
+
+def convention(ctx: DocContext, rule: str, item: str, value: Decimal) -> tuple[Decimal, WorldQuery]:
+    """A rule of the issuer's jurisdiction stated as a number (a tax rate, the statutory late-payment interest,
+    the fixed recovery charge: ``value`` from the countries table), as its world holds it."""
+    return level(ctx, f"conventions.{rule}", item, lambda rng: value)
+
+
 def documents_enclosed(ctx: DocContext, ref: str, low: int, high: int) -> tuple[Decimal, WorldQuery]:
     """How many documents archive file ``ref`` holds."""
     return in_last_month(ctx, "records.documents_enclosed", ref, lambda rng: rng.integers(low, high + 1))

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from decimal import ROUND_DOWN, ROUND_HALF_EVEN, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 
 from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS, quantity_allows, singular
 from synthdocqa.ir.blocks import Span, TableBlock
 from synthdocqa.ir.facts import Derivation, Fact
 from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.vocab import TableKind
+from synthdocqa.ir.world import largest_remainder_shares
 
 from ..domains import Metric
 from .book import DocContext, fs, lit
@@ -87,18 +88,6 @@ def share(part: Decimal, total: Decimal) -> Decimal:
 
 def pct_change(a: Decimal, b: Decimal) -> Decimal:
     return ((b - a) / a * 100).quantize(TENTH, rounding=ROUND_HALF_EVEN)
-
-
-def largest_remainder_shares(parts: list[Decimal]) -> list[Decimal]:
-    """Shares in 0.1 steps that sum to exactly 100.0 (Hamilton's method, ties by position)."""
-    total = sum(parts, Decimal(0))
-    raw = [p / total * 1000 for p in parts]
-    floors = [r.to_integral_value(rounding=ROUND_DOWN) for r in raw]
-    left = int(1000 - sum(floors))
-    order = sorted(range(len(parts)), key=lambda i: (-(raw[i] - floors[i]), i))
-    for i in order[:left]:
-        floors[i] += 1
-    return [(f / 10).quantize(TENTH) for f in floors]
 
 
 def whole(ctx: DocContext, metric: Metric, period: str) -> tuple[dict[str, Decimal], Decimal, dict[str, Decimal]]:

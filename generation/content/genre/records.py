@@ -22,7 +22,7 @@ from synthdocqa.ir.rng import Rng
 from .. import countries as conventions
 from ..book import DocContext, fs, lit
 from ..countries import draw_id
-from ..issuer_books import documents_enclosed, retention_years
+from ..issuer_books import certificate_validity, documents_enclosed, retention_years
 from ..names import email_for, unused_person_name
 from . import Builder
 
@@ -435,8 +435,9 @@ def build_certifications(ctx: DocContext, rng: Rng) -> list[Block]:
         f_c = book.text(f"Certificate held by {person.name}", cert, subject=person.id, attribute="certificate",
                         group=bid)
         f_i = book.date(f"Issue date of {whose}", issued, subject=person.id, attribute="issue_date", group=bid)
-        f_m = book.number(f"Validity in months of {whose}", Decimal(months), "months", quantity="duration",
-                          subject=person.id, attribute="validity_months", group=bid)
+        valid, q_valid = certificate_validity(ctx, cert, months)
+        f_m = book.number(f"Validity in months of {whose}", valid, "months", quantity="duration",
+                          subject=person.id, attribute="validity_months", group=bid, query=q_valid)
         f_e = book.date(f"Expiry date of {whose}", expires, subject=person.id, attribute="expiry_date", group=bid)
         f_s = book.text(f"Status of {whose}", status, subject=person.id, attribute="status", group=bid)
         if status == "Expired":

@@ -50,7 +50,9 @@ from synthdocqa.ir.world import WorldQuery
 
 from .. import countries as conventions
 from ..book import DocContext, FactBook, fs, lit
+from ..calendar import month_label
 from ..countries import draw_id
+from .. import issuer_books
 from ..issuer_books import authority_limit, delegation, line_kind, line_quantity, seniority, unit_price
 from ..names import address as postal_address
 from ..repeats import body_rows
@@ -302,6 +304,16 @@ def _tax(ctx: DocContext, rng: Rng) -> Tax:
             return Tax("VAT", Decimal("0.0"), "reverse charge" if buyer.region == "europe" else "export")
         return Tax("VAT", seller.vat_rate)
     return ctx.remember(("trade", "tax"), make)
+
+
+def _tax_query(ctx: DocContext, rng: Rng, tax: Tax) -> WorldQuery:
+    """The tax rate as the issuer's world holds its jurisdiction's rule: the seller's country and tax, the
+    treatment of a cross-border supply, and the city for a US sales tax."""
+    p = _parties(ctx, rng)
+    where = f", {tax.note}" if tax.note else (f", {p.ship_city}" if tax.name == "Sales tax" else "")
+    value, query = issuer_books.convention(ctx, "tax_rate", f"{_country(p.seller)} {tax.name}{where}", tax.rate)
+    assert value == tax.rate
+    return query
 
 
 def _tax_label(tax: Tax, rate: Fact) -> str:
@@ -559,7 +571,7 @@ def _lines_table(ctx: DocContext, rng: Rng, order: bool) -> list[Block]:
     sub = b.money(f"Subtotal of {what}", sum((_amount(a) for a in amounts), Decimal(0)), attribute="subtotal",
                   group=bid, derivation=Derivation(op="sum", operands=[a.id for a in amounts]))
     rate = _rate(b, f"{tax_plan.name} rate charged on {what}", tax_plan.rate, attribute=tax_plan.attribute,
-                 group=bid)
+                 group=bid, query=_tax_query(ctx, rng, tax_plan))
     tax = b.money(f"{tax_plan.name} charged on {what}", _money_round(ctx, _amount(sub) * tax_plan.rate / 100),
                   attribute="tax_amount", group=bid, derivation=Derivation(op="percent_of", operands=[sub.id, rate.id]))
     total = b.money(f"Total of {what}", _amount(sub) + _amount(tax), attribute="total", group=bid,
@@ -619,13 +631,15 @@ def build_payment_terms(ctx: DocContext, rng: Rng) -> list[Block]:
         fs(due), lit(", quoting the invoice number as the payment reference.")])
     bid2 = b.block_id()
     rate_v, before, after = _late_interest(ctx)
+    _, q_rate = issuer_books.convention(ctx, "late_interest", _country(ctx.issuer), rate_v)
     rate = b.percent(f"Late payment interest rate on invoice {ref}", rate_v, attribute="late_payment_interest",
-                     group=bid2)
+                     group=bid2, query=q_rate)
     spans = [lit(before), fs(rate), lit(after)]
     charge = conventions.country(_country(ctx.issuer)).late_interest.recovery_charge
     if charge is not None and ctx.fmt.currency == "EUR":  # a fixed sum for the costs of recovery (in EUR)
+        _, q_fee = issuer_books.convention(ctx, "recovery_charge", _country(ctx.issuer), charge)
         fee = b.money(f"Fixed recovery charge per late payment on invoice {ref}", charge, attribute="recovery_fee",
-                      group=bid2)
+                      group=bid2, query=q_fee)
         spans += [lit(" A fixed charge of "), fs(fee), lit(" applies to each late payment for the costs of recovery.")]
     if dates.days >= 30 and rng.bernoulli(0.4):
         disc = b.percent(f"Early settlement discount rate on invoice {ref}", Decimal(rng.choice(("1.5", "2.0", "2.5"))),
@@ -891,6 +905,12 @@ ABROAD_ONLY = ("Visa fee", "Mobile roaming charges")
 """Expenses of a trip abroad only."""
 
 
+def _claimed(ctx: DocContext, slug: str, item: str, day: dt.date, draw) -> tuple[Decimal, WorldQuery]:
+    """What the issuer's world booked for an expense line (``item``: the claim and the line) in its month."""
+    month = day.year * 12 + day.month - 1
+    return ctx.booked(slug, item, month, 1, month_label(month), draw)
+
+
 def mileage_rate(ctx: DocContext) -> tuple[Decimal, str, int]:
     """``(rate per unit, unit, places)``: HMRC's approved mileage rate, the IRS standard rate of the year, the
     German Kilometerpauschale and the Dutch tax-free allowance; 0.30 a kilometre elsewhere in the euro area."""
@@ -927,10 +947,14 @@ def build_expense_lines(ctx: DocContext, rng: Rng) -> list[Block]:
                      attribute="expense_date", group=bid)
         if i == mileage_at:
             rate_v, unit, places = mileage_rate(ctx)
-            dist = b.number(f"Distance claimed as mileage on expense claim {ref}", Decimal(rng.integers(24, 420)),
-                            unit, quantity="amount", attribute="distance", group=bid)
+            _, q_rate = issuer_books.convention(ctx, "mileage_rate", f"{_country(ctx.issuer)} per {unit.rstrip('s')}, "
+                                                f"{ctx.year}", rate_v)
+            dist_v, q_dist = _claimed(ctx, "trade.mileage_distance", f"expense claim {ref}: mileage", day.value.value,
+                                      lambda r: r.integers(24, 420))
+            dist = b.number(f"Distance claimed as mileage on expense claim {ref}", dist_v,
+                            unit, quantity="amount", attribute="distance", group=bid, query=q_dist)
             rate = b.money(f"Mileage rate per {unit.rstrip('s')} on expense claim {ref}", rate_v, decimals=places,
-                           quantity="ratio", attribute="mileage_rate", group=bid)
+                           quantity="ratio", attribute="mileage_rate", group=bid, query=q_rate)
             amt = b.money(f"Mileage allowance claimed on expense claim {ref}",
                           _money_round(ctx, _amount(dist) * rate_v), attribute="expense_amount", group=bid,
                           derivation=Derivation(op="product", operands=[dist.id, rate.id]))
@@ -940,8 +964,10 @@ def build_expense_lines(ctx: DocContext, rng: Rng) -> list[Block]:
         else:
             cat, what, lo, hi = EXPENSES[picked[k]]
             k += 1
+            claimed, q_amt = _claimed(ctx, "trade.expense_amount", f"expense claim {ref}: {what}", day.value.value,
+                                      lambda r, lo=lo, hi=hi: _price(ctx, r, lo, hi, 1))
             amt = b.money(f"Amount claimed for {lower_common(what)} on expense claim {ref}",
-                          _price(ctx, rng, lo, hi, 1), attribute="expense_amount", group=bid)
+                          claimed, attribute="expense_amount", group=bid, query=q_amt)
             if what in NO_RECEIPT:
                 rec = lit("n/a")
             else:
@@ -1012,32 +1038,42 @@ def _round_to(x: float, step: int) -> Decimal:
 def _grant(ctx: DocContext, rng: Rng) -> Grant:
     """The project: its investigator, start, length and budget by line and year (one per document)."""
     def make() -> Grant:
-        months = rng.choice((18, 24, 24, 30, 36, 36))
+        assert ctx.world is not None  # the figures of the application are the issuer's, drawn by its reference
+        plan = ctx.world.rng.fork("grant", ctx.doc_reference())
+        months = plan.choice((18, 24, 24, 30, 36, 36))
         years = (months + 11) // 12
         start_month = ctx.anchor.month + rng.integers(3, 8)
         start = dt.date(ctx.anchor.year + (start_month - 1) // 12, (start_month - 1) % 12 + 1, 1)
-        keep = [0] + sorted(rng.sample(range(1, len(GRANT_LINES)), rng.integers(2, len(GRANT_LINES))))
+        keep = [0] + sorted(plan.sample(range(1, len(GRANT_LINES)), plan.integers(2, len(GRANT_LINES))))
         lines = []
         for i in keep:
             name, lo, hi = GRANT_LINES[i]
-            base = rng.uniform(lo, hi)
+            base = plan.uniform(lo, hi)
             if name == "Staff costs":  # salaries rise a few percent a year
                 vals = [_round_to(base * 1.03 ** y, 100) for y in range(years)]
             elif name == "Equipment":  # bought at the start
-                vals = [_round_to(base, 100)] + [_round_to(base * rng.uniform(0.02, 0.1), 100) for _ in range(years - 1)]
+                vals = [_round_to(base, 100)] + [_round_to(base * plan.uniform(0.02, 0.1), 100) for _ in range(years - 1)]
             elif name.startswith("Dissemination"):  # results are published towards the end
                 vals = [_round_to(base * (0.3 + 0.7 * y / max(1, years - 1)), 100) for y in range(years)]
             else:
-                vals = [_round_to(base * rng.uniform(0.8, 1.2), 100) for _ in range(years)]
+                vals = [_round_to(base * plan.uniform(0.8, 1.2), 100) for _ in range(years)]
             lines.append((name, tuple(_money_round(ctx, v) for v in vals)))
         cur = ctx.fmt.currency
-        overhead = (Decimal("25.0") if rng.bernoulli(0.7) else Decimal("7.0")) if cur == "EUR" else \
+        overhead = (Decimal("25.0") if plan.bernoulli(0.7) else Decimal("7.0")) if cur == "EUR" else \
             (Decimal("10.0") if ctx.year <= 2024 else Decimal("15.0")) if cur == "USD" else \
-            Decimal(rng.choice(("10.0", "15.0", "20.0")))
+            Decimal(plan.choice(("10.0", "15.0", "20.0")))
         pis = [p for p in ctx.people if any(w in p.role for w in ("Principal", "Investigator", "Research", "Scien",
                                                                   "Director", "Head", "Lead"))]
         return Grant(rng.choice(pis or ctx.people), start, months, tuple(lines), overhead)
     return ctx.remember(("grant", "plan"), make)
+
+
+def _granted(ctx: DocContext, measure: str, what: str, value: Decimal) -> WorldQuery:
+    """The query of a figure of grant application ``what`` (its plan is drawn from the issuer's stream by the
+    application's reference, so the figure is the world's whichever document asks first)."""
+    got, query = issuer_books.level(ctx, f"grants.{measure}", what, lambda r: value)
+    assert got == value
+    return query
 
 
 def registration_number(rng: Rng, country: str, ein: str) -> tuple[str, str, str]:
@@ -1061,7 +1097,9 @@ def build_applicant_details(ctx: DocContext, rng: Rng) -> list[Block]:
     b = ctx.book
     source = _source(ctx, "grant_total")
     amount = b.money(f"Amount requested in grant application {ref}", g.total(ctx), attribute="amount_requested",
-                     group=bid, derivation=Derivation(op="quote", operands=[source.id]) if source else None)
+                     group=bid, derivation=Derivation(op="quote", operands=[source.id]) if source else None,
+                     query=None if source else _granted(ctx, "amount_requested", f"grant application {ref}",
+                                                        g.total(ctx)))
     if source is None:
         _quoting(ctx, "grant_total", amount)
     ctx.remember(("grant", "requested"), lambda: amount)
@@ -1082,7 +1120,8 @@ def build_applicant_details(ctx: DocContext, rng: Rng) -> list[Block]:
                   field_type="date"),
         FormField(label="Duration (months)", value=fs(b.number(
             f"Duration of the project of grant application {ref} in months", Decimal(g.months), "months",
-            quantity="duration", attribute="duration", group=bid)), field_type="number"),
+            quantity="duration", attribute="duration", group=bid,
+            query=_granted(ctx, "duration", f"grant application {ref}", Decimal(g.months)))), field_type="number"),
         FormField(label="Amount requested", value=fs(amount), field_type="money"),
     ]
     return [FormBlock(id=bid, title=title, fields=fields)]
@@ -1108,7 +1147,8 @@ def build_grant_budget(ctx: DocContext, rng: Rng) -> list[Block]:
         return total
 
     for name, vals in g.lines:
-        cells = [b.money(f"{name} in year {y + 1} of {what}", v, attribute="budget_line", group=bid)
+        cells = [b.money(f"{name} in year {y + 1} of {what}", v, attribute="budget_line", group=bid,
+                         query=_granted(ctx, "budget_line", f"{what}: {name}, year {y + 1}", v))
                  for y, v in enumerate(vals)]
         for y, c in enumerate(cells):
             columns[y].append(c)
@@ -1117,7 +1157,8 @@ def build_grant_budget(ctx: DocContext, rng: Rng) -> list[Block]:
                       group=bid, derivation=Derivation(op="sum", operands=[c.id for c in columns[y]]))
               for y in range(g.years)]
     row("Total direct costs", direct, "Total direct costs", "direct_costs_total")
-    rate = b.percent(f"Indirect cost rate of {what}", g.overhead, attribute="overhead_rate", group=bid)
+    rate = b.percent(f"Indirect cost rate of {what}", g.overhead, attribute="overhead_rate", group=bid,
+                     query=_granted(ctx, "overhead_rate", what, g.overhead))
     indirect = [b.money(f"Indirect costs in year {y + 1} of {what}", g.indirect(y, ctx), attribute="indirect_costs",
                         group=bid, derivation=Derivation(op="percent_of", operands=[direct[y].id, rate.id]))
                 for y in range(g.years)]
@@ -1209,10 +1250,15 @@ def build_budget_vs_baseline(ctx: DocContext, rng: Rng) -> list[Block]:
     chg_f: list[Fact] = []
     step = 1000 if hi >= 200000 else 100
     for item in items:
-        base_v = _money_round(ctx, _round_to(rng.uniform(max(lo, hi / 40), hi) * 0.6, step))
-        prop_v = _money_round(ctx, _round_to(float(base_v) * (1 + rng.uniform(-0.12, 0.18)), step))
-        fb = b.money(f"Baseline budget of {item} for FY{y0}", base_v, attribute="baseline_budget", group=bid)
-        fp = b.money(f"Proposed budget of {item} for FY{y1}", prop_v, attribute="proposed_budget", group=bid)
+        base_v, q_base = issuer_books.level(ctx, "trade.budget_baseline", f"{item}, FY{y0}", lambda r: _money_round(
+            ctx, _round_to(r.uniform(max(lo, hi / 40), hi) * 0.6, step)))
+        prop_v, q_prop = issuer_books.level(ctx, "trade.budget_proposed", f"{item}, FY{y1}",
+                                            lambda r, base=base_v: _money_round(
+                                                ctx, _round_to(float(base) * (1 + r.uniform(-0.12, 0.18)), step)))
+        fb = b.money(f"Baseline budget of {item} for FY{y0}", base_v, attribute="baseline_budget", group=bid,
+                     query=q_base)
+        fp = b.money(f"Proposed budget of {item} for FY{y1}", prop_v, attribute="proposed_budget", group=bid,
+                     query=q_prop)
         fc = b.money(f"Change in the budget of {item} from FY{y0} to FY{y1}", prop_v - base_v,
                      attribute="budget_change", group=bid, derivation=Derivation(op="difference",
                                                                                  operands=[fp.id, fb.id]))
