@@ -45,7 +45,8 @@ def test_scope_tables_and_period_agree(seed, pages):
               if f.label.startswith("Samples tested for control ")}
     drawn = {f.label.split("control ")[1].split(" in ")[0]: f.value.absolute() for f in doc.facts
              if f.label.startswith("Sample drawn for control ")}
-    assert drawn and drawn == tested
+    assert drawn and drawn.keys() == tested.keys()  # a sample drawn may hold items that could not be tested
+    assert all(tested[c] <= drawn[c] for c in drawn)
     dates = {(f.label.split(" ")[0], "report" if "this compliance report" in f.label else "attested"): f.value.value
              for f in doc.facts if f.label.startswith(("Start of the period covered", "End of the period covered"))}
     for edge in ("Start", "End"):  # the report covers the period its officer attests

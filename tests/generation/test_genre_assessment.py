@@ -18,7 +18,7 @@ from decimal import Decimal
 import pytest
 
 from synthdocqa.generation.content import genre
-from synthdocqa.generation.content.genre import assessment
+from synthdocqa.generation.content.genre import assessment, registers
 from synthdocqa.generation.content.sizing import block_height
 from synthdocqa.generation.domains import DOMAINS, RECIPES
 from synthdocqa.ir import Rng
@@ -363,14 +363,37 @@ def test_control_tests_rates_results_and_totals():
         body, total = table.rows[:-1], table.rows[-1]
         assert total[0].text == "Total" and table.total_row
         cells = [[ctx.book.by_id[s.fact_ids[0]] for s in r[2:6]] for r in body]
+        tolerable = _one(ctx, [note], "tolerable_rate")
+        assert tolerable.query is not None and _num(tolerable) in (Decimal(5), Decimal(10))
         for samples, exceptions, rate, result in cells:
             exact = _num(exceptions) / _num(samples) * 100
             assert abs(_num(rate) - exact) <= Decimal("0.05")
-            assert result.text == ("Effective" if _num(rate) <= assessment.TOLERABLE_RATE else "Ineffective")
+            assert result.text == ("Effective" if _num(rate) <= _num(tolerable) else "Ineffective")
+            assert samples.query is not None and exceptions.query is not None
         t_samples, t_exc = (ctx.book.by_id[s.fact_ids[0]] for s in total[2:4])
         assert _num(t_samples) == sum(_num(c[0]) for c in cells)
         assert _num(t_exc) == sum(_num(c[1]) for c in cells)
         assert _num(_one(ctx, [note], "controls_effective")) == sum(c[3].text == "Effective" for c in cells)
+
+
+def test_control_figures_are_the_issuer_s_bookings_within_their_bounds():
+    """Exceptions <= samples tested <= sample drawn <= times operated, each a query of the issuer's world; a
+    control's figures are the same in a second document of the issuer (its identifier names one control)."""
+    for seed in SEEDS:
+        ctx, built = build_doc("compliance_report", seed, ["test_scope", "control_tests"])
+        scope, tests = built["test_scope"][0], built["control_tests"][0]
+        for srow, trow in zip(scope.rows, tests.rows[:-1], strict=True):
+            ran, drawn = (ctx.book.by_id[c.fact_ids[0]] for c in srow[4:6])
+            tested, exceptions = (ctx.book.by_id[c.fact_ids[0]] for c in trow[2:4])
+            assert srow[0].text == trow[0].text
+            assert 0 <= _num(exceptions) <= _num(tested) <= _num(drawn) <= _num(ran) and _num(tested) > 0
+            assert all(f.query is not None for f in (ran, drawn, tested, exceptions))
+        again = genre_ctx("compliance_report", seed, _domain("compliance_report", seed))
+        again.world = ctx.world  # the same issuer, another document
+        period = assessment.attestation_period(ctx, Rng(0))[0]
+        for row in ctx.memo[("compliance", "controls")]:
+            mine = registers.control_figures(again, row, period)
+            assert {k: v for k, (v, _) in mine.items()} == {k: v for k, (v, _) in row["figures"].items()}
 
 
 def test_planted_exceptions_break_rate_and_total():

@@ -31,13 +31,14 @@ from synthdocqa.ir.blocks import (
 )
 from synthdocqa.ir.facts import Derivation, Entity, Fact
 from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.world import WorldQuery
 
 from ...domains import Domain
 from ..book import DocContext, fs, lit
 from ..calendar import period_end, period_months
 from ..names import person_name
 from ..wording import lower_common, plural
-from . import Builder
+from . import Builder, registers
 
 TENTH = Decimal("0.1")
 
@@ -136,35 +137,28 @@ def band_of(rating: int) -> str:
 
 
 def _fill_risk(template: str, ctx: DocContext, rng: Rng) -> str:
-    d = ctx.domain
+    d = registers.trade(ctx)
     return template.format(item=rng.choice(d.items), topic=rng.choice(d.topics),
                            action=_first_lower(rng.choice(d.actions)), dept=rng.choice(d.departments),
                            counterparty=ctx.counterparty(rng).name)
 
 
 def risk_rows(ctx: DocContext, rng: Rng) -> list[dict]:
-    """The document's risks (drawn once): id, description, owner, likelihood, impact and the likelihood after
-    controls (controls reduce the likelihood; the impact stays)."""
+    """The document's risks (chosen once): some of the issuer's register (``registers.risks``: the reference,
+    what the risk is and its owner are the issuer's), with their scores at the last full year's review (the
+    world's bookings: likelihood, impact and the likelihood after controls, which controls reduce; the impact
+    stays)."""
     def make() -> list[dict]:
         r = rng.fork("risk_register")
-        n = r.integers(5, 11)
-        numbers = sorted(r.sample(range(1, 25), n))
-        texts: list[str] = []
-        for template in r.shuffled(RISK_TEMPLATES):
-            for _ in range(6):
-                text = _fill_risk(template, ctx, r)
-                if text not in texts:
-                    texts.append(text)
-                    break
-            if len(texts) == n:
-                break
+        register = registers.risks(ctx, lambda t, rr: _fill_risk(t, ctx, rr), RISK_TEMPLATES)
+        chosen = sorted(r.sample(range(len(register)), r.integers(5, 11)))
         rows = []
-        for no, text in zip(numbers, texts, strict=False):
-            like = r.choice((1, 2, 2, 3, 3, 3, 4, 4, 5))
-            impact = r.choice((1, 2, 3, 3, 4, 4, 5, 5))
-            residual = max(1, like - r.choice((0, 1, 1, 2)))
-            rows.append(dict(id=f"R-{no:02d}", text=text, owner=ctx.person(r), likelihood=like, impact=impact,
-                             residual_likelihood=residual))
+        for k in chosen:
+            risk = register[k]
+            scores = registers.risk_scores(ctx, risk["id"])
+            rows.append(dict(id=risk["id"], text=risk["text"], owner=ctx.people[risk["owner"]],
+                             queries={key: q for key, (_, q) in scores.items()},
+                             **{key: int(v) for key, (v, _) in scores.items()}))
         return rows
     return ctx.remember(("risk", "register"), make)
 
@@ -186,15 +180,17 @@ def build_risk_register(ctx: DocContext, rng: Rng) -> list[Block]:
                           attribute="risk_id")
         f_text = book.text(f"Description of risk {rid}", r["text"], group=bid, attribute="risk")
         f_owner = book.person(f"Owner of risk {rid}", r["owner"], group=bid, attribute="risk_owner")
-        f_l = book.number(f"Likelihood score of risk {rid} before controls", Decimal(r["likelihood"]), "", quantity="index",
-                          group=bid, attribute="likelihood")
+        q = r["queries"]
+        f_l = book.number(f"Likelihood score of risk {rid} before controls", Decimal(r["likelihood"]), "",
+                          quantity="index", group=bid, attribute="likelihood", query=q["likelihood"])
         f_i = book.number(f"Impact score of risk {rid}", Decimal(r["impact"]), "", quantity="index", group=bid,
-                          attribute="impact")
+                          attribute="impact", query=q["impact"])
         f_inh = book.number(f"Inherent rating of risk {rid}", Decimal(r["likelihood"] * r["impact"]), "",
                             quantity="index", group=bid, attribute="inherent_rating",
                             derivation=Derivation(op="product", operands=[f_l.id, f_i.id]))
         f_rl = book.number(f"Likelihood score of risk {rid} after controls", Decimal(r["residual_likelihood"]), "",
-                           quantity="index", group=bid, attribute="residual_likelihood")
+                           quantity="index", group=bid, attribute="residual_likelihood",
+                           query=q["residual_likelihood"])
         f_res = book.number(f"Residual rating of risk {rid}", Decimal(r["residual_likelihood"] * r["impact"]), "",
                             quantity="index", group=bid, attribute="residual_rating",
                             derivation=Derivation(op="product", operands=[f_rl.id, f_i.id]))
@@ -401,8 +397,6 @@ def build_attestation(ctx: DocContext, rng: Rng) -> list[Block]:
 # ---------------------------------------------------------------- incidents
 
 SEVERITY_NAMES = {1: "Critical", 2: "High", 3: "Medium", 4: "Low"}
-RESTORATION_TARGET = {1: 240, 2: 480, 3: 1440, 4: 2880}
-"""Minutes to restore service under the SLA, by severity level."""
 TIMELINE_FIRST = ("Monitoring alert: error rate on {item} above threshold",
                   "Service desk receives first user reports of failures on {item}",
                   "Automated health check for {item} fails")
@@ -425,11 +419,13 @@ def incident(ctx: DocContext, rng: Rng) -> dict:
     HH:MM times ascend), the service affected, the people and the timeline's entries."""
     def make() -> dict:
         r = rng.fork("incident")
-        level = r.choice((1, 2, 2, 3, 3, 4))
+        r.choice((1, 2, 2, 3, 3, 4))  # was the level: the world's (``registers.incident``), after the day
         scheme = r.choice(("P", "Sev"))
-        sev = f"P{level}" if scheme == "P" else f"Sev {level}"
-        duration = r.integers(35, 12 * 60 + 1)
+        r.integers(35, 12 * 60 + 1)  # was the duration
         day = ctx.day(-r.integers(3, 30))
+        booked = registers.incident(ctx, ctx.doc_reference(), day)
+        level, duration = int(booked["level"][0]), int(booked["duration"][0])
+        sev = f"P{level}" if scheme == "P" else f"Sev {level}"
         start = r.integers(0, 24 * 60 - duration)
         detected = dt.datetime.combine(day, dt.time(0)) + dt.timedelta(minutes=start)
         resolved = detected + dt.timedelta(minutes=duration)
@@ -444,7 +440,8 @@ def incident(ctx: DocContext, rng: Rng) -> dict:
         events += [TIMELINE_MIDDLE[i].format(**fill) for i in middle_idx]
         events.append(r.choice(TIMELINE_LAST))
         times = [detected, *(detected + dt.timedelta(minutes=o) for o in offsets), resolved]
-        return dict(level=level, severity=f"{sev} - {SEVERITY_NAMES[level]}", sev=sev, duration=duration,
+        return dict(level=level, severity=f"{sev} - {SEVERITY_NAMES[level]}", sev=sev, duration=duration, day=day,
+                    duration_query=booked["duration"][1],
                     detected=detected, resolved=resolved, item=item, dept=dept, reporter=reporter, manager=manager,
                     events=events, times=times, middle=middle_idx)
     return ctx.remember(("incident", "times"), make)
@@ -487,7 +484,7 @@ def build_incident_summary(ctx: DocContext, rng: Rng) -> list[Block]:
                                                     _when(ctx, inc["resolved"]), group=bid, attribute="resolved"))),
     ]
     dur = b.number(f"Duration of incident {ref} in minutes", Decimal(inc["duration"]), "minutes",
-                   quantity="duration", group=bid, attribute="duration_minutes")
+                   quantity="duration", group=bid, attribute="duration_minutes", query=inc["duration_query"])
     dur = _tie_duration(ctx, dur)
     fields.append(FormField(label="Duration (minutes)", value=fs(dur), field_type="number"))
     fields.append(FormField(label="Reported by", value=fs(b.person(f"Person who reported incident {ref}",
@@ -541,10 +538,6 @@ def _money_scale(domain: Domain) -> Decimal:
     return Decimal(str(min(m.low for m in money))) if money else Decimal(100000)
 
 
-def _round_to(x: float, step: int) -> Decimal:
-    return Decimal(max(step, int(round(x / step)) * step))
-
-
 def build_incident_impact(ctx: DocContext, rng: Rng) -> list[Block]:
     """Customers affected, failed transactions, minutes unavailable (the incident's duration), the SLA's
     restoration target and whether it was breached, whether a regulator must be notified, and the estimated
@@ -552,28 +545,23 @@ def build_incident_impact(ctx: DocContext, rng: Rng) -> list[Block]:
     inc = incident(ctx, rng)
     ref = ctx.doc_reference()
     level, duration = inc["level"], inc["duration"]
-    r = rng.fork("impact")
-    customers = int(r.integers(40, 400) * (5 - level) * (1 + duration // 120))
-    failed = int(customers * r.uniform(1.3, 4.5))
-    target = RESTORATION_TARGET[level]
+    impact = registers.incident_impact(ctx, ref, inc["day"], float(_money_scale(registers.trade(ctx))))
+    (customers, q_customers), (failed, q_failed) = impact["customers"], impact["failed"]  # type: ignore[misc]
+    target, q_target = registers.restoration_target(ctx, level)
     breached = duration > target
     notify = level <= 2 and customers >= 1000
-    base = _money_scale(ctx.domain)
-    lost = _round_to(float(base) * r.uniform(0.01, 0.08) * (5 - level), 10)
-    credits = _round_to(float(lost) * r.uniform(0.1, 0.4), 10) if breached else None
-    recovery = _round_to(r.uniform(1500, 12000) * (1 + duration / 240), 10)
     b = ctx.book
     bid = b.block_id()
     caption = _table_caption(ctx, [f"Impact of incident {ref}", "Impact assessment", "Business impact"])
-    f_c = b.number(f"Customers or users affected by incident {ref}", Decimal(customers), "customers", quantity="count", group=bid,
-                   attribute="customers_affected")
-    f_f = b.number(f"Transactions failed during incident {ref}", Decimal(failed), "transactions", quantity="count",
-                   group=bid, attribute="transactions_failed")
+    f_c = b.number(f"Customers or users affected by incident {ref}", customers, "customers", quantity="count",
+                   group=bid, attribute="customers_affected", query=q_customers)
+    f_f = b.number(f"Transactions failed during incident {ref}", failed, "transactions", quantity="count",
+                   group=bid, attribute="transactions_failed", query=q_failed)
     f_u = b.number(f"Minutes of service unavailability in incident {ref}", Decimal(duration), "minutes",
-                   quantity="duration", group=bid, attribute="unavailable_minutes")
+                   quantity="duration", group=bid, attribute="unavailable_minutes", query=inc["duration_query"])
     f_u = _tie_duration(ctx, f_u)
-    f_t = b.number(f"Restoration target for a {inc['sev']} incident under the SLA, in minutes", Decimal(target),
-                   "minutes", quantity="duration", group=bid, attribute="restoration_target")
+    f_t = b.number(f"Restoration target for a {inc['sev']} incident under the SLA, in minutes", target,
+                   "minutes", quantity="duration", group=bid, attribute="restoration_target", query=q_target)
     f_b = b.boolean(f"Whether incident {ref} breached the SLA", breached, "Yes" if breached else "No", group=bid,
                     attribute="sla_breached")
     f_n = b.boolean(f"Whether incident {ref} must be notified to the regulator", notify, "Yes" if notify else "No",
@@ -582,11 +570,12 @@ def build_incident_impact(ctx: DocContext, rng: Rng) -> list[Block]:
             [lit("Service unavailable (minutes)"), fs(f_u)], [lit("SLA restoration target (minutes)"), fs(f_t)],
             [lit("SLA breached"), fs(f_b)], [lit("Regulatory notification required"), fs(f_n)]]
     costs = []
-    for name, amount in (("Lost revenue (estimate)", lost), ("Service credits payable", credits),
-                         ("Recovery and overtime costs", recovery)):
-        if amount is None:
+    for name, cost in (("Lost revenue (estimate)", impact["lost"]), ("Service credits payable", impact["credits"]),
+                       ("Recovery and overtime costs", impact["recovery"])):
+        if cost is None:
             continue
-        f = b.money(f"{name.split(' (')[0]} from incident {ref}", amount, group=bid, attribute="incident_cost")
+        f = b.money(f"{name.split(' (')[0]} from incident {ref}", cost[0], group=bid, attribute="incident_cost",
+                    query=cost[1])
         costs.append(f)
         rows.append([lit(name), fs(f)])
     total = sum((c.value.amount for c in costs), Decimal(0))
@@ -762,60 +751,38 @@ def build_inspection_checklist(ctx: DocContext, rng: Rng) -> list[Block]:
 
 # ---------------------------------------------------------------- compliance control tests
 
-CONTROL_TEMPLATES = (("AC", "Quarterly review of user access to {topic} systems"),
-                     ("AC", "Removal of leavers' access within five working days"),
-                     ("CM", "Approval of changes before release to production"),
-                     ("FR", "Monthly reconciliation of {topic} balances"),
-                     ("FR", "Four-eyes approval of payments above the delegated limit"),
-                     ("OP", "Review of exceptions on {topic} reports"),
-                     ("OP", "'{check}' confirmed for each {item_kind} file"),
-                     ("VM", "Annual due diligence on critical suppliers"),
-                     ("DP", "Retention schedule applied to {topic} records"),
-                     ("TR", "Completion of mandatory {topic} training"),
-                     ("IR", "Escalation of {topic} incidents within 24 hours"),
-                     ("BC", "Annual test of the business continuity plan for {item}"))
-SAMPLE_SIZES = (10, 15, 20, 25, 25, 30, 40, 40, 45, 60)
-TOLERABLE_RATE = Decimal("5.0")
-
-
 def control_rows(ctx: DocContext, rng: Rng) -> list[dict]:
-    """The controls tested (drawn once): id, control, samples, exceptions and result (Ineffective above the
-    tolerable exception rate)."""
+    """The controls tested (chosen once): some of the issuer's library (``registers.control_library``) that
+    operated in the period covered, each with its figures there (the world's bookings: times operated, sample
+    drawn, samples tested, exceptions, with their queries), exception rate and result (Ineffective above the
+    issuer's tolerable exception rate)."""
     def make() -> list[dict]:
         r = rng.fork("controls")
-        d = ctx.domain
-        n = r.integers(5, 10)
-        picks = r.sample(CONTROL_TEMPLATES, n)
-        numbers: dict[str, int] = {}
+        period = attestation_period(ctx, rng)[0]
+        tolerable = tolerable_rate(ctx, rng)[0]
+        library = registers.control_library(ctx)
+        picks = sorted(r.sample(range(len(library)), r.integers(5, 10)))
         rows = []
-        for prefix, template in sorted(picks, key=lambda p: CONTROL_TEMPLATES.index(p)):
-            numbers[prefix] = numbers.get(prefix, 0) + r.integers(1, 4)
-            text = template.format(topic=r.choice(d.topics), check=r.choice(d.checks), item_kind=d.item_kind,
-                                   item=r.choice(d.items))
-            samples = r.choice(SAMPLE_SIZES)
-            exceptions = r.choice((0, 0, 0, 0, 1, 1, 2, 3))
-            rate = _share(exceptions, samples)
-            rows.append(dict(id=f"{prefix}-{numbers[prefix]:02d}", text=text, samples=samples, exceptions=exceptions,
-                             rate=rate, result="Effective" if rate <= TOLERABLE_RATE else "Ineffective"))
+        for k in picks:
+            c = library[k]
+            figures = registers.control_figures(ctx, c, period)
+            tested, exceptions = int(figures["samples_tested"][0]), int(figures["exceptions"][0])
+            if not tested:  # did not run in the period (an annual control in the other half)
+                continue
+            rate = _share(exceptions, tested)
+            rows.append(dict(id=c["id"], text=c["text"], frequency=c["frequency"], figures=figures, samples=tested,
+                             exceptions=exceptions, rate=rate,
+                             result="Effective" if rate <= tolerable else "Ineffective"))
         return rows
     return ctx.remember(("compliance", "controls"), make)
 
 
+def tolerable_rate(ctx: DocContext, rng: Rng) -> tuple[Decimal, WorldQuery]:
+    """The issuer's tolerable exception rate over the period covered (its audit policy)."""
+    return registers.tolerable_rate(ctx, attestation_period(ctx, rng)[0])
+
+
 TEST_METHODS = ("Inspection of evidence", "Re-performance", "Inquiry and observation", "Inspection and re-performance")
-
-
-def _frequency(samples: int) -> str:
-    """How often a control runs, as its sample size implies (audit practice: the more often, the larger)."""
-    return "Weekly" if samples <= 15 else "Daily" if samples <= 30 else "Several times a day"
-
-
-def _population(rng: Rng, frequency: str, months: int) -> int:
-    """How many times a control of ``frequency`` ran in a period of ``months``."""
-    if frequency == "Weekly":
-        return 52 * months // 12
-    if frequency == "Daily":
-        return rng.integers(248, 254) * months // 12
-    return rng.integers(1200, 9000) * months // 12
 
 
 def build_test_scope(ctx: DocContext, rng: Rng) -> list[Block]:
@@ -823,8 +790,7 @@ def build_test_scope(ctx: DocContext, rng: Rng) -> list[Block]:
     its owner, how often it runs, how it was tested, how many times it ran in the period and the sample taken
     (the sample the results report); then how many controls are in scope."""
     rows_data = control_rows(ctx, rng)
-    period, start, end = attestation_period(ctx, rng)
-    months = (end.year - start.year) * 12 + end.month - start.month + 1
+    period = attestation_period(ctx, rng)[0]
     b = ctx.book
     bid = b.block_id()
     caption = _table_caption(ctx, [f"Controls in scope and testing approach, {period}", f"Scope of testing, {period}"])
@@ -832,16 +798,16 @@ def build_test_scope(ctx: DocContext, rng: Rng) -> list[Block]:
     rows: list[list[Span]] = []
     drawn: list[Fact] = []
     for row in rows_data:
-        cid = row["id"]
-        frequency = _frequency(row["samples"])
+        cid, figures = row["id"], row["figures"]
         f_o = b.text(f"Owner of control {cid}", r.choice(ctx.domain.departments), group=bid,
                      attribute="control_owner")
-        f_f = b.text(f"Frequency of control {cid}", frequency, group=bid, attribute="control_frequency")
+        f_f = b.text(f"Frequency of control {cid}", row["frequency"], group=bid, attribute="control_frequency")
         f_m = b.text(f"Test method for control {cid}", r.choice(TEST_METHODS), group=bid, attribute="test_method")
-        f_p = b.number(f"Times control {cid} operated in {period}", Decimal(_population(r, frequency, months)),
-                       "occurrences", quantity="count", group=bid, attribute="control_population", period=period)
-        f_s = b.number(f"Sample drawn for control {cid} in {period}", Decimal(row["samples"]), "samples",
-                       quantity="count", group=bid, attribute="sample_drawn", period=period)
+        (ran, q_ran), (n_drawn, q_drawn) = figures["operated"], figures["sample_drawn"]
+        f_p = b.number(f"Times control {cid} operated in {period}", ran, "occurrences", quantity="count", group=bid,
+                       attribute="control_population", period=period, query=q_ran)
+        f_s = b.number(f"Sample drawn for control {cid} in {period}", n_drawn, "samples", quantity="count",
+                       group=bid, attribute="sample_drawn", period=period, query=q_drawn)
         drawn.append(f_s)
         rows.append([lit(cid), fs(f_o), fs(f_f), fs(f_m), fs(f_p), fs(f_s)])
     table = TableBlock(id=bid, caption=caption,
@@ -876,9 +842,11 @@ def build_control_tests(ctx: DocContext, rng: Rng) -> list[Block]:
                        attribute="control_id")
         f_c = b.text(f"Description of control {cid}", row["text"], group=bid, attribute="control")
         f_s = b.number(f"Samples tested for control {cid} in {period}", Decimal(row["samples"]), "samples",
-                       quantity="count", group=bid, attribute="samples_tested", period=period)
+                       quantity="count", group=bid, attribute="samples_tested", period=period,
+                       query=row["figures"]["samples_tested"][1])
         f_e = b.number(f"Exceptions found in testing control {cid} in {period}", Decimal(row["exceptions"]),
-                       "exceptions", quantity="count", group=bid, attribute="control_exceptions", period=period)
+                       "exceptions", quantity="count", group=bid, attribute="control_exceptions", period=period,
+                       query=row["figures"]["exceptions"][1])
         f_r = b.percent(f"Exception rate of control {cid} in {period}", row["rate"], group=bid,
                         attribute="exception_rate", period=period,
                         derivation=Derivation(op="share", operands=[f_e.id, f_s.id]))
@@ -897,8 +865,9 @@ def build_control_tests(ctx: DocContext, rng: Rng) -> list[Block]:
                        columns=["Control ID", "Control", "Samples tested", "Exceptions", "Exception rate", "Result"],
                        rows=rows, total_row=True, numeric_columns=[2, 3, 4])
     tid = b.block_id()
-    f_tol = b.percent(f"Tolerable exception rate for the control tests in {period}", TOLERABLE_RATE, group=tid,
-                      attribute="tolerable_rate", period=period)
+    tolerable, q_tol = tolerable_rate(ctx, rng)
+    f_tol = b.percent(f"Tolerable exception rate for the control tests in {period}", tolerable, group=tid,
+                      attribute="tolerable_rate", period=period, query=q_tol)
     f_all = b.percent(f"Overall exception rate of the controls tested in {period}",
                       _share(int(t_e.value.value), int(t_s.value.value)), group=tid, attribute="overall_exception_rate",
                       period=period, derivation=Derivation(op="share", operands=[t_e.id, t_s.id]))
@@ -947,7 +916,7 @@ def finding_rows(ctx: DocContext, rng: Rng) -> list[dict]:
                     if row["result"] == "Effective":
                         sev = "Minor"
                     else:  # well above the tolerable rate: critical now and then
-                        sev = r.choice(("Critical", "Major")) if row["rate"] >= 2 * TOLERABLE_RATE else "Major"
+                        sev = r.choice(("Critical", "Major")) if row["rate"] >= 2 * tolerable_rate(ctx, rng)[0] else "Major"
                     verb = "did not operate effectively" if row["result"] == "Ineffective" else \
                         "operated with exceptions"
                     out.append(dict(text=f"Control {row['id']} ({_first_lower(row['text'])}) {verb}", severity=sev,
@@ -1039,17 +1008,17 @@ def build_study_design(ctx: DocContext, rng: Rng) -> list[Block]:
                                    f"Survey sample by {d.item_kind}"])
     rows: list[list[Span]] = []
     pops, samples, responses = [], [], []
+    study = ctx.doc_reference()
     for s in strata:
-        pop = rng.integers(400, 12000)
-        drawn = max(40, int(pop * rng.uniform(0.04, 0.15)))
-        got = int(drawn * rng.uniform(0.45, 0.85))
-        f_p = b.number(f"Population of {who} in {s} in the study", Decimal(pop), who, quantity="count", group=bid,
-                       attribute="stratum_population")
-        f_s = b.number(f"{who.capitalize()} sampled in {s} in the study", Decimal(drawn), who, quantity="count",
-                       group=bid, attribute="stratum_sample")
-        f_r = b.number(f"Responses received from {s} in the study", Decimal(got), "responses", quantity="count",
-                       group=bid, attribute="stratum_responses")
-        f_rate = b.percent(f"Response rate in {s} in the study", _share(got, drawn), group=bid,
+        figures = registers.stratum(ctx, study, s)
+        (pop, q_pop), (drawn, q_drawn), (got, q_got) = (figures[k] for k in ("population", "sample", "responses"))
+        f_p = b.number(f"Population of {who} in {s} in the study", pop, who, quantity="count", group=bid,
+                       attribute="stratum_population", query=q_pop)
+        f_s = b.number(f"{who.capitalize()} sampled in {s} in the study", drawn, who, quantity="count",
+                       group=bid, attribute="stratum_sample", query=q_drawn)
+        f_r = b.number(f"Responses received from {s} in the study", got, "responses", quantity="count",
+                       group=bid, attribute="stratum_responses", query=q_got)
+        f_rate = b.percent(f"Response rate in {s} in the study", _share(int(got), int(drawn)), group=bid,
                            attribute="stratum_response_rate",
                            derivation=Derivation(op="share", operands=[f_r.id, f_s.id]))
         pops.append(f_p)
@@ -1065,8 +1034,8 @@ def build_study_design(ctx: DocContext, rng: Rng) -> list[Block]:
                        total_row=True, numeric_columns=[1, 2, 3, 4])
     end = ctx.day(-rng.integers(45, 150))
     start = end - dt.timedelta(days=rng.integers(21, 91))
-    confidence = rng.choice((Decimal("95.0"), Decimal("95.0"), Decimal("90.0"), Decimal("99.0")))
     n = int(t_r.value.value)
+    (confidence, q_conf), (moe, q_moe) = registers.study_design(ctx, study, lambda c: margin_of_error(c, n))
     title = _claim(ctx, ["Study design", "Method and sample design"])
     fid = b.block_id()
     fields = [
@@ -1081,10 +1050,11 @@ def build_study_design(ctx: DocContext, rng: Rng) -> list[Block]:
                                                                group=fid, attribute="period_end")),
                   field_type="date"),
         FormField(label="Confidence level", value=fs(b.percent("Confidence level of the study's estimates", confidence,
-                                                               group=fid, attribute="confidence_level"))),
-        FormField(label="Margin of error (+/-)", value=fs(b.percent("Margin of error of the study's estimates",
-                                                                     margin_of_error(confidence, n), group=fid,
-                                                                     attribute="margin_of_error"))),
+                                                               group=fid, attribute="confidence_level",
+                                                               query=q_conf))),
+        FormField(label="Margin of error (+/-)", value=fs(b.percent("Margin of error of the study's estimates", moe,
+                                                                     group=fid, attribute="margin_of_error",
+                                                                     query=q_moe))),
         FormField(label="Overall response rate", value=fs(b.percent(
             "Overall response rate of the study", _share(n, int(t_s.value.value)), group=fid,
             attribute="overall_response_rate", derivation=Derivation(op="share", operands=[t_r.id, t_s.id])))),

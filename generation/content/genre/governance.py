@@ -40,7 +40,7 @@ from ..countries import draw_id
 from ..names import unused_person_name
 from ..tables import change_mode, change_span, metric_fact, pct_change, summable, whole
 from ..wording import lower_common
-from . import Builder
+from . import Builder, registers
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 INK_COLORS = ("#1a3c8c", "#1b1b6b", "#202020")
@@ -121,8 +121,8 @@ class Meeting:
     apologies: list[tuple[Entity, str]]
     attending: list[tuple[Entity, str]]
     """Non-members in attendance and in what capacity (secretary, auditor, presenter)."""
-    members: int
-    quorum: int
+    members: Decimal
+    quorum: Decimal
 
     @property
     def chair(self) -> Entity:
@@ -144,7 +144,9 @@ def meeting(ctx: DocContext, rng: Rng) -> Meeting:
         secretary = next((p for p in cast if "Secretary" in p.role), None)
         pool = [(p, p.role) for p in cast if p is not secretary]
         posts = [x for x in rng.shuffled(EXTRA_POSTS) if x not in {p.role for p in cast}]
-        n_present, n_apologies = rng.integers(5, 10), rng.integers(1, 3)
+        apologies_range = registers.data().committee.apologies
+        n_apologies = rng.integers(apologies_range[0], apologies_range[1] + 1)
+        n_present = int(registers.members_present(ctx, d, apologies_range[1])[0])
         while len(pool) < n_present + n_apologies:
             post = posts.pop(0)
             pool.append((_new_person(ctx, rng, post), post))
@@ -167,8 +169,7 @@ def meeting(ctx: DocContext, rng: Rng) -> Meeting:
                 dept, topic = rng.choice(ctx.domain.departments), rng.choice(ctx.domain.topics)
                 attending.append((_new_person(ctx, rng, f"Head of {dept}"),
                                   f"Head of {dept}, for the item on {topic}"))
-        members = n_present + n_apologies + rng.integers(0, 2)
-        quorum = members // 2 + 1 if rng.bernoulli(0.6) else max(3, -(-members // 3))  # a majority, or a third
+        (members, _), (quorum, _) = registers.constitution(ctx)
         city = ctx.issuer.attributes.get("city", "")
         street = ctx.issuer.attributes.get("address", "")
         venue = ", ".join(x for x in (rng.choice(ROOMS), street, city) if x)
@@ -211,12 +212,13 @@ def build_attendance(ctx: DocContext, rng: Rng) -> list[Block]:
         fn = book.number("Members present at the meeting", Decimal(n), "members", quantity="count", group=bid,
                          attribute="members_present",
                          derivation=Derivation(op="count", operands=[f.id for f in present_facts]))
-        fm = book.number("Voting members of the committee", Decimal(m.members), "members", quantity="count",
-                         group=bid, attribute="members")
-        fq = book.number("Quorum of the committee", Decimal(m.quorum), "members", quantity="count", group=bid,
-                         attribute="quorum")
+        (members, q_members), (quorum, q_quorum) = registers.constitution(ctx)
+        fm = book.number("Voting members of the committee", members, "members", quantity="count",
+                         group=bid, attribute="members", query=q_members)
+        fq = book.number("Quorum of the committee", quorum, "members", quantity="count", group=bid,
+                         attribute="quorum", query=q_quorum)
         return [lit("The Chair declared the meeting quorate: "), fs(fn), lit(" of "), fs(fm),
-                lit(f" {_count_unit('members', m.members)} present (quorum "), fs(fq), lit(").")]
+                lit(f" {_count_unit('members', int(members))} present (quorum "), fs(fq), lit(").")]
 
     if rng.bernoulli(0.4):  # one attendance table, then the meeting and its quorum
         bid = book.block_id()
@@ -271,24 +273,23 @@ def build_attendance(ctx: DocContext, rng: Rng) -> list[Block]:
 
 # ---------------------------------------------------------------- resolutions
 
-def _resolution_wordings(ctx: DocContext, rng: Rng, n: int, year: int) -> list[tuple[str, str, Decimal | None]]:
-    """``(wording, how the amount is introduced, amount or None)`` of ``n`` distinct resolutions."""
+def _resolution_wordings(ctx: DocContext, rng: Rng, n: int, year: int) -> list[tuple[str, str, str | None]]:
+    """``(wording, how the amount is introduced, the kind of amount or None)`` of ``n`` distinct resolutions (the
+    kinds: ``catalogue/registers.yaml``, committee.amounts)."""
     d = ctx.domain
     used = ctx.used("actions")
     free_actions = [a for a in d.actions if a not in used]
     dept, dept2 = rng.sample(d.departments, 2)
     topic, topic2 = rng.sample(d.topics, 2)
     item = rng.choice(d.items)
-    options: list[tuple[str, str, Decimal | None]] = [
-        (f"To approve the {year + 1} budget of the {dept} function", ", set at ", _spend(ctx, rng, 0.05, 0.4)),
-        (f"To approve capital expenditure for {_the_item(ctx, item)}", ", not exceeding ",
-         _spend(ctx, rng, 0.01, 0.15)),
+    options: list[tuple[str, str, str | None]] = [
+        (f"To approve the {year + 1} budget of the {dept} function", ", set at ", "budget"),
+        (f"To approve capital expenditure for {_the_item(ctx, item)}", ", not exceeding ", "capex"),
         (f"To adopt the revised {topic} policy", "", None),
         (f"To accept the report of the {rng.choice(d.roles)} on {topic2}", "", None),
         (f"To delegate to the {rng.choice(d.roles)} the approval of exceptions on {topic}", ", up to ",
-         _spend(ctx, rng, 0.002, 0.02)),
-        (f"To commission an external review of {topic2} by the {dept2} function", ", at a cost of up to ",
-         _spend(ctx, rng, 0.002, 0.02)),
+         "delegation"),
+        (f"To commission an external review of {topic2} by the {dept2} function", ", at a cost of up to ", "review"),
     ]
     if free_actions:
         act = rng.choice(free_actions)
@@ -301,17 +302,6 @@ def _resolution_wordings(ctx: DocContext, rng: Rng, n: int, year: int) -> list[t
     return picks
 
 
-def _votes(rng: Rng, voting: int, carried: bool) -> tuple[int, int, int]:
-    """``(for, against, abstain)`` of ``voting`` members; carried by a simple majority of the votes cast."""
-    abstain = rng.integers(0, 3) if voting > 5 else rng.integers(0, 2)
-    cast = voting - abstain
-    if carried:
-        against = rng.integers(0, min(3, (cast - 1) // 2 + 1))
-    else:
-        against = rng.integers((cast + 1) // 2, cast + 1)
-    return cast - against, against, abstain
-
-
 def build_resolutions(ctx: DocContext, rng: Rng) -> list[Block]:
     """The resolutions put to the meeting (number, wording, proposer and seconder), then the votes on each:
     for + against + abstentions = members voting (the members present); carried by a simple majority."""
@@ -320,12 +310,11 @@ def build_resolutions(ctx: DocContext, rng: Rng) -> list[Block]:
     voters = [p for p, _, _ in m.present]
     n = rng.integers(2, 5)
     wordings = _resolution_wordings(ctx, rng, n, m.date.year)
-    start = rng.integers(3, 40)
     bid = book.block_id()
     items = []
     numbers = []
-    for i, (wording, how, amount) in enumerate(wordings):
-        no = f"{m.date.year}/{start + i:02d}"
+    for i, (wording, how, kind) in enumerate(wordings):
+        no = registers.resolution_number(m.date, i)
         numbers.append(no)
         fno = book.ident(f"Number of the {ORDINALS[i]} resolution put to the meeting", no, scheme="resolution",
                          group=bid, attribute="resolution_number")
@@ -334,8 +323,10 @@ def build_resolutions(ctx: DocContext, rng: Rng) -> list[Block]:
         fp = book.person(f"Proposer of resolution {no}", proposer, group=bid, attribute="proposer")
         fsd = book.person(f"Seconder of resolution {no}", seconder, group=bid, attribute="seconder")
         spans: list[Span] = [lit("Resolution "), fs(fno), lit(": "), fs(fw)]
-        if amount is not None:
-            fa = book.money(f"Amount in resolution {no}", amount, decimals=0, group=bid, attribute="amount")
+        if kind is not None:
+            amount, q_amount = registers.resolution_amount(ctx, m.date, i, kind)
+            fa = book.money(f"Amount in resolution {no}", amount, decimals=0, group=bid, attribute="amount",
+                            query=q_amount)
             spans += [lit(how), fs(fa)]
         spans += [lit(". Proposed by "), fs(fp), lit(", seconded by "), fs(fsd), lit(".")]
         items.append(spans)
@@ -343,14 +334,15 @@ def build_resolutions(ctx: DocContext, rng: Rng) -> list[Block]:
     bid = book.block_id()
     rows = []
     for i, no in enumerate(numbers):
-        carried = i == 0 or rng.bernoulli(0.88)
-        v_for, v_against, v_abstain = _votes(rng, len(voters), carried)
-        ff = book.number(f"Votes for resolution {no}", Decimal(v_for), "votes", quantity="count", group=bid,
-                         attribute="votes_for")
-        fa = book.number(f"Votes against resolution {no}", Decimal(v_against), "votes", quantity="count", group=bid,
-                         attribute="votes_against")
-        fb = book.number(f"Abstentions on resolution {no}", Decimal(v_abstain), "votes", quantity="count",
-                         group=bid, attribute="abstentions")
+        cast = registers.votes(ctx, m.date, i, len(voters))
+        (v_for, q_for), (v_against, q_against), (v_abstain, q_abstain) = (cast[k] for k in ("for", "against",
+                                                                                          "abstain"))
+        ff = book.number(f"Votes for resolution {no}", v_for, "votes", quantity="count", group=bid,
+                         attribute="votes_for", query=q_for)
+        fa = book.number(f"Votes against resolution {no}", v_against, "votes", quantity="count", group=bid,
+                         attribute="votes_against", query=q_against)
+        fb = book.number(f"Abstentions on resolution {no}", v_abstain, "votes", quantity="count",
+                         group=bid, attribute="abstentions", query=q_abstain)
         ft = book.number(f"Members voting on resolution {no}", Decimal(v_for + v_against + v_abstain), "members",
                          quantity="count", group=bid, attribute="members_voting",
                          derivation=Derivation(op="sum", operands=[ff.id, fa.id, fb.id]))
@@ -878,8 +870,9 @@ def policy(ctx: DocContext, rng: Rng) -> Policy:
             dates.append(d)
         dates.reverse()
         authors = [held[0][1] if rng.bernoulli(0.6) else rng.choice(held)[1] for _ in names]
-        return Policy(topic=rng.choice(ctx.domain.topics), roles=held,
-                      versions=list(zip(names, dates, authors, strict=True)), interval=rng.choice((12, 12, 24)))
+        topic = rng.choice(ctx.domain.topics)
+        return Policy(topic=topic, roles=held, versions=list(zip(names, dates, authors, strict=True)),
+                      interval=int(registers.policy_term(ctx, topic, "review")[0]))
     return ctx.remember(("policy", "policy"), make)
 
 
@@ -964,40 +957,42 @@ def build_procedure_steps(ctx: DocContext, rng: Rng) -> list[Block]:
     roles = [r for r, _ in p.roles]
     dept = rng.choice(ctx.domain.departments)
 
-    def days(label: str, attribute: str, options: tuple[int, ...], unit: str = "working days") -> list[Span]:
-        """The number and its unit ("1 working day", "3 working days")."""
-        f = book.number(label, Decimal(rng.choice(options)), unit, quantity="duration", group=bid,
-                        attribute=attribute)
+    def days(label: str, attribute: str, term: str, unit: str = "working days") -> list[Span]:
+        """The number (the policy's ``term``, ``registers.policy_term``) and its unit ("1 working day", "3 working
+        days")."""
+        value, query = registers.policy_term(ctx, p.topic, term)
+        f = book.number(label, value, unit, quantity="duration", group=bid, attribute=attribute, query=query)
         return [fs(f), lit(f" {unit_for_count(unit, float(f.value.value))}")]
 
     def role(label: str, which: int) -> Fact:
         return book.text(label, roles[which % len(roles)], group=bid, attribute="role")
 
+    threshold, q_threshold = registers.policy_term(ctx, p.topic, "threshold")
     steps = [
         lambda: [lit("The requester submits the request to the "), fs(role("Role that receives requests under the "
                                                                             "procedure", 2)),
                  lit(" on the standard form, with the supporting documents.")],
         lambda: [lit("The reviewer checks the request against this policy within "),
-                 *days("Deadline for reviewing a request under the procedure", "review_deadline", (3, 5, 10)),
+                 *days("Deadline for reviewing a request under the procedure", "review_deadline", "reviewing"),
                  lit(" of receipt.")],
         lambda: [lit("Requests above "),
-                 fs(book.money("Approval threshold under the procedure", _spend(ctx, rng, 0.001, 0.02), decimals=0,
-                               group=bid, attribute="approval_threshold")),
+                 fs(book.money("Approval threshold under the procedure", threshold, decimals=0, group=bid,
+                               attribute="approval_threshold", query=q_threshold)),
                  lit(" also need the approval of the "),
                  fs(role("Role that approves requests above the approval threshold", 1)), lit(".")],
         lambda: [lit(f"Approved requests are entered in the {dept} register within "),
-                 *days("Deadline for recording an approved request", "recording_deadline", (1, 2, 3)), lit(".")],
+                 *days("Deadline for recording an approved request", "recording_deadline", "recording"), lit(".")],
         lambda: [lit("The requester is told of the decision, with reasons if it is refused, within "),
-                 *days("Deadline for telling the requester of the decision", "notice_deadline", (2, 5)),
+                 *days("Deadline for telling the requester of the decision", "notice_deadline", "notice"),
                  lit(" of the review.")],
         lambda: [lit("Requests for exceptions are referred to the "),
                  fs(role("Role that decides on exceptions to the policy", 0)), lit(", who decides within "),
-                 *days("Deadline for a decision on an exception", "exception_deadline", (5, 10, 15)), lit(".")],
+                 *days("Deadline for a decision on an exception", "exception_deadline", "exception"), lit(".")],
         lambda: [lit("Suspected breaches are reported to the policy owner within "),
-                 *days("Deadline for reporting a suspected breach", "breach_deadline", (24, 48), "hours"),
+                 *days("Deadline for reporting a suspected breach", "breach_deadline", "breach", "hours"),
                  lit(" of discovery.")],
         lambda: [lit("Records of each request are kept for "),
-                 *days("Retention period of the records of a request", "retention_period", (5, 6, 7, 10), "years"),
+                 *days("Retention period of the records of a request", "retention_period", "retention", "years"),
                  lit(" after the decision.")],
         lambda: [lit(f"The {dept} team reports on compliance with the procedure to the "),
                  fs(role("Role that receives the quarterly compliance report", 3)), lit(" every quarter.")],
@@ -1066,8 +1061,9 @@ def build_review_date(ctx: DocContext, rng: Rng) -> list[Block]:
     fd = book.date("Approval date of the policy", p.approved, group=bid, attribute="approval_date")
     fr = book.date("Date by which the policy will be reviewed", _add_months(p.approved, p.interval), group=bid,
                    attribute="review_date")
-    fi = book.number("Review interval of the policy", Decimal(p.interval), "months", quantity="duration", group=bid,
-                     attribute="review_interval")
+    interval, q_interval = registers.policy_term(ctx, p.topic, "review")
+    fi = book.number("Review interval of the policy", interval, "months", quantity="duration", group=bid,
+                     attribute="review_interval", query=q_interval)
     fo = book.person("Owner of the policy", owner, group=bid, attribute="policy_owner")
     return [TextBlock(id=bid, spans=[
         lit("This policy was approved by "), fs(fa), lit(f", {a_role}, on "), fs(fd),
