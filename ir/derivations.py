@@ -101,7 +101,7 @@ def derivation_problems(facts: Iterable[Fact]) -> list[str]:
     return [p for f in index.values() if (p := derivation_problem(f, index)) is not None]
 
 
-__all__ = ["derivation_problem", "derivation_problems"]
+__all__ = ["DOCUMENT_ATTRIBUTES", "derivation_problem", "derivation_problems", "unsourced_problems", "world_problems"]
 
 
 def world_problems(facts: Iterable[Fact], world: IssuerWorld | None) -> list[str]:
@@ -135,3 +135,17 @@ def world_problems(facts: Iterable[Fact], world: IssuerWorld | None) -> list[str
             out.append(f"{f.id} ({f.label}): prints {f.text!r}, the world's {q.measure} of "
                        f"{', '.join(q.items)} in {q.period} is {world_value.normalize():f}")
     return out
+
+
+DOCUMENT_ATTRIBUTES = frozenset({"start_page"})
+"""Numeric facts about the document itself rather than its issuer (the page a section starts on, which the
+contents table prints and ``verify`` checks against the rendered pages)."""
+
+
+def unsourced_problems(facts: Iterable[Fact]) -> list[str]:
+    """Every number that is neither a query of the issuer's world, nor derived from other facts, nor a fact
+    about the document itself: a number drawn inside one document, which no other document of its issuer has
+    to agree with (IR schema 1.6 on: one world, many views)."""
+    return [f"{f.id} ({f.label}): {f.text!r} is drawn in the document, not asked of its issuer's world"
+            for f in facts if f.value.kind in ("money", "number", "percent") and f.query is None
+            and f.derivation is None and f.attribute not in DOCUMENT_ATTRIBUTES]

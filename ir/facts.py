@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from .base import Model
 from .values import FactValue
@@ -36,7 +36,13 @@ class Derivation(Model):
     """How a derived fact follows from others (e.g. a table total = sum of its cells)."""
 
     op: DerivationOp
-    operands: list[str] = Field(min_length=1, description="fact ids")
+    operands: list[str] = Field(description="fact ids (none only for a count of nothing: \"no critical findings\")")
+
+    @model_validator(mode="after")
+    def _operands(self) -> Derivation:
+        if not self.operands and self.op != "count":
+            raise ValueError(f"a {self.op} of no facts")
+        return self
 
 
 class Fact(Model):

@@ -19,7 +19,6 @@ from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.world import WorldQuery
 
 from .book import DocContext, fs
-from .calendar import month_label
 from .quantities import draw_value
 from .tables import rotated
 
@@ -66,8 +65,8 @@ def _title_and_requester(ctx: DocContext, rng: Rng) -> tuple[str, str, Entity]:
 def _booked(ctx: DocContext, slug: str, item: str, submitted: dt.date, draw) -> tuple[Decimal, WorldQuery]:
     """What the issuer's world booked for form ``item`` in the month it was submitted (the same form, the same
     figure, in every document of the issuer that files it)."""
-    month = submitted.year * 12 + submitted.month - 1
-    return ctx.booked(slug, item, month, 1, month_label(month), draw)
+    month = submitted.year * 12 + submitted.month - 1  # the day names the period: its month may not be over yet
+    return ctx.booked(slug, item, month, 1, submitted.isoformat(), draw)
 
 
 def form(ctx: DocContext, rng: Rng, n_fields: int | None = None) -> FormBlock:
@@ -101,7 +100,7 @@ def form(ctx: DocContext, rng: Rng, n_fields: int | None = None) -> FormBlock:
         elif c == "amount":
             money = next((m for m in ctx.domain.metrics if m.kind == "money"), None)
 
-            def amount(r: Rng) -> Decimal:
+            def amount(r: Rng, money=money) -> Decimal:
                 x = draw_value(r, money, 2) / 20 if money else Decimal(r.integers(100, 9000))
                 return x.quantize(Decimal("0.01"))
             amt, q = _booked(ctx, "forms.amount_requested", f"{title} {ref}", submitted, amount)

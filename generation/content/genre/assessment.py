@@ -64,9 +64,18 @@ def _table_caption(ctx: DocContext, options: list[str]) -> str:
     return f"Table {ctx.number('table')}. {_claim(ctx, options)}"
 
 
+def _band_query(ctx: DocContext, rows_data: list, band: str, n: int):
+    """The number of the issuer's risks ``rows_data`` (by id) whose scores fall in ``band``, as its world holds
+    it (the count follows from the risks' booked scores; booked under the risks it counts)."""
+    ids = ",".join(sorted(r["id"] for r in rows_data))
+    got, query = registers.standing(ctx, "risk.in_band", f"{ids}: {band}", lambda r: n)
+    assert got == n
+    return query
+
+
 def _count_fact(ctx: DocContext, label: str, operands: list[Fact], unit: str, bid: str, attribute: str) -> Fact:
-    """A count of ``operands`` (a ``count`` derivation over them; a plain 0 when there are none)."""
-    der = Derivation(op="count", operands=[f.id for f in operands]) if operands else None
+    """A count of ``operands`` (a ``count`` derivation over them, over none for a count of nothing)."""
+    der = Derivation(op="count", operands=[f.id for f in operands])  # none: a count of nothing
     return ctx.book.number(label, Decimal(len(operands)), unit, quantity="count", derivation=der, group=bid,
                            attribute=attribute)
 
@@ -242,7 +251,8 @@ def build_heat_map(ctx: DocContext, rng: Rng) -> list[Block]:
                     f = _count_fact(ctx, label, ratings(kind, ids), "risks", bid, f"risks_{band.lower()}")
                 else:
                     f = book.number(label, Decimal(len(ids)), "risks", quantity="count", group=bid,
-                                    attribute=f"risks_{band.lower()}")
+                                    attribute=f"risks_{band.lower()}",
+                                    query=_band_query(ctx, rows_data, f"{band} {when} controls", len(ids)))
                 pts.append(fs(f))
                 nums.append(float(f.value.value))
             series.append(Series(name=name, points=pts, values=nums))
@@ -286,7 +296,7 @@ def build_heat_map(ctx: DocContext, rng: Rng) -> list[Block]:
         parts = [f for (like, impact), f in sorted(cells.items()) if lo <= like * impact <= hi]
         label = f"Number of risks rated {band.lower()} ({lo}-{hi}) before controls"
         f = _sum_fact(ctx, label, parts, "risks", tid, f"risks_{band.lower()}") if parts else \
-            book.number(label, Decimal(0), "risks", quantity="count", group=tid, attribute=f"risks_{band.lower()}")
+            _count_fact(ctx, label, [], "risks", tid, f"risks_{band.lower()}")
         bands_before.append(f)
         spans += [fs(f), lit(f" {band.lower()} ({lo}-{hi}){', ' if k == 0 else ' and ' if k == 1 else ''}")]
     total = _sum_fact(ctx, "Number of risks assessed", bands_before, "risks", tid, "risks_assessed")
@@ -298,7 +308,8 @@ def build_heat_map(ctx: DocContext, rng: Rng) -> list[Block]:
             f = _count_fact(ctx, label, ratings(1, ids), "risks", tid, f"residual_risks_{band.lower()}")
         else:
             f = book.number(label, Decimal(len(ids)), "risks", quantity="count", group=tid,
-                            attribute=f"residual_risks_{band.lower()}")
+                            attribute=f"residual_risks_{band.lower()}",
+                            query=_band_query(ctx, rows_data, f"{band} after controls", len(ids)))
         spans += [fs(f), lit(f" {band.lower()}{', ' if k == 0 else ' and ' if k == 1 else '.'}")]
     return [table, TextBlock(id=tid, spans=spans)]
 

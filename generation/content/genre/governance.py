@@ -32,11 +32,13 @@ from synthdocqa.ir.blocks import (
 )
 from synthdocqa.ir.facts import Derivation, Entity, Fact
 from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.world import WorldQuery
 
 from ...domains import Metric
 from .. import countries as conventions
 from ..book import DocContext, fs, lit
 from ..countries import draw_id
+from ..issuer_books import level
 from ..names import unused_person_name
 from ..tables import change_mode, change_span, metric_fact, pct_change, summable, whole
 from ..wording import lower_common
@@ -519,15 +521,17 @@ def contract(ctx: DocContext, rng: Rng) -> Contract:
         a_sig = rng.choice(senior or ctx.people)
         b_title = rng.choice(SIGNATORY_TITLES)
         b_sig = _new_person(ctx, rng, b_title)
-        term = rng.choice((12, 24, 36, 36, 48, 60))
+        assert ctx.world is not None  # the terms are the issuer's contract's, drawn by its reference
+        t = ctx.world.rng.fork("contract", ctx.doc_reference())
+        term = t.choice((12, 24, 36, 36, 48, 60))
         back = rng.integers(1, max(2, min(term - 1, 30)))
         month = ctx.anchor.year * 12 + ctx.anchor.month - 1 - back
         effective = dt.date(month // 12, month % 12 + 1, 1)
         places = ctx.fmt.money_decimals
-        monthly = _nice(float(_spend(ctx, rng, 0.01, 0.2)) / 12).quantize(Decimal(1).scaleb(-places))
+        monthly = _nice(float(_spend(ctx, t, 0.01, 0.2)) / 12).quantize(Decimal(1).scaleb(-places))
         annual = monthly * 12
-        multiple = rng.choice((Decimal("1.5"), Decimal(2), Decimal(2), Decimal(3))) if rng.bernoulli(0.5) else None
-        cap = annual * multiple if multiple is not None else _nice(float(annual) * rng.uniform(0.8, 2.5))
+        multiple = t.choice((Decimal("1.5"), Decimal(2), Decimal(2), Decimal(3))) if t.bernoulli(0.5) else None
+        cap = annual * multiple if multiple is not None else _nice(float(annual) * t.uniform(0.8, 2.5))
         law, courts = governing_law(ctx.issuer)
         days = (ctx.anchor - effective).days
 
@@ -535,14 +539,28 @@ def contract(ctx: DocContext, rng: Rng) -> Contract:
             return effective + dt.timedelta(days=rng.integers(0, min(days, 30) + 1))
         return Contract(ref=ctx.doc_reference(), a=a, a_role=a_role, b=b, b_role=b_role, a_signatory=a_sig,
                         a_title=a_sig.role, b_signatory=b_sig, b_title=b_title, effective=effective, term=term,
-                        end=_add_months(effective, term) - dt.timedelta(days=1), renewal=rng.choice((12, 12, 24)),
-                        renewal_notice=rng.choice((60, 90, 90, 180)), monthly=monthly, instalments=12,
-                        payment_days=rng.choice((14, 30, 30, 45, 60)),
-                        index_cap=rng.choice((Decimal("2.5"), Decimal(3), Decimal("3.5"), Decimal(4), Decimal(5))),
-                        multiple=multiple, liability_cap=cap, convenience_days=rng.choice((30, 60, 90, 180)),
-                        cure_days=rng.choice((14, 21, 30)), law=law, courts=courts,
-                        confidentiality_years=rng.choice((2, 3, 5)), signed_a=signed(), signed_b=signed())
+                        end=_add_months(effective, term) - dt.timedelta(days=1), renewal=t.choice((12, 12, 24)),
+                        renewal_notice=t.choice((60, 90, 90, 180)), monthly=monthly, instalments=12,
+                        payment_days=t.choice((14, 30, 30, 45, 60)),
+                        index_cap=t.choice((Decimal("2.5"), Decimal(3), Decimal("3.5"), Decimal(4), Decimal(5))),
+                        multiple=multiple, liability_cap=cap, convenience_days=t.choice((30, 60, 90, 180)),
+                        cure_days=t.choice((14, 21, 30)), law=law, courts=courts,
+                        confidentiality_years=t.choice((2, 3, 5)), signed_a=signed(), signed_b=signed())
     return ctx.remember(("contract", "terms"), make)
+
+
+def term(ctx: DocContext, c: Contract, measure: str, name: str, draw) -> tuple[Decimal, WorldQuery]:
+    """A term of contract ``c`` as the issuer's world holds it (``contracts.<measure>``, item: the contract and
+    the term), drawn by that key the first time a document of the issuer asks."""
+    return level(ctx, f"contracts.{measure}", f"contract {c.ref}: {name.replace('_', ' ')}", draw)
+
+
+def term_query(ctx: DocContext, c: Contract, measure: str, name: str, value: Decimal) -> WorldQuery:
+    """The query of a term the contract's plan fixed (``contract``: drawn by its reference from the issuer's
+    stream, so the value is the world's whichever document asks first)."""
+    got, query = term(ctx, c, measure, name, lambda r: value)
+    assert got == value, (name, got, value)
+    return query
 
 
 def _exhibits_numbered(ctx: DocContext) -> bool:
@@ -594,7 +612,9 @@ def build_contract_clauses(ctx: DocContext, rng: Rng) -> list[Block]:
     r = c.ref
 
     def num(label: str, value, unit: str, attribute: str, quantity: str = "duration", places: int = 0) -> Fact:
-        return book.number(label, Decimal(value), unit, places, quantity=quantity, group=bid, attribute=attribute)
+        measure = {"months": "months", "days": "days", "years": "years"}.get(unit, "count")
+        return book.number(label, Decimal(value), unit, places, quantity=quantity, group=bid, attribute=attribute,
+                           query=term_query(ctx, c, measure, attribute, Decimal(value)))
 
     term = num(f"Initial term of contract {r}", c.term, "months", "initial_term")
     start = book.date(f"Start date of the initial term of contract {r}", c.effective, group=bid,
@@ -603,7 +623,7 @@ def build_contract_clauses(ctx: DocContext, rng: Rng) -> list[Block]:
     renewal = num(f"Renewal period of contract {r}", c.renewal, "months", "renewal_period")
     notice = num(f"Notice period for non-renewal of contract {r}", c.renewal_notice, "days", "renewal_notice")
     monthly = book.money(f"Monthly instalment of the annual fee under contract {r}", c.monthly, group=bid,
-                         attribute="monthly_fee")
+                         attribute="monthly_fee", query=term_query(ctx, c, "money", "monthly_fee", c.monthly))
     ctx.memo[("contract", "monthly_fee_fact")] = monthly.id
     count = num(f"Number of monthly instalments of the annual fee under contract {r}", c.instalments,
                 "instalments", "instalments", quantity="count")
@@ -611,7 +631,7 @@ def build_contract_clauses(ctx: DocContext, rng: Rng) -> list[Block]:
                         derivation=Derivation(op="product", operands=[monthly.id, count.id]))
     pay = num(f"Payment term of invoices under contract {r}", c.payment_days, "days", "payment_term")
     index = book.percent(f"Cap on the annual indexation of fees under contract {r}", c.index_cap, group=bid,
-                         attribute="indexation_cap")
+                         attribute="indexation_cap", query=term_query(ctx, c, "percent", "indexation_cap", c.index_cap))
     items: list[list[Span]] = [
         [lit("Term and renewal. The initial term is "), fs(term), lit(" months, from "), fs(start), lit(" to "),
          fs(end), lit("; the contract then renews for successive periods of "), fs(renewal),
@@ -625,13 +645,15 @@ def build_contract_clauses(ctx: DocContext, rng: Rng) -> list[Block]:
     if c.multiple is not None:
         mult = book.number(f"Liability cap of contract {r} as a multiple of the annual fee", c.multiple, "times",
                            0 if c.multiple == c.multiple.to_integral_value() else 1, quantity="ratio", group=bid,
-                           attribute="liability_multiple")
+                           attribute="liability_multiple",
+                           query=term_query(ctx, c, "multiple", "liability_multiple", c.multiple))
         cap = book.money(f"Liability cap under contract {r}", c.liability_cap, group=bid, attribute="liability_cap",
                          derivation=Derivation(op="product", operands=[mult.id, annual.id]))
         items.append([lit("Liability. Each party's aggregate liability is capped at "), fs(mult),
                       lit(" times the annual fee, that is "), fs(cap), lit(carve_out)])
     else:
-        cap = book.money(f"Liability cap under contract {r}", c.liability_cap, group=bid, attribute="liability_cap")
+        cap = book.money(f"Liability cap under contract {r}", c.liability_cap, group=bid, attribute="liability_cap",
+                         query=term_query(ctx, c, "money", "liability_cap", c.liability_cap))
         items.append([lit("Liability. Each party's aggregate liability in any contract year is capped at "),
                       fs(cap), lit(carve_out)])
     conv = num(f"Notice period for termination of contract {r} for convenience", c.convenience_days, "days",
@@ -696,16 +718,18 @@ def build_service_levels(ctx: DocContext, rng: Rng) -> list[Block]:
     for i in chosen:
         name, kind, targets, over = pool[i]
         what = lower_common(name.split(" (")[0])
+        target, q_t = term(ctx, c, "target", f"{what} target", lambda r, targets=targets: Decimal(r.choice(targets)))
         if kind == "percent":
-            ft = book.percent(f"Target for {what} under contract {c.ref}", Decimal(rng.choice(targets)), group=bid,
-                              attribute="sla_target")
+            ft = book.percent(f"Target for {what} under contract {c.ref}", target, group=bid,
+                              attribute="sla_target", query=q_t)
         else:
-            ft = book.number(f"Target for {what} under contract {c.ref}", Decimal(rng.choice(targets)), kind,
-                             quantity="duration", group=bid, attribute="sla_target")
+            ft = book.number(f"Target for {what} under contract {c.ref}", target, kind,
+                             quantity="duration", group=bid, attribute="sla_target", query=q_t)
         fo = book.text(f"Measurement period of the {what} service level", rng.choice(over), group=bid,
                        attribute="measured_over")
-        fc = book.percent(f"Service credit for missing the {what} target", Decimal(rng.integers(4, 21)) / 2,
-                          group=bid, attribute="service_credit")
+        credit, q_c = term(ctx, c, "percent", f"{what} service credit", lambda r: Decimal(r.integers(4, 21)) / 2)
+        fc = book.percent(f"Service credit for missing the {what} target", credit,
+                          group=bid, attribute="service_credit", query=q_c)
         rows.append([lit(name), fs(ft), fs(fo), fs(fc)])
     caption = _caption(ctx, ["Service levels and service credits", "Service level schedule", "Service levels"],
                        _exhibits_numbered(ctx))
@@ -718,9 +742,9 @@ def build_service_levels(ctx: DocContext, rng: Rng) -> list[Block]:
                      group=bid,
                      attribute="monthly_fee",
                      derivation=Derivation(op="quote", operands=[source]) if source in book.by_id else None)
-    rate = Decimal(rng.choice((10, 12, 15, 20, 25)))
+    rate, q_rate = term(ctx, c, "percent", "service credit cap", lambda r: Decimal(r.choice((10, 12, 15, 20, 25))))
     fr = book.percent(f"Cap on service credits in any month under contract {c.ref}", rate, group=bid,
-                      attribute="service_credit_cap")
+                      attribute="service_credit_cap", query=q_rate)
     places = Decimal(1).scaleb(-ctx.fmt.money_decimals)
     fa = book.money(f"Largest service credit in any month under contract {c.ref}",
                     (c.monthly * rate / 100).quantize(places, rounding=ROUND_HALF_EVEN), group=bid,
@@ -748,11 +772,13 @@ def build_pricing_schedule(ctx: DocContext, rng: Rng) -> list[Block]:
     c = contract(ctx, rng)
     book = ctx.book
     bid = book.block_id()
-    k = rng.integers(3, 5)
-    parts = [PRICE_COMPONENTS[i] for i in sorted(rng.sample(range(len(PRICE_COMPONENTS)), k))]
+    assert ctx.world is not None  # the schedule is the contract's: drawn by its reference, as its terms are
+    pr = ctx.world.rng.fork("contract", c.ref, "pricing")
+    k = pr.integers(3, 5)
+    parts = [PRICE_COMPONENTS[i] for i in sorted(pr.sample(range(len(PRICE_COMPONENTS)), k))]
     step = Decimal(100) if c.annual >= 10_000 else Decimal(10)
     units = int(c.annual // step)
-    weights = [Decimal(rng.integers(10, 50)) for _ in parts]
+    weights = [Decimal(pr.integers(10, 50)) for _ in parts]
     shares = [int(units * w / sum(weights)) for w in weights]
     shares[0] += units - sum(shares)  # whole steps that add up to the fee (the first part takes the rest)
     amounts = [step * n for n in shares]
@@ -761,7 +787,7 @@ def build_pricing_schedule(ctx: DocContext, rng: Rng) -> list[Block]:
     for (name, basis), amount in zip(parts, amounts, strict=True):
         what = lower_common(name)
         fa = book.money(f"Annual charge of {what} under contract {c.ref}", amount, group=bid,
-                        attribute="annual_charge")
+                        attribute="annual_charge", query=term_query(ctx, c, "money", f"annual charge of {what}", amount))
         fb = book.text(f"Charging basis of {what} under contract {c.ref}", basis, group=bid, attribute="basis")
         facts.append(fa)
         rows.append([lit(name), fs(fb), fs(fa)])
@@ -774,9 +800,9 @@ def build_pricing_schedule(ctx: DocContext, rng: Rng) -> list[Block]:
     table = TableBlock(id=bid, caption=caption, columns=["Component", "Charging basis", f"Annual charge ({cur})"],
                        rows=rows, total_row=True, numeric_columns=[2])
     nid = book.block_id()
-    rate = Decimal(rng.choice((95, 120, 150, 180, 220, 260)))
+    rate, q_rate = term(ctx, c, "money", "hourly rate", lambda r: Decimal(r.choice((95, 120, 150, 180, 220, 260))))
     fr = book.money(f"Hourly rate for work outside the pricing schedule of contract {c.ref}", rate, decimals=0,
-                    group=nid, attribute="hourly_rate")
+                    group=nid, attribute="hourly_rate", query=q_rate)
     note = TextBlock(id=nid, spans=[lit("The components add up to the annual fee stated in the principal terms. Work "
                                         "outside the schedule is charged at "), fs(fr),
                                     lit(" an hour, against a written change request approved by both parties.")])
@@ -1180,8 +1206,7 @@ def build_audit_observations(ctx: DocContext, rng: Rng) -> list[Block]:
         facts = by_rating[r]
         counts.append(book.number(f"Number of observations rated {r.lower()} in {noun}", Decimal(len(facts)),
                                   "observations", quantity="count", group=bid, attribute=f"{r.lower()}_observations",
-                                  derivation=Derivation(op="count", operands=[f.id for f in facts])
-                                  if facts else None))
+                                  derivation=Derivation(op="count", operands=[f.id for f in facts])))
     total = book.number(f"Number of observations raised in {noun}", Decimal(n), "observations", quantity="count",
                         group=bid, attribute="observations",
                         derivation=Derivation(op="sum", operands=[c.id for c in counts]))
@@ -1292,18 +1317,18 @@ def build_decisions_requested(ctx: DocContext, rng: Rng) -> list[Block]:
     dept = rng.choice(d.departments)
     item = rng.choice(d.items)
     year = ctx.year + 1
-    asks: list[tuple[str, Decimal | None]] = [
-        (f"Approve capital expenditure for {_the_item(ctx, item)}", _spend(ctx, rng, 0.02, 0.2)),
-        (f"Approve the {year} budget of the {dept} function", _spend(ctx, rng, 0.05, 0.4)),
+    asks: list[tuple[str, tuple[float, float] | None]] = [  # the spend asked: a range of the trade's money
+        (f"Approve capital expenditure for {_the_item(ctx, item)}", (0.02, 0.2)),
+        (f"Approve the {year} budget of the {dept} function", (0.05, 0.4)),
         (f"Endorse the revised targets for {topic}", None),
-        (f"Release contingency funding for the {topic2} programme", _spend(ctx, rng, 0.01, 0.08)),
+        (f"Release contingency funding for the {topic2} programme", (0.01, 0.08)),
         (f"Confirm the risk appetite for {topic2}", None),
         (f"Agree the {dept} headcount plan for {year}", None),
     ]
     free = [a for a in d.actions if a not in used]
     if free:
         act = rng.choice(free)
-        asks.append((f"Approve the business case to {_lc_first(act)}", _spend(ctx, rng, 0.01, 0.1)))
+        asks.append((f"Approve the business case to {_lc_first(act)}", (0.01, 0.1)))
     chosen = rng.sample(asks, rng.integers(2, 5))
     for ask, _ in chosen:
         if ask.startswith("Approve the business case to "):
@@ -1317,9 +1342,11 @@ def build_decisions_requested(ctx: DocContext, rng: Rng) -> list[Block]:
         fq = book.text(f"Decision {i + 1} requested of the leadership team", ask, group=bid,
                        attribute="decision_requested")
         spans: list[Span] = [fs(fq)]
-        if amount is not None:
-            fa = book.money(f"Amount requested for the decision to {what}", amount, decimals=0, group=bid,
-                            attribute="amount_requested")
+        if amount is not None:  # what the issuer's world holds for the ask, drawn by it
+            asked, q_asked = level(ctx, "governance.decision_amount", ask,
+                                   lambda r, lo=amount[0], hi=amount[1]: _spend(ctx, r, lo, hi))
+            fa = book.money(f"Amount requested for the decision to {what}", asked, decimals=0, group=bid,
+                            attribute="amount_requested", query=q_asked)
             spans += [lit(": "), fs(fa)]
         fd = book.date(f"Date by which the decision to {what} is needed", ctx.day(days), group=bid,
                        attribute="decision_by")

@@ -22,7 +22,7 @@ from synthdocqa.ir.rng import Rng
 from .. import countries as conventions
 from ..book import DocContext, fs, lit
 from ..countries import draw_id
-from ..issuer_books import certificate_validity, documents_enclosed, retention_years
+from ..issuer_books import certificate_validity, documents_enclosed, level, retention_years
 from ..names import email_for, unused_person_name
 from . import Builder
 
@@ -132,11 +132,16 @@ def build_vendor_profile(ctx: DocContext, rng: Rng) -> list[Block]:
     assessed = _assessment_date(ctx, rng)
     title = _caption(ctx, ["Vendor profile", f"Vendor profile: {vendor.name}"], table=False)
     bid = book.block_id()
-    years = rng.integers(3, 61)
-    employees = int(round(10 ** rng.uniform(1.2, 3.7)))
-    per_head = Decimal(rng.integers(60, 320)) * 1000
-    revenue = (Decimal(employees) * per_head / 10000).quantize(Decimal(1), rounding=ROUND_HALF_EVEN) * 10000
+    assert ctx.world is not None  # the vendor's size is a fact of the issuer's world, drawn by the vendor
+    size = ctx.world.rng.fork("vendor", vendor.name)
+    years = size.integers(3, 61)
+    employees = int(round(10 ** size.uniform(1.2, 3.7)))
+    per_head = Decimal(size.integers(60, 320)) * 1000
     fy = str(ctx.cal.fy)
+    _, q_years = level(ctx, "records.years_trading", vendor.name, lambda r: years)
+    _, q_emp = level(ctx, "records.employees", vendor.name, lambda r: employees)
+    revenue, q_rev = ctx.booked_in("records.annual_revenue", vendor.name, fy, lambda r: (
+        Decimal(employees) * per_head / 10000).quantize(Decimal(1), rounding=ROUND_HALF_EVEN) * 10000)
     country = vendor.attributes.get("country", "")
     f_name = book.org("Vendor assessed", vendor, attribute="vendor", group=bid)
     f_addr = book.text(f"Registered address of {vendor.name}", vendor.attributes["full"], subject=vendor.id,
@@ -144,11 +149,11 @@ def build_vendor_profile(ctx: DocContext, rng: Rng) -> list[Block]:
     f_no = book.ident(f"Company registration number of {vendor.name}", _company_number(rng, country),
                       scheme="company_number", subject=vendor.id, attribute="company_number", group=bid)
     f_years = book.number(f"Years trading of {vendor.name}", Decimal(years), "years", quantity="count",
-                          subject=vendor.id, attribute="years_trading", group=bid)
+                          subject=vendor.id, attribute="years_trading", group=bid, query=q_years)
     f_emp = book.number(f"Number of employees of {vendor.name}", Decimal(employees), "employees", quantity="count",
-                        subject=vendor.id, attribute="employees", group=bid)
+                        subject=vendor.id, attribute="employees", group=bid, query=q_emp)
     f_rev = book.money(f"Annual revenue of {vendor.name} in {fy}", revenue, subject=vendor.id,
-                       attribute="annual_revenue", period=fy, group=bid)
+                       attribute="annual_revenue", period=fy, group=bid, query=q_rev)
     f_contact = book.person(f"Main contact at {vendor.name}", contact, attribute="main_contact", group=bid)
     f_mail = book.text(f"Email address of {contact.name}", contact.attributes["email"], subject=contact.id,
                        attribute="email", group=bid)
@@ -194,16 +199,21 @@ def build_weighted_scoring(ctx: DocContext, rng: Rng) -> list[Block]:
     caption = _caption(ctx, [f"Weighted scoring of {vendor.name}", "Evaluation scores by criterion",
                              f"Evaluation of {vendor.name} against the award criteria"])
     bid = book.block_id()
-    strength = rng.uniform(2.4, 4.6)  # how good the vendor is overall: scores scatter around it
+    assert ctx.world is not None  # the scoring is the issuer's evaluation of the vendor: drawn by the vendor
+    plan = ctx.world.rng.fork("scoring", vendor.name)
+    strength = plan.uniform(2.4, 4.6)  # how good the vendor is overall: scores scatter around it
     rows: list[list[Span]] = []
     weights: list[Fact] = []
     weighted: list[Fact] = []
-    for crit, w in _weights(rng):
-        score = max(1, min(5, int(round(strength + rng.uniform(-1.2, 1.2)))))
+    for crit, w in _weights(plan.fork("weights")):
+        score = max(1, min(5, int(round(strength + plan.fork("score", crit).uniform(-1.2, 1.2)))))
+        key = f"{vendor.name}: {crit.lower()}"
+        _, q_w = level(ctx, "records.criterion_weight", key, lambda r, w=w: Decimal(w))
+        _, q_s = level(ctx, "records.criterion_score", key, lambda r, score=score: Decimal(score))
         f_w = book.number(f"Weight of the {crit.lower()} criterion in the scoring of {vendor.name}", Decimal(w),
-                          "%", quantity="amount", attribute="weight", group=bid)
+                          "%", quantity="amount", attribute="weight", group=bid, query=q_w)
         f_s = book.number(f"Score of {vendor.name} for {crit.lower()}", Decimal(score), "", quantity="index",
-                          attribute="score", group=bid)
+                          attribute="score", group=bid, query=q_s)
         exact = (Decimal(score) * Decimal(w) / HUNDRED).quantize(CENT, rounding=ROUND_HALF_EVEN)
         f_ws = book.number(f"Weighted score of {vendor.name} for {crit.lower()}", exact, "points", 2,
                            quantity="amount", attribute="weighted_score", group=bid,
@@ -224,10 +234,11 @@ def build_weighted_scoring(ctx: DocContext, rng: Rng) -> list[Block]:
                        rows=rows, total_row=True, numeric_columns=[1, 2, 3])
 
     nid = book.block_id()
-    threshold = rng.choice(THRESHOLDS)
+    threshold, q_th = level(ctx, "records.approval_threshold", "vendor approval",
+                            lambda r: Decimal(r.choice(THRESHOLDS)))  # one threshold in the issuer's procurement
     passed = f_tws.value.value >= threshold
     f_th = book.number(f"Weighted score at or above which a vendor is approved in {ctx.recipe.this_noun}", threshold,
-                       "points", 2, quantity="amount", attribute="approval_threshold", group=nid)
+                       "points", 2, quantity="amount", attribute="approval_threshold", group=nid, query=q_th)
     f_q = book.number(f"Overall weighted score of {vendor.name} stated with the approval threshold", total_ws,
                       "points", 2, quantity="amount", attribute="weighted_score_total", group=nid,
                       derivation=Derivation(op="quote", operands=[f_tws.id]))
@@ -547,9 +558,11 @@ def build_daily_log(ctx: DocContext, rng: Rng) -> list[Block]:
                                   group=bid)
             else:
                 f_c = book.text(f"Crew that carried out '{act}'", rng.choice(CREWS), attribute="crew", group=bid)
-            h = Decimal(rng.integers(1, 17)) / 2
+            month = day.year * 12 + day.month - 1
+            h, q_h = ctx.booked("records.hours_logged", f"{day.isoformat()} {t}: {act}", month, 1, day.isoformat(),
+                                lambda r: Decimal(r.integers(1, 17)) / 2)
             f_h = book.number(f"Hours logged for '{act}'", h, "hours", 1, quantity="duration", attribute="hours",
-                              group=bid)
+                              group=bid, query=q_h)
             hours.append(f_h)
             rows.append([fs(f_d), fs(f_t), fs(f_a), fs(f_c), fs(f_h)])
     total = sum((f.value.value for f in hours), Decimal(0))
@@ -589,10 +602,16 @@ def build_handover(ctx: DocContext, rng: Rng) -> list[Block]:
     f_time = book.text(f"Time of the shift handover on {book.fmt.date(day)}", time, attribute="handover_time",
                        group=bid)
     f_shift = book.text(f"Shifts changing at {when}", shift, attribute="shift", group=bid)
-    f_perm = book.number(f"Open permits to work at {when}", Decimal(rng.integers(0, 7)), "permits",
-                         quantity="count", attribute="open_permits", group=bid)
-    f_def = book.number(f"Outstanding defects at {when}", Decimal(rng.integers(0, 6)), "defects", quantity="count",
-                        attribute="outstanding_defects", group=bid)
+    month = day.year * 12 + day.month - 1
+    handover = f"{day.isoformat()} {time}"
+    perm, q_perm = ctx.booked("records.open_permits", handover, month, 1, day.isoformat(),
+                              lambda r: r.integers(0, 7))
+    defects, q_def = ctx.booked("records.outstanding_defects", handover, month, 1, day.isoformat(),
+                                lambda r: r.integers(0, 6))
+    f_perm = book.number(f"Open permits to work at {when}", perm, "permits",
+                         quantity="count", attribute="open_permits", group=bid, query=q_perm)
+    f_def = book.number(f"Outstanding defects at {when}", defects, "defects", quantity="count",
+                        attribute="outstanding_defects", group=bid, query=q_def)
     fields = []
     if ctx.domain.item_kind in SITE_KINDS:
         f_area = book.text(f"{ctx.domain.item_kind.capitalize()} handed over at {when}", rng.choice(ctx.domain.items),

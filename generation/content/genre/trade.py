@@ -50,7 +50,6 @@ from synthdocqa.ir.world import WorldQuery
 
 from .. import countries as conventions
 from ..book import DocContext, FactBook, fs, lit
-from ..calendar import month_label
 from ..countries import draw_id
 from .. import issuer_books
 from ..issuer_books import authority_limit, delegation, line_kind, line_quantity, seniority, unit_price
@@ -642,8 +641,10 @@ def build_payment_terms(ctx: DocContext, rng: Rng) -> list[Block]:
                       group=bid2, query=q_fee)
         spans += [lit(" A fixed charge of "), fs(fee), lit(" applies to each late payment for the costs of recovery.")]
     if dates.days >= 30 and rng.bernoulli(0.4):
-        disc = b.percent(f"Early settlement discount rate on invoice {ref}", Decimal(rng.choice(("1.5", "2.0", "2.5"))),
-                         attribute="early_settlement_discount", group=bid2)
+        rate_d, q_d = issuer_books.level(ctx, "trade.early_settlement_discount", "early settlement",
+                                         lambda r: Decimal(r.choice(("1.5", "2.0", "2.5"))))  # the issuer's terms
+        disc = b.percent(f"Early settlement discount rate on invoice {ref}", rate_d,
+                         attribute="early_settlement_discount", group=bid2, query=q_d)
         disc_amt = b.money(f"Early settlement discount on invoice {ref}",
                            _money_round(ctx, due_value * _amount(disc) / 100), attribute="discount_amount", group=bid2,
                            derivation=Derivation(op="percent_of", operands=[amount.id, disc.id]))
@@ -907,8 +908,8 @@ ABROAD_ONLY = ("Visa fee", "Mobile roaming charges")
 
 def _claimed(ctx: DocContext, slug: str, item: str, day: dt.date, draw) -> tuple[Decimal, WorldQuery]:
     """What the issuer's world booked for an expense line (``item``: the claim and the line) in its month."""
-    month = day.year * 12 + day.month - 1
-    return ctx.booked(slug, item, month, 1, month_label(month), draw)
+    month = day.year * 12 + day.month - 1  # the day names the period: its month may not be over yet
+    return ctx.booked(slug, item, month, 1, day.isoformat(), draw)
 
 
 def mileage_rate(ctx: DocContext) -> tuple[Decimal, str, int]:
@@ -979,12 +980,15 @@ def build_expense_lines(ctx: DocContext, rng: Rng) -> list[Block]:
     total = b.money(f"Total claimed on expense claim {ref}", sum((_amount(a) for a in amounts), Decimal(0)),
                     attribute="claim_total", group=bid, derivation=Derivation(op="sum", operands=[a.id for a in amounts]))
     ctx.memo[("claim", "total")] = _amount(total)
-    adv_v = (_amount(total) * Decimal(str(round(rng.uniform(0.2, 0.6), 2))) / 50).to_integral_value() * 50
-    advance = rng.bernoulli(0.3) and Decimal(0) < adv_v < _amount(total)
+    month = c.start.year * 12 + c.start.month - 1
+    adv_v, q_adv = ctx.booked("trade.advance", f"expense claim {ref}", month, 1, c.start.isoformat(), lambda r: _money_round(
+        ctx, (_amount(total) * Decimal(str(round(r.uniform(0.2, 0.6), 2))) / 50).to_integral_value() * 50)) \
+        if rng.bernoulli(0.3) else (Decimal(0), None)
+    advance = Decimal(0) < adv_v < _amount(total)
     blanks = [lit(""), lit(""), lit("")]
     if advance:
         adv = b.money(f"Advance received against expense claim {ref}", _money_round(ctx, adv_v), attribute="advance",
-                      group=bid)
+                      group=bid, query=q_adv)
         due = b.money(f"Amount due to the claimant on expense claim {ref}", _amount(total) - adv_v,
                       attribute="amount_due", group=bid, derivation=Derivation(op="difference",
                                                                                operands=[total.id, adv.id]))
