@@ -298,11 +298,15 @@ def _check_qa_jsonl(reader: CorpusReader, want: list[QAPair]) -> list[str]:
 
 # ---------------------------------------------------------------- content
 
+def _schema(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in version.split(".") if x.isdigit())
+
+
 def verify_document(corpus_dir: str | os.PathLike[str] | CorpusReader, doc_id: str) -> list[str]:
     """Evidence against the PDF text layer, derivations recomputed, answers against the IR's facts."""
     from synthdocqa.ir import RenderMap, SpanBox
     from synthdocqa.ir.answers import answer_for_value
-    from synthdocqa.ir.derivations import derivation_problems, world_problems
+    from synthdocqa.ir.derivations import derivation_problems, unsourced_problems, world_problems
     from synthdocqa.renderers import verify_text_layer
 
     if unsafe_doc_ids([doc_id]):
@@ -319,6 +323,8 @@ def verify_document(corpus_dir: str | os.PathLike[str] | CorpusReader, doc_id: s
     facts = doc.fact_index()
     problems += [f"{doc_id}: {p}" for p in derivation_problems(doc.facts)]  # the printed numbers reconcile
     problems += [f"{doc_id}: {p}" for p in world_problems(doc.facts, doc.world)]  # each is its world's answer
+    if _schema(doc.schema_version) >= (1, 6):  # since 1.6 every number is the world's, derived, or the document's
+        problems += [f"{doc_id}: {p}" for p in unsourced_problems(doc.facts)]
     boxes: list[tuple[str, SpanBox]] = []
     for a in asr.values():
         problems += recompute_assertion(a)

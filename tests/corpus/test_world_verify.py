@@ -40,3 +40,20 @@ def test_an_edited_driver_fails_verify_naming_the_facts_that_no_longer_follow(wo
     named = [p for p in problems if "the world's" in p]
     assert any(queried[0]["id"] in p for p in named), problems[:5]
     assert named and all(item in p for p in named)  # only the figures the edited item enters
+
+
+def test_a_number_that_is_not_the_world_s_fails_verify(world_corpus, tmp_path):
+    """A fact whose query is removed (a number drawn in the document, as facts were before the world) is named by
+    verify; the document's own page numbers (a contents table) are not the world's and are not named."""
+    import shutil
+
+    copy = tmp_path / "corpus"
+    shutil.copytree(world_corpus, copy)
+    path = copy / "docs" / "doc-00000" / "ir.json"
+    doc = json.loads(path.read_text("utf-8"))
+    victim = next(f for f in doc["facts"] if f.get("query"))
+    victim["query"] = None
+    path.write_text(json.dumps(doc, indent=1), "utf-8")
+    problems = verify_corpus(copy)
+    assert [p for p in problems if "not asked of its issuer's world" in p] == [
+        p for p in problems if victim["id"] in p and "not asked" in p] != []

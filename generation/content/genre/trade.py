@@ -49,9 +49,9 @@ from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.world import WorldQuery
 
 from .. import countries as conventions
+from .. import issuer_books
 from ..book import DocContext, FactBook, fs, lit
 from ..countries import draw_id
-from .. import issuer_books
 from ..issuer_books import authority_limit, delegation, line_kind, line_quantity, seniority, unit_price
 from ..names import address as postal_address
 from ..repeats import body_rows
