@@ -30,7 +30,6 @@ from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS
 from synthdocqa.ir.blocks import AnnotationBlock, Block, ListBlock, Span, TableBlock, TextBlock
 from synthdocqa.ir.facts import Derivation, Entity, Fact
 from synthdocqa.ir.rng import Rng
-from synthdocqa.ir.world import display
 
 from ...domains import Metric
 from .. import countries as conventions
@@ -60,6 +59,11 @@ from .accounts import (
     undrawn_facility,
 )
 from .footprint import emission, inventory, target_figures, targets
+from .kpi import AMBER_TOLERANCE
+from .kpi import target as kpi_target
+from .kpi import tolerance as kpi_tolerance
+from .programme import plan as programme_plan
+from .programme import workstream_figures
 
 TENTH = Decimal("0.1")
 HUNDREDTH = Decimal("0.01")
@@ -952,25 +956,11 @@ LOWER_IS_BETTER = ("cost", "spend", "downtime", "churn", "default", "error", "re
                    "transit time", "dock-to-stock", "off-hire", "claims", "loss ratio", "breach", "open positions",
                    "scrap", "fuel", "days of supply", "open matters", "exposure", "open filings", "warranty",
                    "water use", "energy use", "evaluation days", "length of stay", "input", "tax paid")
-AMBER_TOLERANCE = Decimal("5.0")
 
 
 def _lower_is_better(metric: Metric) -> bool:
     name = metric.name.lower()
     return any(w in name for w in LOWER_IS_BETTER)
-
-
-def _kpi_target(ctx: DocContext, rng: Rng, metric: Metric, actual: Decimal) -> Decimal:
-    if metric.kind == "percent":  # inside the metric's range at the places shown (99.99 is never 100.0)
-        x = round(min(max(float(actual) + rng.uniform(-3.0, 3.0), metric.low), metric.high), 1)
-        return Decimal(str(min(max(x, math.ceil(metric.low * 10) / 10), math.floor(metric.high * 10) / 10)))
-    x = float(actual) * (1 + rng.uniform(-0.1, 0.1))
-    if metric.kind == "count":
-        return Decimal(max(1, int(round(x))))
-    t = display(metric, x, ctx.fmt.money_decimals)
-    if metric.kind == "money":
-        return t.quantize(Decimal(1).scaleb(-ctx.fmt.money_decimals))
-    return t
 
 
 def _variance_fact(ctx: DocContext, metric: Metric, actual: Fact, target: Fact, label: str, bid: str,
@@ -1008,21 +998,21 @@ def build_kpi_tiles(ctx: DocContext, rng: Rng) -> list[Block]:
     rows: list[list[Span]] = []
     statuses: list[Fact] = []
     actuals: list[Fact] = []
+    tol_value, tol_query = kpi_tolerance(ctx, period)
     for metric, item in pairs:
         value = ctx.metric_value(metric, item, period)
-        target_value = ctx.remember(("kpi_target", metric.slug, item, period),
-                                    lambda m=metric, v=value: _kpi_target(ctx, rng, m, v))
+        target_value, target_query = kpi_target(ctx, metric, item, period, value)
         fa = metric_fact(ctx, metric, value, f"{metric.name} of {item} in {period}", attribute=metric.slug,
                          period=period, group=bid, items=item)
         ft = metric_fact(ctx, metric, target_value, f"Target for {lower_common(metric.name)} of {item} in {period}",
-                         attribute=f"{metric.slug}_target", period=period, group=bid)
+                         attribute=f"{metric.slug}_target", period=period, group=bid, query=target_query)
         fv = _variance_fact(ctx, metric, fa, ft, f"Variance of {lower_common(metric.name)} of {item} against target "
                                                  f"in {period}", bid, period)
         var = _amount(fa) - _amount(ft)
         favourable = var <= 0 if _lower_is_better(metric) else var >= 0
         if favourable:
             rag = "Green"
-        elif _amount(ft) != 0 and abs(var) / abs(_amount(ft)) * 100 <= AMBER_TOLERANCE:
+        elif _amount(ft) != 0 and abs(var) / abs(_amount(ft)) * 100 <= tol_value:
             rag = "Amber"
         else:
             rag = "Red"
@@ -1036,8 +1026,8 @@ def build_kpi_tiles(ctx: DocContext, rng: Rng) -> list[Block]:
     table = _table(ctx, id=bid, caption=caption, columns=["KPI", "Target", "Actual", "Variance (actual - target)",
                                                           "RAG status"],
                    rows=rows, numeric_columns=[1, 2, 3])
-    tol = book.percent(f"Amber tolerance of the KPI summary for {period}", AMBER_TOLERANCE, attribute="rag_tolerance",
-                       group=ref_bid)
+    tol = book.percent(f"Amber tolerance of the KPI summary for {period}", tol_value, attribute="rag_tolerance",
+                       group=ref_bid, query=tol_query)
     by = {s: [f for f in statuses if f.value.value == s] for s in ("Green", "Amber", "Red")}
     status = next(s for s in ("Green", "Red", "Amber") if by[s])
     n = _count(ctx, f"Number of KPIs reported for {period}", actuals, ref_bid, "kpis_reported")
@@ -1197,8 +1187,6 @@ def build_reserve_movement(ctx: DocContext, rng: Rng) -> list[Block]:
 
 # ================================================================ programme status
 
-WORKSTREAMS = ("Discovery and design", "Build and configuration", "Data migration", "Integration",
-               "Testing and assurance", "Training and change management", "Infrastructure", "Programme management")
 MILESTONES = ("Business case approved", "Requirements signed off", "Solution design approved", "Build complete",
               "System integration testing complete", "User acceptance testing complete",
               "Data migration rehearsal complete", "Training delivered", "Go-live", "Hypercare complete",
@@ -1206,25 +1194,13 @@ MILESTONES = ("Business case approved", "Requirements signed off", "Solution des
 
 
 def _budget_plan(ctx: DocContext) -> dict:
-    """The programme's workstreams: budget, actual cost to the last month end and forecast at completion."""
+    """The programme's workstreams (``programme.plan``): budget, actual cost to the last month end and forecast
+    at completion, each the world's (``queries``: the questions whose answers they are)."""
     def make() -> dict:
-        rng = ctx.dyn.fork("project", "budget")
-        scale = max((m.high for m in ctx.domain.metrics if m.kind == "money" and m.quantity == "amount"),
-                    default=0.0)
-        total = min(max(scale * rng.uniform(0.2, 1.0), 250000.0), 25e6) if scale else \
-            math.exp(rng.uniform(math.log(400000), math.log(12e6)))
-        unit = Decimal(1000) if total >= 500000 else Decimal(100)
-        streams = _in_order(WORKSTREAMS, rng.sample(WORKSTREAMS, rng.integers(4, 7)))
-        weights = [rng.uniform(0.5, 2.0) for _ in streams]
-        progress = rng.uniform(0.25, 0.85)
-        rows = []
-        for w, wt in zip(streams, weights, strict=True):
-            budget = _q(total * wt / sum(weights), unit) or unit
-            actual = min(_q(budget * _dec(progress * rng.uniform(0.7, 1.25)), unit), _q(budget * _dec(1.1), unit))
-            forecast = max(_q(budget * _dec(rng.uniform(0.93, 1.12)), unit), actual + _q(budget * _dec(0.02), unit))
-            rows.append((w, budget, actual, forecast))
         month = ctx.cal.months(1)[0]
-        return {"rows": rows, "month": month}
+        figures = {w: workstream_figures(ctx, w, month) for w in programme_plan(ctx)["streams"]}
+        return {"rows": [(w, *(v for v, _ in f)) for w, f in figures.items()], "month": month,
+                "queries": {w: [q for _, q in f] for w, f in figures.items()}}
     return ctx.remember(("project", "budget"), make)
 
 
@@ -1275,10 +1251,12 @@ def build_budget_tracking(ctx: DocContext, rng: Rng) -> list[Block]:
     cols: dict[str, list[Fact]] = {"budget": [], "actual": [], "forecast": [], "variance": []}
     for w, budget, actual, forecast in plan["rows"]:
         ws = f"the {w.lower()} workstream"
-        fb = book.money(f"Budget of {ws}", budget, attribute="budget", group=bid)
+        qb, qa, qf = plan["queries"][w]
+        fb = book.money(f"Budget of {ws}", budget, attribute="budget", group=bid, query=qb)
         fa = book.money(f"Actual cost to date of {ws} at {when}", actual, attribute="actual_to_date", period=month,
-                        group=bid)
-        ff = book.money(f"Forecast at completion of {ws}", forecast, attribute="forecast_at_completion", group=bid)
+                        group=bid, query=qa)
+        ff = book.money(f"Forecast at completion of {ws}", forecast, attribute="forecast_at_completion", group=bid,
+                        query=qf)
         fv = book.money(f"Variance of {ws}, budget less forecast at completion", budget - forecast,
                         attribute="budget_variance", group=bid,
                         derivation=Derivation(op="difference", operands=[fb.id, ff.id]))
