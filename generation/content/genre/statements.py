@@ -23,13 +23,13 @@ the same way.
 from __future__ import annotations
 
 import datetime as dt
-import math
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS
 from synthdocqa.ir.blocks import AnnotationBlock, Block, ListBlock, Span, TableBlock, TextBlock
 from synthdocqa.ir.facts import Derivation, Entity, Fact
 from synthdocqa.ir.rng import Rng
+from synthdocqa.ir.world import WorldQuery
 
 from ...domains import Metric
 from .. import countries as conventions
@@ -58,6 +58,11 @@ from .accounts import (
     segment_revenue,
     undrawn_facility,
 )
+from .claims import claimant as claims_claimant
+from .claims import large_claims
+from .claims import movement as claims_movement
+from .claims import opening as claims_opening
+from .claims import reserves as claims_reserves
 from .footprint import emission, inventory, target_figures, targets
 from .kpi import AMBER_TOLERANCE
 from .kpi import target as kpi_target
@@ -1041,36 +1046,22 @@ def build_kpi_tiles(ctx: DocContext, rng: Rng) -> list[Block]:
 
 # ================================================================ claims
 
-CLAIM_STATUSES_OPEN = ("Open", "Open", "Open", "In litigation", "Reopened")
-
-
 def _claims(ctx: DocContext) -> dict:
-    """The quarter's and the previous quarter's reserve movement (claims paid are the domain's, where it
-    reports them): opening, new claims notified, paid, releases and closing."""
+    """The quarter's and the previous quarter's reserve movement (``genre.claims``): opening, new claims notified,
+    paid, releases and closing, with the world's questions (``q``) of the movements and of the first opening."""
     def make() -> dict:
-        rng = ctx.dyn.fork("claims")
         q = ctx.cal.quarters(1)[0]
         pq = ctx.cal.previous(q)
-        metric = ctx.domain.metric("Claims paid")
-        paid: dict[str, Decimal] = {}
-        if metric is not None and metric.kind == "money" and metric.behaviour == "flow":
-            for p in (pq, q):
-                paid[p] = whole(ctx, metric, p)[1]
-        scale = _money_scale(ctx.domain)
-        if not paid or paid[q] <= 0:
-            base = (scale / 4 * rng.uniform(0.1, 0.3)) if scale else math.exp(rng.uniform(math.log(2e6), math.log(4e7)))
-            base = max(base, 500000.0)
-            paid = {pq: _q(base, Decimal(1000)), q: _q(base * rng.uniform(0.9, 1.15), Decimal(1000))}
-        unit = Decimal(1000) if paid[q] >= 1_000_000 else Decimal(100)
-        v: dict[tuple[str, str], Decimal] = {("opening", pq): _q(paid[pq] * _dec(rng.uniform(2.5, 4.5)), unit)}
+        v: dict[tuple[str, str], Decimal] = {}
+        queries: dict[tuple[str, str], WorldQuery] = {}
+        v[("opening", pq)], queries[("opening", pq)] = claims_opening(ctx, pq)
         for p in (pq, q):
-            v[("paid", p)] = -paid[p]
-            v[("new", p)] = _q(paid[p] * _dec(rng.uniform(0.9, 1.25)), unit)
-            v[("adjustments", p)] = _q(paid[p] * _dec(rng.uniform(-0.1, 0.05)), unit)
+            for k in ("new", "paid", "adjustments"):
+                v[(k, p)], queries[(k, p)] = claims_movement(ctx, k, p)
             v[("closing", p)] = v[("opening", p)] + v[("new", p)] + v[("paid", p)] + v[("adjustments", p)]
             if p == pq:
                 v[("opening", q)] = v[("closing", pq)]
-        return {"v": v, "periods": (pq, q), "unit": unit}
+        return {"v": v, "q": queries, "periods": (pq, q), "unit": claims_reserves(ctx)["unit"]}
     return ctx.remember(("claims", "figures"), make)
 
 
@@ -1084,42 +1075,32 @@ def build_large_claims(ctx: DocContext, rng: Rng) -> list[Block]:
     bid = book.block_id()
     ref_bid = book.block_id()
     ref, caption = _numbered(ctx, [f"Large claims at {ctx.fmt.date(end)}", f"Largest claims, {q}"])
-    closing = cl["v"][("closing", q)]
-    unit = cl["unit"]
-    n = rng.integers(4, 9)
-    drawn = sorted((_q(closing * _dec(rng.uniform(0.008, 0.05)), unit) or unit for _ in range(n)), reverse=True)
-    names = {e.name for e in book.entities}
     rows: list[list[Span]] = []
     incurred_f, paid_f, reserve_f, numbers, settled = [], [], [], [], []
-    for incurred in drawn:
-        no = ctx.serial("CLM", 5)
-        if rng.bernoulli(0.5) or not ctx.counterparties:
-            claimant = _new_person(ctx, rng, "policyholder")
-            names.add(claimant.name)
-        else:
-            claimant = ctx.counterparty(rng)
-        notified = end - dt.timedelta(days=rng.integers(0, 540))
-        is_settled = rng.bernoulli(0.2)
-        paid = incurred if is_settled else _q(incurred * _dec(rng.uniform(0.05, 0.85)), unit)
-        status = "Settled" if is_settled else rng.choice(CLAIM_STATUSES_OPEN)
+    for c in large_claims(ctx, q):
+        no = c["number"]
+        claimant = claims_claimant(ctx, c, lambda name: ctx.book.entity(  # a name the document has not used yet
+            "person", name if name not in {e.name for e in book.entities} else _person_name(ctx, rng),
+            role="policyholder"))
+        (incurred, incurred_q), (paid, paid_q) = c["incurred"], c["paid"]
         fn = book.ident(f"Number of the claim ranked {len(numbers) + 1} by incurred amount at {ctx.fmt.date(end)}",
                         no, scheme="claim", group=bid)
         fc = (book.person if claimant.kind == "person" else book.org)(f"Claimant on claim {no}", claimant,
                                                                        attribute="claimant", group=bid)
-        fd = book.date(f"Date claim {no} was notified", notified, attribute="date_notified", group=bid)
+        fd = book.date(f"Date claim {no} was notified", c["notified"], attribute="date_notified", group=bid)
         fi = book.money(f"Incurred amount of claim {no} at {ctx.fmt.date(end)}", incurred, attribute="incurred",
-                        period=q, group=bid)
+                        period=q, group=bid, query=incurred_q)
         fp = book.money(f"Amount paid on claim {no} at {ctx.fmt.date(end)}", paid, attribute="paid", period=q,
-                        group=bid)
+                        group=bid, query=paid_q)
         fr = book.money(f"Outstanding reserve on claim {no} at {ctx.fmt.date(end)}", incurred - paid,
                         attribute="reserve", period=q, group=bid,
                         derivation=Derivation(op="difference", operands=[fi.id, fp.id]))
-        fs_ = book.text(f"Status of claim {no}", status, attribute="claim_status", group=bid)
+        fs_ = book.text(f"Status of claim {no}", c["status"], attribute="claim_status", group=bid)
         numbers.append(fn)
         incurred_f.append(fi)
         paid_f.append(fp)
         reserve_f.append(fr)
-        if is_settled:
+        if c["settled"]:
             settled.append(fs_)
         rows.append([fs(fn), fs(fc), fs(fd), fs(fi), fs(fp), fs(fr), fs(fs_)])
     when = ctx.fmt.date(end)
@@ -1166,7 +1147,8 @@ def build_reserve_movement(ctx: DocContext, rng: Rng) -> list[Block]:
         f: dict[str, Fact] = {}
         for k in ("opening", "new", "paid", "adjustments"):
             f[k] = book.money(labels[k].format(p=p), cl["v"][(k, p)], attribute=f"reserve_{k}", period=p, group=bid,
-                              derivation=_quote(col[pq]["closing"].id) if k == "opening" and p == q else None)
+                              derivation=_quote(col[pq]["closing"].id) if k == "opening" and p == q else None,
+                              query=cl["q"].get((k, p)))
         f["closing"] = _money_sum(ctx, labels["closing"].format(p=p), [f["opening"], f["new"], f["paid"],
                                                                         f["adjustments"]],
                                   attribute="reserve_closing", period=p, group=bid)
