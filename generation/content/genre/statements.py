@@ -945,11 +945,15 @@ def build_esg_targets(ctx: DocContext, rng: Rng) -> list[Block]:
                    rows=rows, numeric_columns=[2, 4, 5])
     good = [s for s in statuses if s.value.value != "Behind"]
     n = _count(ctx, f"Number of sustainability targets reported for {y1}", names, ref_bid, "targets_reported")
-    k = _count(ctx, f"Number of sustainability targets on track or achieved in {y1}", good, ref_bid,
-               "targets_on_track")
-    text = TextBlock(id=ref_bid, spans=[
-        lit(f"{ref} tracks progress against the baseline of each target: "), fs(k), lit(" of the "), fs(n),
-        lit(f" targets {'was' if k.value.value == 1 else 'were'} on track or achieved in {y1}.")])
+    spans = [lit(f"{ref} tracks progress against the baseline of each target: ")]
+    if good:  # a count of none would count nothing (a derivation counts its operands)
+        k = _count(ctx, f"Number of sustainability targets on track or achieved in {y1}", good, ref_bid,
+                   "targets_on_track")
+        spans += [fs(k), lit(" of the "), fs(n), lit(f" targets {'was' if len(good) == 1 else 'were'} on track or "
+                                                       f"achieved in {y1}.")]
+    else:
+        spans += [lit("none of the "), fs(n), lit(f" targets was on track in {y1}.")]
+    text = TextBlock(id=ref_bid, spans=spans)
     return [table, text]
 
 
