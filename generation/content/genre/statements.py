@@ -3,44 +3,72 @@ statement, statement of financial position, cash flows), their highlights, notes
 the chief executive's sign-off; a sustainability report's emissions and targets; KPI tiles; a claims summary's
 large claims and reserve movement; a programme status report's RAG summary, milestones and budget tracking.
 
-One set of numbers per document. The statements are drawn once (``("statements", "figures")``, from a stream
-forked from ``ctx.dyn``, never from a builder's stream), so whichever block is built first, every block
-prints the same figures: the balance sheet is rolled forward from the prior one by the period's profit,
-dividends and cash flows (the indirect method), so it balances at every date and the cash-flow statement
-ends on the balance sheet's cash. Where the domain reports revenue by item (a ``Revenue``-like metric), the
-statements' revenue is the whole of that metric over the period, so the notes and the comparison tables
-agree with the income statement.
+One set of numbers per issuer. The statements print the issuer's accounts (``genre.accounts``: simulated once
+per issuer from its world stream, the balance sheet rolled forward quarter by quarter by the profit, dividends
+and cash flows, so it balances at every date and the cash-flow statement ends on the balance sheet's cash), and
+every line that is not a subtotal of the lines printed above it is a question to the issuer's world (the
+quarters the world booked for the line, or the items' revenue where the domain reports revenue by item), so
+whichever block is built first, and whichever document of the issuer, every block prints the same figures. A
+sustainability report's emissions and targets are the issuer's the same way (``genre.footprint``).
 
 Figures printed by more than one block are tied (``Derivation("quote")``) through a registry of keys
 (``("statements", "facts")``: ``("revenue", "2025")`` -> fact ids): the fact with a derivation of its own (a
 statement's subtotal) is the anchor the others quote, whichever block printed first. Derivations whose
 operands another block prints (retained earnings = prior + profit + dividends paid; the auditor's
 materiality at a rate of profit before tax) wait in ``("statements", "pending")`` until those facts exist.
-Claims (``("claims", "figures")``), a programme's budget and milestones (``("project", ...)``) and a
-sustainability report's emissions (``("statements", "emissions")``) are shared the same way.
+Claims (``("claims", "figures")``) and a programme's budget and milestones (``("project", ...)``) are shared
+the same way.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import math
 from decimal import ROUND_HALF_EVEN, Decimal
 
 from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS
 from synthdocqa.ir.blocks import AnnotationBlock, Block, ListBlock, Span, TableBlock, TextBlock
 from synthdocqa.ir.facts import Derivation, Entity, Fact
 from synthdocqa.ir.rng import Rng
-from synthdocqa.ir.world import display
+from synthdocqa.ir.world import WorldQuery
 
-from ...domains import HEAVY_TAGS, Domain, Metric, get_domain
+from ...domains import Metric
 from .. import countries as conventions
 from ..book import DocContext, fs, lit
-from ..calendar import period_end, period_months, quarter_label
+from ..calendar import period_end
 from ..names import SURNAMES, address, email_for, unused_person_name
 from ..repeats import body_rows
 from ..tables import metric_fact, printed_tables, unit_note, whole
 from ..wording import lower_common, plural
 from . import Builder
+from .accounts import (
+    BS_LINES,
+    FLOW_LINES,
+    IS_LINES,
+    LINE_NAMES,
+    accounts,
+    dec,
+    line_query,
+    loan_dates,
+    loan_rate,
+    materiality_rate,
+    money_scale,
+    quarters_of,
+    rounded,
+    segment_query,
+    segment_revenue,
+    undrawn_facility,
+)
+from .claims import claimant as claims_claimant
+from .claims import large_claims
+from .claims import movement as claims_movement
+from .claims import opening as claims_opening
+from .claims import reserves as claims_reserves
+from .footprint import emission, inventory, target_figures, targets
+from .kpi import AMBER_TOLERANCE
+from .kpi import target as kpi_target
+from .kpi import tolerance as kpi_tolerance
+from .programme import plan as programme_plan
+from .programme import workstream_figures
 
 TENTH = Decimal("0.1")
 HUNDREDTH = Decimal("0.01")
@@ -48,13 +76,7 @@ HUNDREDTH = Decimal("0.01")
 
 # ================================================================ shared helpers
 
-def _dec(x: float | Decimal) -> Decimal:
-    return x if isinstance(x, Decimal) else Decimal(str(x))
-
-
-def _q(x: float | Decimal, unit: Decimal) -> Decimal:
-    """``x`` rounded (half-even) to a multiple of ``unit`` (statements round to thousands)."""
-    return (_dec(x) / unit).quantize(Decimal(1), rounding=ROUND_HALF_EVEN) * unit
+_dec, _q = dec, rounded
 
 
 def _share(part: Decimal, total: Decimal) -> Decimal:
@@ -133,10 +155,7 @@ def _new_person(ctx: DocContext, rng: Rng, role: str, **attributes: str) -> Enti
     return ctx.book.entity("person", _person_name(ctx, rng), role=role, **attributes)
 
 
-def _money_scale(domain: Domain) -> float | None:
-    """A yearly amount of the size the domain's money flows run at over all its items (None: no money flows)."""
-    highs = [m.high for m in domain.metrics if m.kind == "money" and m.behaviour == "flow" and m.quantity == "amount"]
-    return max(highs) * len(domain.items) if highs else None
+_money_scale = money_scale
 
 
 # ---------------------------------------------------------------- the registry of shared figures
@@ -229,73 +248,12 @@ def _resolve(ctx: DocContext) -> None:
 
 # ================================================================ the statements' figures
 
-REVENUE_METRICS = ("Revenue", "Net sales", "Net revenue", "Sales", "Gross written premium", "Rental income",
-                   "Room revenue", "Charter revenue", "Fare revenue", "Advertising revenue")
-"""Domain metrics that are the organisation's revenue (summed over all items: the income statement's line)."""
-
-IS_LINES = ("revenue", "cost_of_sales", "gross_profit", "distribution_costs", "administrative_expenses",
-            "operating_expenses", "operating_profit", "finance_income", "finance_costs", "profit_before_tax",
-            "income_tax", "profit")
-BS_LINES = ("ppe", "intangibles", "inventories", "receivables", "cash", "total_assets", "share_capital",
-            "retained_earnings", "total_equity", "borrowings", "payables", "current_tax", "total_liabilities",
-            "total_equity_liabilities")
-CF_LINES = ("dep_amort", "working_capital", "op_cash", "capex_ppe", "capex_intangibles", "investing", "repayment",
-            "dividends", "financing", "net_change")
-
-LINE_NAMES: dict[str, tuple[str, str]] = {
-    "revenue": ("Revenue", "revenue"),
-    "cost_of_sales": ("Cost of sales", "cost_of_sales"),
-    "gross_profit": ("Gross profit", "gross_profit"),
-    "distribution_costs": ("Distribution costs", "distribution_costs"),
-    "administrative_expenses": ("Administrative expenses", "administrative_expenses"),
-    "operating_expenses": ("Operating expenses", "operating_expenses"),
-    "operating_profit": ("Operating profit", "operating_profit"),
-    "finance_income": ("Finance income", "finance_income"),
-    "finance_costs": ("Finance costs", "finance_costs"),
-    "profit_before_tax": ("Profit before tax", "profit_before_tax"),
-    "income_tax": ("Income tax expense", "income_tax_expense"),
-    "profit": ("Profit", "profit_for_the_period"),
-    "ppe": ("Property, plant and equipment", "property_plant_equipment"),
-    "intangibles": ("Intangible assets", "intangible_assets"),
-    "inventories": ("Inventories", "inventories"),
-    "receivables": ("Trade and other receivables", "trade_receivables"),
-    "cash": ("Cash and cash equivalents", "cash_and_equivalents"),
-    "total_assets": ("Total assets", "total_assets"),
-    "share_capital": ("Share capital", "share_capital"),
-    "retained_earnings": ("Retained earnings", "retained_earnings"),
-    "total_equity": ("Total equity", "total_equity"),
-    "borrowings": ("Borrowings", "borrowings"),
-    "payables": ("Trade and other payables", "trade_payables"),
-    "current_tax": ("Current tax liabilities", "current_tax_liabilities"),
-    "total_liabilities": ("Total liabilities", "total_liabilities"),
-    "total_equity_liabilities": ("Total equity and liabilities", "total_equity_and_liabilities"),
-    "dep_amort": ("Depreciation and amortisation", "depreciation_amortisation"),
-    "working_capital": ("Changes in working capital", "working_capital_change"),
-    "op_cash": ("Net cash from operating activities", "operating_cash_flow"),
-    "capex_ppe": ("Purchase of property, plant and equipment", "capex_ppe"),
-    "capex_intangibles": ("Purchase of intangible assets", "capex_intangibles"),
-    "investing": ("Net cash used in investing activities", "investing_cash_flow"),
-    "repayment": ("Repayment of borrowings", "repayment_of_borrowings"),
-    "dividends": ("Dividends paid", "dividends_paid"),
-    "financing": ("Net cash used in financing activities", "financing_cash_flow"),
-    "net_change": ("Net change in cash and cash equivalents", "net_change_in_cash"),
-}
-
-
 def _quarterly(ctx: DocContext) -> bool:
     return ctx.recipe.slug == "quarterly_report"
 
 
 def _span_word(ctx: DocContext) -> str:
     return "period" if _quarterly(ctx) else "year"
-
-
-def _revenue_metric(domain: Domain) -> Metric | None:
-    for name in REVENUE_METRICS:
-        m = domain.metric(name)
-        if m is not None and m.kind == "money" and m.behaviour == "flow" and m.quantity == "amount":
-            return m
-    return None
 
 
 def _end_text(ctx: DocContext, period: str) -> str:
@@ -308,158 +266,11 @@ def _figures(ctx: DocContext) -> dict:
     return ctx.remember(("statements", "figures"), lambda: _make_figures(ctx))
 
 
-def _quarters_of(period: str) -> list[int]:
-    """The quarter indices a year, half or quarter label covers."""
-    start, n = period_months(period) or (0, 0)
-    return [m // 3 for m in range(start, start + n, 3)]
-
-
-FLOW_LINES = ("revenue", "cost_of_sales", "gross_profit", "distribution_costs", "administrative_expenses",
-              "operating_expenses", "operating_profit", "finance_income", "finance_costs", "profit_before_tax",
-              "income_tax", "profit", "dep_amort", "working_capital", "op_cash", "capex_ppe", "capex_intangibles",
-              "investing", "repayment", "dividends", "financing", "net_change")
-"""Statement lines that accrue over a period (a year's is the sum of its quarters'); the others are balances
-at the period's end."""
-
-
-def _accounts(ctx: DocContext) -> dict:
-    """The issuer's accounts quarter by quarter, one set for all its documents (kept with its world, so an
-    annual report's balance sheet at 31 December and its quarterly's comparative column are one balance).
-
-    From a balance sheet at the end of the year four years before the issuer's year, each quarter's results
-    and cash flows (the indirect method: the sheet balances and the cash flow ends on its cash) are drawn from
-    the issuer's stream forked by the quarter, so a quarter is the same whichever document asks. The revenue
-    of a quarter is the world's (the sum of the items' revenue, booked so that quarters add up to the year)
-    where the trade reports revenue by item, else the issuer's own path."""
-    assert ctx.world is not None
-    memo = ctx.world.memo
-    if ("statements", "accounts") in memo:
-        return memo[("statements", "accounts")]
-    trade = get_domain(ctx.domain.slug)
-    metric = _revenue_metric(trade)
-    rng = ctx.dyn.fork("statements")
-    year = ctx.year
-    first, last = (year - 4) * 4, year * 4 + 3  # Q1 four years back .. Q4 of the issuer's year
-
-    def world_revenue(k: int) -> Decimal:
-        assert ctx.world is not None and metric is not None
-        q = ctx.world.query(metric, list(trade.items), k * 3, 3, quarter_label(k * 3))
-        return ctx.world.value(q)
-    rev: dict[int, Decimal] = {}
-    if metric is not None:
-        rev = {k: world_revenue(k) for k in range(first, last + 1)}
-    if not rev or sum(rev[k] for k in range(first + 12, first + 16)) <= 0:
-        metric = None  # no revenue by item to speak of: the statements' own
-        scale = _money_scale(trade)
-        base = scale * rng.uniform(0.25, 0.6) if scale else math.exp(rng.uniform(math.log(8e6), math.log(2.5e8)))
-        base = min(max(base, 3e6), 2e9)
-        growth = rng.uniform(-0.06, 0.16)
-        unit0 = Decimal(1000) if base >= 2e6 else Decimal(100)
-        rev = {k: _q(base / 4 * (1 + growth) ** ((k - last) / 4) * ctx.dyn.fork("statements", "revenue", k)
-                     .uniform(0.98, 1.02), unit0) for k in range(first, last + 1)}
-    yearly = sum(rev[k] for k in range(last - 7, last - 3))  # the issuer's last full year
-    unit = Decimal(1000) if yearly >= 2_000_000 else Decimal(100)
-    A = float(max(yearly, Decimal(1)))
-    m = 0.25
-
-    gm = rng.uniform(0.22, 0.58)
-    op_share = rng.uniform(0.45, 0.75)
-    dist_share = rng.uniform(0.35, 0.6)
-    fi_ratio = rng.uniform(0.001, 0.004)
-    tax_rate = rng.uniform(0.2, 0.3)
-    rate = Decimal(str(round(rng.uniform(3.2, 7.4), 1)))
-    payout = rng.uniform(0.3, 0.55)
-    v: dict[tuple[str, int], Decimal] = {}
-
-    # the balance sheet before the first quarter: retained earnings balance it
-    b = {"ppe": _q(A * rng.uniform(0.25, 0.8), unit), "intangibles": _q(A * rng.uniform(0.04, 0.25), unit),
-         "inventories": _q(A * rng.uniform(0.04, 0.14), unit), "receivables": _q(A * rng.uniform(0.1, 0.2), unit),
-         "cash": _q(A * rng.uniform(0.06, 0.18), unit), "share_capital": _q(A * rng.uniform(0.04, 0.15), unit),
-         "borrowings": _q(A * rng.uniform(0.1, 0.35), unit), "payables": _q(A * rng.uniform(0.07, 0.15), unit),
-         "current_tax": _q(A * rng.uniform(0.005, 0.02), unit)}
-    assets = b["ppe"] + b["intangibles"] + b["inventories"] + b["receivables"] + b["cash"]
-    others = b["share_capital"] + b["borrowings"] + b["payables"] + b["current_tax"]
-    floor = _q(A * 0.08, unit)
-    if assets - others < floor:
-        b["ppe"] += floor - (assets - others)
-    b["retained_earnings"] = (b["ppe"] + b["intangibles"] + b["inventories"] + b["receivables"] + b["cash"]
-                              - others)
-
-    def pl(k: int, r: Decimal, borrowings: Decimal, qr: Rng) -> dict[str, Decimal]:
-        g = gm + qr.uniform(-0.015, 0.015)
-        cos = -_q(r * _dec(1 - g), unit)
-        opex = _q(r * _dec(g * (op_share + qr.uniform(-0.03, 0.03))), unit)
-        dist = -_q(opex * _dec(dist_share), unit)
-        admin = -opex - dist
-        fi = _q(r * _dec(fi_ratio), unit)
-        fc = -_q(borrowings * rate / 100 * _dec(m), unit)
-        gp = r + cos
-        op = gp + dist + admin
-        pbt = op + fi + fc
-        tax = -_q(pbt * _dec(tax_rate), unit)
-        return {"revenue": r, "cost_of_sales": cos, "gross_profit": gp, "distribution_costs": dist,
-                "administrative_expenses": admin, "operating_expenses": dist + admin, "operating_profit": op,
-                "finance_income": fi, "finance_costs": fc, "profit_before_tax": pbt, "income_tax": tax,
-                "profit": pbt + tax}
-
-    def store_bs(k: int, bs: dict[str, Decimal]) -> None:
-        bs = dict(bs)
-        bs["total_assets"] = bs["ppe"] + bs["intangibles"] + bs["inventories"] + bs["receivables"] + bs["cash"]
-        bs["total_equity"] = bs["share_capital"] + bs["retained_earnings"]
-        bs["total_liabilities"] = bs["borrowings"] + bs["payables"] + bs["current_tax"]
-        bs["total_equity_liabilities"] = bs["total_equity"] + bs["total_liabilities"]
-        assert bs["total_assets"] == bs["total_equity_liabilities"], "the balance sheet does not balance"
-        for key, x in bs.items():
-            v[(key, k)] = x
-
-    store_bs(first - 1, b)
-    for k in range(first, last + 1):
-        qr = ctx.dyn.fork("statements", "quarter", k)
-        lines = pl(k, rev[k], b["borrowings"], qr)
-        for key, x in lines.items():
-            v[(key, k)] = x
-        profit = lines["profit"]
-        for attempt in range(60):  # flows that keep cash positive (the indirect method: the sheet balances)
-            dep = _q(b["ppe"] * _dec(qr.uniform(0.08, 0.14) * m), unit)
-            amort = _q(b["intangibles"] * _dec(qr.uniform(0.1, 0.2) * m), unit)
-            capex = _q(A * qr.uniform(0.03, 0.09) * m, unit)
-            intadd = _q(A * qr.uniform(0.005, 0.03) * m, unit)
-            d_inv = _q(b["inventories"] * _dec(qr.uniform(-0.03, 0.05)), unit)
-            d_rec = _q(b["receivables"] * _dec(qr.uniform(-0.03, 0.05)), unit)
-            d_pay = _q(b["payables"] * _dec(qr.uniform(-0.03, 0.05)), unit)
-            d_tax = _q(b["current_tax"] * _dec(qr.uniform(-0.1, 0.12)), unit)
-            repay = -_q(b["borrowings"] * _dec(qr.uniform(0.03, 0.15) * m), unit)
-            div = -_q(profit * _dec(payout + qr.uniform(-0.05, 0.05)), unit) if profit > 0 else Decimal(0)
-            wc = -d_inv - d_rec + d_pay + d_tax
-            op_cash = profit + dep + amort + wc
-            net = op_cash - capex - intadd + repay + div
-            if op_cash > 0 and b["cash"] + net >= _dec(A * 0.03) or attempt == 59:
-                break
-        if b["cash"] + net < 0:  # never in practice: defer the investment rather than overdraw
-            capex = max(Decimal(0), capex + b["cash"] + net - _q(A * 0.03, unit))
-            net = op_cash - capex - intadd + repay + div
-        cf = {"dep_amort": dep + amort, "working_capital": wc, "op_cash": op_cash, "capex_ppe": -capex,
-              "capex_intangibles": -intadd, "investing": -capex - intadd, "repayment": repay, "dividends": div,
-              "financing": repay + div, "net_change": net}
-        for key, x in cf.items():
-            v[(key, k)] = x
-        b = {"ppe": b["ppe"] + capex - dep, "intangibles": b["intangibles"] + intadd - amort,
-             "inventories": b["inventories"] + d_inv, "receivables": b["receivables"] + d_rec,
-             "cash": b["cash"] + net, "share_capital": b["share_capital"],
-             "retained_earnings": b["retained_earnings"] + profit + div, "borrowings": b["borrowings"] + repay,
-             "payables": b["payables"] + d_pay, "current_tax": b["current_tax"] + d_tax}
-        store_bs(k, b)
-    out = {"v": v, "first": first, "last": last, "rate": rate, "unit": unit, "metric": metric,
-           "split_opex": rng.bernoulli(0.6)}
-    memo[("statements", "accounts")] = out
-    return out
-
-
 def _make_figures(ctx: DocContext) -> dict:
-    """The document's view of the issuer's accounts (``_accounts``): the periods its statements show (a
+    """The document's view of the issuer's accounts (``accounts.accounts``): the periods its statements show (a
     quarter and the one before, or three years), each flow line the sum of the period's quarters, each
     balance the one at the period's last quarter."""
-    acc = _accounts(ctx)
+    acc = accounts(ctx)
     cal = ctx.cal
     if _quarterly(ctx):
         q = cal.quarters(1)[0]
@@ -475,7 +286,7 @@ def _make_figures(ctx: DocContext) -> dict:
     v: dict[tuple[str, str], Decimal] = {}
     balances = {key for key, _ in av if key not in FLOW_LINES}
     for p in dict.fromkeys([*chain, *is_periods]):
-        ks = _quarters_of(p)
+        ks = quarters_of(p)
         if not ks or ks[0] < acc["first"] or ks[-1] > acc["last"]:
             raise ValueError(f"the issuer's accounts do not cover {p}")
         for key in FLOW_LINES:
@@ -496,16 +307,16 @@ def _label(ctx: DocContext, line: str, p: str) -> str:
 
 
 def _fact(ctx: DocContext, line: str, p: str, bid: str, parts: list[Fact] | None = None) -> Fact:
-    """The money fact of a statement line (a sum of ``parts`` where given), registered under its key."""
+    """The money fact of a statement line (a sum of ``parts`` where given; else the world's answer for the line
+    over the period), registered under its key."""
     fig = _figures(ctx)
     value = fig["v"][(line, p)]
-    der = None
+    der = query = None
     if parts is not None:
         assert sum((_amount(x) for x in parts), Decimal(0)) == value, f"{line} {p} does not add up"
         der = Derivation(op="sum", operands=[x.id for x in parts])
-    query = None
-    if line == "revenue" and fig["metric"] is not None and der is None:  # the sum of the items' revenue
-        query = ctx.metric_query(fig["metric"], list(get_domain(ctx.domain.slug).items), p)
+    else:
+        query = line_query(ctx, line, p)
     f = ctx.book.money(_label(ctx, line, p), value, attribute=LINE_NAMES[line][1], period=p, group=bid,
                        derivation=der, query=query)
     return _record(ctx, (line, p), f)
@@ -753,33 +564,27 @@ def build_statement_notes(ctx: DocContext, rng: Rng) -> list[Block]:
         ranked = sorted(d.items, key=lambda i: (-values[i], d.items.index(i)))
         name = metric.name
         attribute = metric.slug
-    else:
+    else:  # the accounts' own revenue, shared among the items by the world
         shares = {}
-        chosen = rng.sample(d.items, k)
-        weights = [rng.uniform(0.5, 2.0) for _ in chosen]
-        covered = rng.uniform(0.7, 0.9)
-        unit = fig["unit"]
-        values = {i: _q(total_value * _dec(covered * w / sum(weights)), unit) for i, w in zip(chosen, weights,
-                                                                                                strict=True)}
-        ranked = sorted(chosen, key=lambda i: (-values[i], chosen.index(i)))
+        values = segment_revenue(ctx, cur)
+        ranked = sorted(values, key=lambda i: (-values[i], list(values).index(i)))
         name = "Revenue"
         attribute = "segment_revenue"
     listed = ranked[:k] if len(ranked) > k else ranked
     rows: list[list[Span]] = []
     cells: list[Fact] = []
-    def asked(items: list[str]):  # the world's question, where the revenue is the world's
-        return ctx.metric_query(metric, items, cur) if metric is not None else None
+    def asked(items: list[str]):  # the world's question: its revenue by item, or the accounts' by segment
+        return ctx.metric_query(metric, items, cur) if metric is not None else segment_query(ctx, items, cur)
     for item in listed:
         f = book.money(f"{name} of {item} in {cur}", values[item], attribute=attribute, period=cur, group=bid,
                        query=asked([item]))
         cells.append(f)
         rows.append([lit(item), fs(f)])
     rest = total_value - sum((values[i] for i in listed), Decimal(0))
-    if rest != 0 or (metric is not None and len(listed) < len(d.items)):
-        others = [i for i in d.items if i not in listed]
+    others = [i for i in values if i not in listed]
+    if others:
         f = book.money(f"{name} of {plural(kind)} other than {_and(listed)} in {cur}", rest,
-                       attribute=f"{attribute}_other", period=cur, group=bid,
-                       query=asked(others) if others else None)
+                       attribute=f"{attribute}_other", period=cur, group=bid, query=asked(others))
         cells.append(f)
         rows.append([lit(f"Other {plural(kind)}"), fs(f)])
     total_label = f"Total {lower_common(name)} in {cur}" if metric is not None else f"Revenue for {cur}"
@@ -808,17 +613,16 @@ def build_statement_notes(ctx: DocContext, rng: Rng) -> list[Block]:
     note_bid = book.block_id()
     bs_cur = fig["bs"][0]
     borrow = _fact(ctx, "borrowings", bs_cur, note_bid)
-    rate = book.percent("Interest rate on the group's bank term loan", fig["rate"], attribute="interest_rate",
-                        group=note_bid)
-    maturity = book.date("Maturity date of the group's bank term loan",
-                         dt.date(ctx.anchor.year + rng.integers(2, 7), rng.choice((3, 6, 9, 12)),
-                                 rng.choice((15, 28))), attribute="maturity_date", group=note_bid)
-    unit = fig["unit"]
-    rcf = book.money("Undrawn revolving credit facility available to the group",
-                     _q(_amount(borrow) * _dec(rng.uniform(0.3, 0.8)), unit * 10) or unit * 10,
-                     attribute="undrawn_facility", group=note_bid)
-    rcf_end = book.date("Expiry date of the group's revolving credit facility",
-                        dt.date(ctx.anchor.year + rng.integers(1, 5), rng.choice((1, 4, 7, 10)), 1),
+    rate_value, rate_query = loan_rate(ctx, bs_cur)
+    rate = book.percent("Interest rate on the group's bank term loan", rate_value, attribute="interest_rate",
+                        group=note_bid, query=rate_query)
+    maturity_date, expiry_date = loan_dates(ctx)
+    maturity = book.date("Maturity date of the group's bank term loan", maturity_date, attribute="maturity_date",
+                         group=note_bid)
+    rcf_value, rcf_query = undrawn_facility(ctx, bs_cur)
+    rcf = book.money("Undrawn revolving credit facility available to the group", rcf_value,
+                     attribute="undrawn_facility", group=note_bid, query=rcf_query)
+    rcf_end = book.date("Expiry date of the group's revolving credit facility", expiry_date,
                         attribute="facility_expiry", group=note_bid)
     note2 = TextBlock(id=note_bid, spans=[
         lit("Note 2 Borrowings. Borrowings of "), fs(borrow),
@@ -934,9 +738,9 @@ def build_auditor_opinion(ctx: DocContext, rng: Rng) -> list[Block]:
                  "opinion.")]
     if not us:
         pbt = fig["v"][("profit_before_tax", cur)]
-        rate_value = rng.choice((Decimal("5.0"), Decimal("5.0"), Decimal("4.5"), Decimal("5.5")))
+        rate_value, rate_query = materiality_rate(ctx, cur)
         rate = book.percent("Materiality benchmark rate applied by the auditor to profit before tax", rate_value,
-                            attribute="materiality_rate", group=basis_bid)
+                            attribute="materiality_rate", group=basis_bid, query=rate_query)
         places = Decimal(1).scaleb(-ctx.fmt.money_decimals)
         mat = book.money(f"Overall group materiality set by the auditor for {cur}",
                          (pbt * rate_value / 100).quantize(places, rounding=ROUND_HALF_EVEN), attribute="materiality",
@@ -1021,52 +825,10 @@ def build_letter_signoff(ctx: DocContext, rng: Rng) -> list[Block]:
 
 # ================================================================ sustainability
 
-SCOPE3_CATEGORIES = ("Purchased goods and services", "Capital goods", "Fuel- and energy-related activities",
-                     "Upstream transportation and distribution", "Waste generated in operations", "Business travel",
-                     "Employee commuting", "Downstream transportation and distribution")
-
-
 def _emissions(ctx: DocContext) -> dict:
-    """Scope 1, 2 (location- and market-based) and 3 by category for the last two years, in tCO2e."""
-    def make() -> dict:
-        rng = ctx.dyn.fork("statements", "emissions")
-        y1 = str(ctx.cal.fy)
-        y0 = str(ctx.cal.fy - 1)
-        d = ctx.domain
-        s1m, s2m = d.metric("Scope 1 emissions"), d.metric("Scope 2 emissions")
-        heavy = any(t in d.tags for t in HEAVY_TAGS)
-        base = math.exp(rng.uniform(math.log(15000), math.log(600000)) if heavy else
-                        rng.uniform(math.log(400), math.log(15000)))
-        drift = lambda: 1 + rng.uniform(-0.15, 0.06)  # noqa: E731 - emissions fall slowly, with noise
-        v: dict[tuple[str, str], Decimal] = {}
-        if s1m is not None:
-            for y in (y0, y1):
-                v[("scope_1", y)] = whole(ctx, s1m, y)[1]
-        else:
-            v[("scope_1", y0)] = _q(base, Decimal(1))
-            v[("scope_1", y1)] = _q(base * drift(), Decimal(1))
-        if s2m is not None:
-            for y in (y0, y1):
-                v[("scope_2_location", y)] = whole(ctx, s2m, y)[1]
-        else:
-            ratio = rng.uniform(0.3, 1.4)
-            v[("scope_2_location", y0)] = _q(base * ratio, Decimal(1))
-            v[("scope_2_location", y1)] = _q(base * ratio * drift(), Decimal(1))
-        market = rng.uniform(0.35, 0.9)
-        for y in (y0, y1):
-            v[("scope_2_market", y)] = _q(v[("scope_2_location", y)] * _dec(market + rng.uniform(-0.04, 0.04)),
-                                          Decimal(1))
-        cats = _in_order(SCOPE3_CATEGORIES, rng.sample(SCOPE3_CATEGORIES, rng.integers(2, 5)))
-        s1 = float(v[("scope_1", y0)])
-        for c in cats:
-            x = s1 * rng.uniform(0.15, 2.5)
-            v[(c, y0)] = _q(x, Decimal(1)) or Decimal(1)
-            v[(c, y1)] = _q(x * drift(), Decimal(1)) or Decimal(1)
-        for y in (y0, y1):
-            v[("scope_3", y)] = sum((v[(c, y)] for c in cats), Decimal(0))
-            v[("total", y)] = v[("scope_1", y)] + v[("scope_2_market", y)] + v[("scope_3", y)]
-        return {"v": v, "years": (y0, y1), "categories": cats}
-    return ctx.remember(("statements", "emissions"), make)
+    """The two years the document reports emissions for and the issuer's scope 3 categories
+    (``footprint.inventory``)."""
+    return {"years": (str(ctx.cal.fy - 1), str(ctx.cal.fy)), "categories": inventory(ctx)["categories"]}
 
 
 def _emission_label(key: str, year: str) -> str:
@@ -1077,8 +839,7 @@ def _emission_label(key: str, year: str) -> str:
 
 
 def _emission_fact(ctx: DocContext, key: str, year: str, bid: str, parts: list[Fact] | None = None) -> Fact:
-    em = _emissions(ctx)
-    value = em["v"][(key, year)]
+    value, query = emission(ctx, key, year)
     der = None
     if parts is not None:
         assert sum((_amount(p) for p in parts), Decimal(0)) == value
@@ -1086,7 +847,7 @@ def _emission_fact(ctx: DocContext, key: str, year: str, bid: str, parts: list[F
     attribute = key if key in ("scope_1", "scope_2_location", "scope_2_market", "scope_3", "total") else "scope_3_category"
     f = ctx.book.number(_emission_label(key, year), value, "tCO2e", _places(value), quantity="amount",
                         attribute=f"{attribute}_emissions" if attribute != "total" else "total_emissions",
-                        period=year, group=bid, derivation=der)
+                        period=year, group=bid, derivation=der, query=query if der is None else None)
     return _record(ctx, ("emissions", key, year), f)
 
 
@@ -1135,71 +896,23 @@ def build_emissions_by_scope(ctx: DocContext, rng: Rng) -> list[Block]:
     return [table, text]
 
 
-ESG_TARGETS: tuple[tuple[str, str, str, str], ...] = (
-    # name, kind (number/percent), unit, direction (down: lower is better)
-    ("Cut absolute emissions, scope 1, 2 and 3 (tCO2e)", "emissions", "tCO2e", "down"),
-    ("Renewable electricity (% of consumption)", "percent", "%", "up"),
-    ("Water withdrawal (m3)", "number", "m3", "down"),
-    ("Waste diverted from landfill (%)", "percent", "%", "up"),
-    ("Women in senior leadership roles (%)", "percent", "%", "up"),
-    ("Lost-time injury frequency rate (per million hours worked)", "ratio", "per million hours worked", "down"),
-)
-
-
-PERCENT_TARGETS: dict[str, tuple[float, float, tuple[int, ...]]] = {
-    "Renewable electricity (% of consumption)": (8.0, 45.0, (60, 80, 100)),
-    "Waste diverted from landfill (%)": (25.0, 60.0, (75, 90)),
-    "Women in senior leadership roles (%)": (18.0, 32.0, (40, 50)),
-}
-"""Where a percentage target's baseline lies and the levels such targets are set at."""
-
-
-def _water_withdrawal(ctx: DocContext, year: str) -> Decimal:
-    """The year's water withdrawal over every site (``domains.LENSES["resources"]``): the number a Resources
-    table totals, so a target's progress and the table of the sites never disagree."""
-    with ctx.through("resources"):
-        metric = ctx.domain.metric("Water withdrawal")
-        assert metric is not None
-        return whole(ctx, metric, year)[1]
-
-
 def build_esg_targets(ctx: DocContext, rng: Rng) -> list[Block]:
     """Targets with their baseline (year, value), target (year, value), progress in the last year and status
     (on track when the progress since the baseline is at least the share of the time elapsed); the emissions
     target's progress is the emissions table's total, tied."""
-    em = _emissions(ctx)
     fy = ctx.cal.fy
     y1 = str(fy)
     book = ctx.book
     bid = book.block_id()
     ref_bid = book.block_id()
     ref, caption = _numbered(ctx, [f"Sustainability targets and progress, {y1}", f"Progress against targets, {y1}"])
-    chosen = [ESG_TARGETS[0], *_in_order(ESG_TARGETS[1:], rng.sample(ESG_TARGETS[1:], rng.integers(2, 5)))]
     rows: list[list[Span]] = []
     statuses: list[Fact] = []
     names: list[Fact] = []
-    for name, kind, unit, _direction in chosen:
-        base_year = fy - rng.integers(3, 7)
-        target_year = 2030 if fy <= 2027 else fy + 5
+    for name, kind, unit, _direction in targets(ctx):
+        base_year, target_year, figures = target_figures(ctx, name, kind, y1)
         elapsed = (fy - base_year) / (target_year - base_year)
-        pace = rng.uniform(0.7, 1.4)
-        if kind == "emissions":
-            current = em["v"][("total", y1)]
-            base = _q(current * _dec(rng.uniform(1.1, 1.45)), Decimal(1))
-            target = _q(base * _dec(1 - rng.uniform(0.3, 0.5)), Decimal(1))
-        elif kind == "percent":
-            lo, hi, targets = PERCENT_TARGETS[name]
-            base = Decimal(str(round(rng.uniform(lo, hi), 1)))
-            target = Decimal(rng.choice(targets))
-            current = (base + (target - base) * _dec(min(1.0, elapsed * pace))).quantize(TENTH)
-        elif kind == "number":  # the year's water withdrawal is the sites' total in the Resources tables
-            current = _water_withdrawal(ctx, y1)
-            base = _q(current / _dec(1 - rng.uniform(0.1, 0.3) * min(1.0, elapsed * pace)), Decimal(100))
-            target = _q(base * _dec(1 - rng.uniform(0.15, 0.35)), Decimal(100))
-        else:
-            base = Decimal(str(round(rng.uniform(1.2, 4.5), 2)))
-            target = (base * _dec(rng.uniform(0.4, 0.7))).quantize(HUNDREDTH)
-            current = (base - (base - target) * _dec(min(1.0, elapsed * pace))).quantize(HUNDREDTH)
+        (base, _), (target, _), (current, _) = figures
         achieved = (current - base) / (target - base)
         status_text = ("Achieved" if achieved >= 1 else "On track" if achieved >= _dec(elapsed) else "Behind")
         short = name.split(" (")[0]
@@ -1210,19 +923,19 @@ def build_esg_targets(ctx: DocContext, rng: Rng) -> list[Block]:
         fby = book.text(f"Baseline year of {what}", str(base_year), attribute="baseline_year", group=bid)
         fty = book.text(f"Target year of {what}", str(target_year), attribute="target_year", group=bid)
         cells = []
-        for label, value, period, attr in ((f"Baseline value of {what} ({base_year})", base, str(base_year),
-                                            "baseline_value"),
-                                           (f"Value set for {target_year} by {what}", target, "", "target_value"),
-                                           (f"Progress in {y1} against {what}", current, y1, "progress_value")):
+        for label, (value, query), period, attr in (
+                (f"Baseline value of {what} ({base_year})", figures[0], str(base_year), "baseline_value"),
+                (f"Value set for {target_year} by {what}", figures[1], "", "target_value"),
+                (f"Progress in {y1} against {what}", figures[2], y1, "progress_value")):
+            kw = dict(attribute=attr, period=period, group=bid, query=query)
             if kind == "emissions" and attr == "progress_value":
                 f = _emission_fact(ctx, "total", y1, bid)
             elif kind == "percent":
-                f = book.percent(label, value, attribute=attr, period=period, group=bid)
+                f = book.percent(label, value, **kw)
             elif kind == "ratio":
-                f = book.number(label, value, unit, 2, quantity="ratio", attribute=attr, period=period, group=bid)
+                f = book.number(label, value, unit, 2, quantity="ratio", **kw)
             else:
-                f = book.number(label, value, unit, _places(value), quantity="amount", attribute=attr, period=period,
-                                group=bid)
+                f = book.number(label, value, unit, _places(value), quantity="amount", **kw)
             cells.append(f)
         st = book.text(f"Status of {what} in {y1}", status_text, attribute="target_status", group=bid)
         statuses.append(st)
@@ -1232,11 +945,15 @@ def build_esg_targets(ctx: DocContext, rng: Rng) -> list[Block]:
                    rows=rows, numeric_columns=[2, 4, 5])
     good = [s for s in statuses if s.value.value != "Behind"]
     n = _count(ctx, f"Number of sustainability targets reported for {y1}", names, ref_bid, "targets_reported")
-    k = _count(ctx, f"Number of sustainability targets on track or achieved in {y1}", good, ref_bid,
-               "targets_on_track")
-    text = TextBlock(id=ref_bid, spans=[
-        lit(f"{ref} tracks progress against the baseline of each target: "), fs(k), lit(" of the "), fs(n),
-        lit(f" targets {'was' if k.value.value == 1 else 'were'} on track or achieved in {y1}.")])
+    spans = [lit(f"{ref} tracks progress against the baseline of each target: ")]
+    if good:  # a count of none would count nothing (a derivation counts its operands)
+        k = _count(ctx, f"Number of sustainability targets on track or achieved in {y1}", good, ref_bid,
+                   "targets_on_track")
+        spans += [fs(k), lit(" of the "), fs(n), lit(f" targets {'was' if len(good) == 1 else 'were'} on track or "
+                                                       f"achieved in {y1}.")]
+    else:
+        spans += [lit("none of the "), fs(n), lit(f" targets was on track in {y1}.")]
+    text = TextBlock(id=ref_bid, spans=spans)
     return [table, text]
 
 
@@ -1248,25 +965,11 @@ LOWER_IS_BETTER = ("cost", "spend", "downtime", "churn", "default", "error", "re
                    "transit time", "dock-to-stock", "off-hire", "claims", "loss ratio", "breach", "open positions",
                    "scrap", "fuel", "days of supply", "open matters", "exposure", "open filings", "warranty",
                    "water use", "energy use", "evaluation days", "length of stay", "input", "tax paid")
-AMBER_TOLERANCE = Decimal("5.0")
 
 
 def _lower_is_better(metric: Metric) -> bool:
     name = metric.name.lower()
     return any(w in name for w in LOWER_IS_BETTER)
-
-
-def _kpi_target(ctx: DocContext, rng: Rng, metric: Metric, actual: Decimal) -> Decimal:
-    if metric.kind == "percent":  # inside the metric's range at the places shown (99.99 is never 100.0)
-        x = round(min(max(float(actual) + rng.uniform(-3.0, 3.0), metric.low), metric.high), 1)
-        return Decimal(str(min(max(x, math.ceil(metric.low * 10) / 10), math.floor(metric.high * 10) / 10)))
-    x = float(actual) * (1 + rng.uniform(-0.1, 0.1))
-    if metric.kind == "count":
-        return Decimal(max(1, int(round(x))))
-    t = display(metric, x, ctx.fmt.money_decimals)
-    if metric.kind == "money":
-        return t.quantize(Decimal(1).scaleb(-ctx.fmt.money_decimals))
-    return t
 
 
 def _variance_fact(ctx: DocContext, metric: Metric, actual: Fact, target: Fact, label: str, bid: str,
@@ -1304,21 +1007,21 @@ def build_kpi_tiles(ctx: DocContext, rng: Rng) -> list[Block]:
     rows: list[list[Span]] = []
     statuses: list[Fact] = []
     actuals: list[Fact] = []
+    tol_value, tol_query = kpi_tolerance(ctx, period)
     for metric, item in pairs:
         value = ctx.metric_value(metric, item, period)
-        target_value = ctx.remember(("kpi_target", metric.slug, item, period),
-                                    lambda m=metric, v=value: _kpi_target(ctx, rng, m, v))
+        target_value, target_query = kpi_target(ctx, metric, item, period, value)
         fa = metric_fact(ctx, metric, value, f"{metric.name} of {item} in {period}", attribute=metric.slug,
                          period=period, group=bid, items=item)
         ft = metric_fact(ctx, metric, target_value, f"Target for {lower_common(metric.name)} of {item} in {period}",
-                         attribute=f"{metric.slug}_target", period=period, group=bid)
+                         attribute=f"{metric.slug}_target", period=period, group=bid, query=target_query)
         fv = _variance_fact(ctx, metric, fa, ft, f"Variance of {lower_common(metric.name)} of {item} against target "
                                                  f"in {period}", bid, period)
         var = _amount(fa) - _amount(ft)
         favourable = var <= 0 if _lower_is_better(metric) else var >= 0
         if favourable:
             rag = "Green"
-        elif _amount(ft) != 0 and abs(var) / abs(_amount(ft)) * 100 <= AMBER_TOLERANCE:
+        elif _amount(ft) != 0 and abs(var) / abs(_amount(ft)) * 100 <= tol_value:
             rag = "Amber"
         else:
             rag = "Red"
@@ -1332,8 +1035,8 @@ def build_kpi_tiles(ctx: DocContext, rng: Rng) -> list[Block]:
     table = _table(ctx, id=bid, caption=caption, columns=["KPI", "Target", "Actual", "Variance (actual - target)",
                                                           "RAG status"],
                    rows=rows, numeric_columns=[1, 2, 3])
-    tol = book.percent(f"Amber tolerance of the KPI summary for {period}", AMBER_TOLERANCE, attribute="rag_tolerance",
-                       group=ref_bid)
+    tol = book.percent(f"Amber tolerance of the KPI summary for {period}", tol_value, attribute="rag_tolerance",
+                       group=ref_bid, query=tol_query)
     by = {s: [f for f in statuses if f.value.value == s] for s in ("Green", "Amber", "Red")}
     status = next(s for s in ("Green", "Red", "Amber") if by[s])
     n = _count(ctx, f"Number of KPIs reported for {period}", actuals, ref_bid, "kpis_reported")
@@ -1347,36 +1050,22 @@ def build_kpi_tiles(ctx: DocContext, rng: Rng) -> list[Block]:
 
 # ================================================================ claims
 
-CLAIM_STATUSES_OPEN = ("Open", "Open", "Open", "In litigation", "Reopened")
-
-
 def _claims(ctx: DocContext) -> dict:
-    """The quarter's and the previous quarter's reserve movement (claims paid are the domain's, where it
-    reports them): opening, new claims notified, paid, releases and closing."""
+    """The quarter's and the previous quarter's reserve movement (``genre.claims``): opening, new claims notified,
+    paid, releases and closing, with the world's questions (``q``) of the movements and of the first opening."""
     def make() -> dict:
-        rng = ctx.dyn.fork("claims")
         q = ctx.cal.quarters(1)[0]
         pq = ctx.cal.previous(q)
-        metric = ctx.domain.metric("Claims paid")
-        paid: dict[str, Decimal] = {}
-        if metric is not None and metric.kind == "money" and metric.behaviour == "flow":
-            for p in (pq, q):
-                paid[p] = whole(ctx, metric, p)[1]
-        scale = _money_scale(ctx.domain)
-        if not paid or paid[q] <= 0:
-            base = (scale / 4 * rng.uniform(0.1, 0.3)) if scale else math.exp(rng.uniform(math.log(2e6), math.log(4e7)))
-            base = max(base, 500000.0)
-            paid = {pq: _q(base, Decimal(1000)), q: _q(base * rng.uniform(0.9, 1.15), Decimal(1000))}
-        unit = Decimal(1000) if paid[q] >= 1_000_000 else Decimal(100)
-        v: dict[tuple[str, str], Decimal] = {("opening", pq): _q(paid[pq] * _dec(rng.uniform(2.5, 4.5)), unit)}
+        v: dict[tuple[str, str], Decimal] = {}
+        queries: dict[tuple[str, str], WorldQuery] = {}
+        v[("opening", pq)], queries[("opening", pq)] = claims_opening(ctx, pq)
         for p in (pq, q):
-            v[("paid", p)] = -paid[p]
-            v[("new", p)] = _q(paid[p] * _dec(rng.uniform(0.9, 1.25)), unit)
-            v[("adjustments", p)] = _q(paid[p] * _dec(rng.uniform(-0.1, 0.05)), unit)
+            for k in ("new", "paid", "adjustments"):
+                v[(k, p)], queries[(k, p)] = claims_movement(ctx, k, p)
             v[("closing", p)] = v[("opening", p)] + v[("new", p)] + v[("paid", p)] + v[("adjustments", p)]
             if p == pq:
                 v[("opening", q)] = v[("closing", pq)]
-        return {"v": v, "periods": (pq, q), "unit": unit}
+        return {"v": v, "q": queries, "periods": (pq, q), "unit": claims_reserves(ctx)["unit"]}
     return ctx.remember(("claims", "figures"), make)
 
 
@@ -1390,42 +1079,32 @@ def build_large_claims(ctx: DocContext, rng: Rng) -> list[Block]:
     bid = book.block_id()
     ref_bid = book.block_id()
     ref, caption = _numbered(ctx, [f"Large claims at {ctx.fmt.date(end)}", f"Largest claims, {q}"])
-    closing = cl["v"][("closing", q)]
-    unit = cl["unit"]
-    n = rng.integers(4, 9)
-    drawn = sorted((_q(closing * _dec(rng.uniform(0.008, 0.05)), unit) or unit for _ in range(n)), reverse=True)
-    names = {e.name for e in book.entities}
     rows: list[list[Span]] = []
     incurred_f, paid_f, reserve_f, numbers, settled = [], [], [], [], []
-    for incurred in drawn:
-        no = ctx.serial("CLM", 5)
-        if rng.bernoulli(0.5) or not ctx.counterparties:
-            claimant = _new_person(ctx, rng, "policyholder")
-            names.add(claimant.name)
-        else:
-            claimant = ctx.counterparty(rng)
-        notified = end - dt.timedelta(days=rng.integers(0, 540))
-        is_settled = rng.bernoulli(0.2)
-        paid = incurred if is_settled else _q(incurred * _dec(rng.uniform(0.05, 0.85)), unit)
-        status = "Settled" if is_settled else rng.choice(CLAIM_STATUSES_OPEN)
+    for c in large_claims(ctx, q):
+        no = c["number"]
+        claimant = claims_claimant(ctx, c, lambda name: ctx.book.entity(  # a name the document has not used yet
+            "person", name if name not in {e.name for e in book.entities} else _person_name(ctx, rng),
+            role="policyholder"))
+        (incurred, incurred_q), (paid, paid_q) = c["incurred"], c["paid"]
         fn = book.ident(f"Number of the claim ranked {len(numbers) + 1} by incurred amount at {ctx.fmt.date(end)}",
                         no, scheme="claim", group=bid)
         fc = (book.person if claimant.kind == "person" else book.org)(f"Claimant on claim {no}", claimant,
                                                                        attribute="claimant", group=bid)
-        fd = book.date(f"Date claim {no} was notified", notified, attribute="date_notified", group=bid)
+        fd = book.date(f"Date claim {no} was notified", c["notified"], attribute="date_notified", group=bid)
         fi = book.money(f"Incurred amount of claim {no} at {ctx.fmt.date(end)}", incurred, attribute="incurred",
-                        period=q, group=bid)
+                        period=q, group=bid, query=incurred_q)
         fp = book.money(f"Amount paid on claim {no} at {ctx.fmt.date(end)}", paid, attribute="paid", period=q,
-                        group=bid)
+                        group=bid, query=paid_q)
         fr = book.money(f"Outstanding reserve on claim {no} at {ctx.fmt.date(end)}", incurred - paid,
                         attribute="reserve", period=q, group=bid,
                         derivation=Derivation(op="difference", operands=[fi.id, fp.id]))
-        fs_ = book.text(f"Status of claim {no}", status, attribute="claim_status", group=bid)
+        fs_ = book.text(f"Status of claim {no}", c["status"], attribute="claim_status", group=bid)
         numbers.append(fn)
         incurred_f.append(fi)
         paid_f.append(fp)
         reserve_f.append(fr)
-        if is_settled:
+        if c["settled"]:
             settled.append(fs_)
         rows.append([fs(fn), fs(fc), fs(fd), fs(fi), fs(fp), fs(fr), fs(fs_)])
     when = ctx.fmt.date(end)
@@ -1472,7 +1151,8 @@ def build_reserve_movement(ctx: DocContext, rng: Rng) -> list[Block]:
         f: dict[str, Fact] = {}
         for k in ("opening", "new", "paid", "adjustments"):
             f[k] = book.money(labels[k].format(p=p), cl["v"][(k, p)], attribute=f"reserve_{k}", period=p, group=bid,
-                              derivation=_quote(col[pq]["closing"].id) if k == "opening" and p == q else None)
+                              derivation=_quote(col[pq]["closing"].id) if k == "opening" and p == q else None,
+                              query=cl["q"].get((k, p)))
         f["closing"] = _money_sum(ctx, labels["closing"].format(p=p), [f["opening"], f["new"], f["paid"],
                                                                         f["adjustments"]],
                                   attribute="reserve_closing", period=p, group=bid)
@@ -1493,8 +1173,6 @@ def build_reserve_movement(ctx: DocContext, rng: Rng) -> list[Block]:
 
 # ================================================================ programme status
 
-WORKSTREAMS = ("Discovery and design", "Build and configuration", "Data migration", "Integration",
-               "Testing and assurance", "Training and change management", "Infrastructure", "Programme management")
 MILESTONES = ("Business case approved", "Requirements signed off", "Solution design approved", "Build complete",
               "System integration testing complete", "User acceptance testing complete",
               "Data migration rehearsal complete", "Training delivered", "Go-live", "Hypercare complete",
@@ -1502,25 +1180,13 @@ MILESTONES = ("Business case approved", "Requirements signed off", "Solution des
 
 
 def _budget_plan(ctx: DocContext) -> dict:
-    """The programme's workstreams: budget, actual cost to the last month end and forecast at completion."""
+    """The programme's workstreams (``programme.plan``): budget, actual cost to the last month end and forecast
+    at completion, each the world's (``queries``: the questions whose answers they are)."""
     def make() -> dict:
-        rng = ctx.dyn.fork("project", "budget")
-        scale = max((m.high for m in ctx.domain.metrics if m.kind == "money" and m.quantity == "amount"),
-                    default=0.0)
-        total = min(max(scale * rng.uniform(0.2, 1.0), 250000.0), 25e6) if scale else \
-            math.exp(rng.uniform(math.log(400000), math.log(12e6)))
-        unit = Decimal(1000) if total >= 500000 else Decimal(100)
-        streams = _in_order(WORKSTREAMS, rng.sample(WORKSTREAMS, rng.integers(4, 7)))
-        weights = [rng.uniform(0.5, 2.0) for _ in streams]
-        progress = rng.uniform(0.25, 0.85)
-        rows = []
-        for w, wt in zip(streams, weights, strict=True):
-            budget = _q(total * wt / sum(weights), unit) or unit
-            actual = min(_q(budget * _dec(progress * rng.uniform(0.7, 1.25)), unit), _q(budget * _dec(1.1), unit))
-            forecast = max(_q(budget * _dec(rng.uniform(0.93, 1.12)), unit), actual + _q(budget * _dec(0.02), unit))
-            rows.append((w, budget, actual, forecast))
         month = ctx.cal.months(1)[0]
-        return {"rows": rows, "month": month}
+        figures = {w: workstream_figures(ctx, w, month) for w in programme_plan(ctx)["streams"]}
+        return {"rows": [(w, *(v for v, _ in f)) for w, f in figures.items()], "month": month,
+                "queries": {w: [q for _, q in f] for w, f in figures.items()}}
     return ctx.remember(("project", "budget"), make)
 
 
@@ -1571,10 +1237,12 @@ def build_budget_tracking(ctx: DocContext, rng: Rng) -> list[Block]:
     cols: dict[str, list[Fact]] = {"budget": [], "actual": [], "forecast": [], "variance": []}
     for w, budget, actual, forecast in plan["rows"]:
         ws = f"the {w.lower()} workstream"
-        fb = book.money(f"Budget of {ws}", budget, attribute="budget", group=bid)
+        qb, qa, qf = plan["queries"][w]
+        fb = book.money(f"Budget of {ws}", budget, attribute="budget", group=bid, query=qb)
         fa = book.money(f"Actual cost to date of {ws} at {when}", actual, attribute="actual_to_date", period=month,
-                        group=bid)
-        ff = book.money(f"Forecast at completion of {ws}", forecast, attribute="forecast_at_completion", group=bid)
+                        group=bid, query=qa)
+        ff = book.money(f"Forecast at completion of {ws}", forecast, attribute="forecast_at_completion", group=bid,
+                        query=qf)
         fv = book.money(f"Variance of {ws}, budget less forecast at completion", budget - forecast,
                         attribute="budget_variance", group=bid,
                         derivation=Derivation(op="difference", operands=[fb.id, ff.id]))
