@@ -151,8 +151,11 @@ ChildStreamName = Literal[
     "entry", "org", "pair", "person", "phone", "phrase", "places", "q", "qa", "recipe", "structure", "style", "tier",
     "timing", "title", "w", "world", "quarter", "revenue", "page", "page_quantiles", "section", "appendix", "grammar", "genre", "locate",
     # generation: the genre blocks
-    "attestation_period", "checklist", "claims", "controls", "findings", "impact", "incident", "inspection_date", "inspector", "project",
-    "risk_register", "statements", "budget", "emissions", "milestones", "report_date", "scope",
+    "attestation_period", "checklist", "claims", "controls", "findings", "incident", "inspection_date", "inspector", "project",
+    "risk_register", "statements", "emissions", "milestones", "report_date", "scope",
+    # generation: what the issuer's world books, drawn by its key (ir.world.Booked)
+    "accounts", "booked", "books", "contract", "grant", "large", "loan", "paid", "pricing", "programme", "rates",
+    "registers", "score", "scoring", "segments", "targets", "vendor", "weights", "year",
     # renderers: layout library and page furniture
     "arrangement", "footer", "header", "init", "layout", "letterhead", "logo", "order", "slots", "texts",
     # degradations: the scan of a page, stage by stage
