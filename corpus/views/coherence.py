@@ -198,16 +198,26 @@ _STATEMENT_LABEL = re.compile("^(?:" + "|".join(re.escape(title) for title, _ in
 2025"), not an item's figure that shares its attribute ("Revenue of Van in 2025")."""
 
 
-def _key(f: Fact) -> tuple | None:
-    """What ``f`` is a printing of: its world query, or a financial statement line of a period (a balance by its
-    date: the annual report's "2025" column and the quarterly's "Q4 2025" are one balance sheet)."""
+def _key(f: Fact, world: IssuerWorld | None = None) -> tuple | None:
+    """What ``f`` is a printing of: its world query (a stock's by the month its period ends: the annual report's
+    balance at 31 December and the quarterly's at the end of Q4 are one balance), or a financial statement line
+    of a period printed without a query (a balance by its date)."""
     q = f.query
     if q is not None:
+        if world is not None and not q.share_of and _behaviour(world, q.measure) == "stock":
+            return (q.measure, tuple(q.items), "at end of", q.start + q.months)
         return (q.measure, tuple(q.items), q.start, q.months, tuple(q.share_of))
     if f.attribute in _STATEMENT_LINES and f.period and f.value.kind == "money" and _STATEMENT_LABEL.match(f.label):
         when = period_end(f.period) if f.attribute in _BALANCES else f.period
         return ("statement", f.attribute, str(when)) if when else None
     return None
+
+
+def _behaviour(world: IssuerWorld, measure: str) -> str:
+    try:
+        return world.measure(measure).behaviour
+    except KeyError:
+        return ""
 
 
 def same_figure_problem(f: Fact, g: Fact, wf: IssuerWorld | None = None, wg: IssuerWorld | None = None
@@ -232,7 +242,7 @@ def same_figure_problems(doc: DocumentIR) -> list[Problem]:
     page = _page_of(doc)
     out: list[Problem] = []
     for f in doc.facts:
-        k = _key(f) if f.query is not None else None
+        k = _key(f, doc.world) if f.query is not None else None
         if k is None:
             continue
         if k not in first:
@@ -311,7 +321,7 @@ def _printings(docs: Iterable[tuple[str, DocumentIR]]) -> dict[tuple, list[tuple
     for doc_id, doc in docs:
         who = issuer_of(doc)
         for f in doc.facts:
-            k = _key(f)
+            k = _key(f, doc.world)
             if k is not None and _amount(f) is not None:
                 seen[(who, *k)].append((doc_id, f, doc.world))
     return seen

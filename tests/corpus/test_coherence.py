@@ -194,3 +194,24 @@ def test_two_documents_storing_two_worlds_of_one_issuer_are_caught():
         entry.model_copy(update={"driver": moved}), *planned.world.entries[1:]]})})
     found = coherence.issuer_problems([("doc-a", planned.model_copy(update={"facts": []})), ("doc-b", twin)])
     assert [(d, c) for d, c, _ in found] == [("doc-b", "same_world")]
+
+
+def test_a_balance_asked_for_a_year_and_for_its_last_quarter_is_one_figure():
+    """A stock is its value at the period's end: the annual report's balance for 2025 and the quarterly's for
+    Q4 2025 are one printing of the same quantity, compared across the issuer's documents."""
+    from synthdocqa.ir.world import Booked, Entry, IssuerWorld, Measure
+
+    m = Measure(slug="accounts.cash", name="cash", kind="money", quantity="amount", behaviour="stock", low=0,
+                high=1e12)
+    y = 2025 * 12
+
+    def doc_with(start: int, months: int, amount: int):
+        world = IssuerWorld(issuer="acme-0", measures=[m], entries=[Entry(measure="accounts.cash", item="group",
+                            booked=[Booked(start=start, months=months, value=Decimal(amount))])])
+        f = _fact(1, "accounts.cash", "group", "2025", start, months, _money(amount))
+        return _doc("automotive").model_copy(update={"facts": [f], "world": world})
+    annual, quarterly = doc_with(y, 12, 13_394_958_000), doc_with(y + 9, 3, 12_792_761_000)
+    found = coherence.issuer_problems([("doc-a", annual), ("doc-b", quarterly)])
+    assert [(d, c) for d, c, _ in found if c == "same_figure"] == [("doc-b", "same_figure")]
+    same = doc_with(y + 9, 3, 13_394_958_000)
+    assert coherence.shared_figures([("doc-a", annual), ("doc-b", same)]) == (1, 1)
