@@ -130,9 +130,9 @@ def heading_pages(doc: DocumentIR, spans, rmap: RenderMap | None = None) -> dict
                 lines.setdefault(key, []).append((bbox[0], text))
         rows = sorted((min(x for x, _ in parts), y, size, " ".join(t.strip() for _, t in sorted(parts)))
                       for (y, size), parts in lines.items())
-        for x, y, size, text in rows:  # a long heading wraps: its lines follow in the same column
-            below = sorted((yy, t) for xx, yy, ss, t in rows if abs(xx - x) < 3 and ss == size and y < yy <= y + 3 * size)
-            for joined in (text, " ".join([text, *[t for _, t in below[:1]]]), " ".join([text, *[t for _, t in below[:2]]])):
+        for x, y, size, text in rows:  # a long heading wraps (in a narrow column, a word a line): its lines follow
+            below = sorted((yy, t) for xx, yy, ss, t in rows if abs(xx - x) < 3 and ss == size and y < yy <= y + 6 * size)
+            for joined in (" ".join([text, *[t for _, t in below[:k]]]) for k in range(6)):
                 if joined in wanted and joined not in found:
                     found[joined] = n
     return found

@@ -102,9 +102,11 @@ def draw_header(ctx: DrawCtx, theme: Theme, info: DocInfo, page_no: int, section
         ctx.hline(x0, x1, hb + 2.6, t.accent, 0.6)
     elif lay.header == "logo_block":
         draw_logo(ctx, x0, top, 30, t, info.logo_seed)
-        ctx.text(fit_text(info.organisation, t.head, 12.5, x1 - x0 - 200), x0 + 40, top + 14, t.head, 12.5, t.text)
-        ctx.text(fit_text(section or info.title, t.body, small + 0.6, 190), x1, top + 12, t.body, small + 0.6,
-                 t.muted, anchor="end")
+        right = fit_text(section or info.title, t.body, small + 0.6, 190)
+        room = x1 - stringWidth(right, t.body, small + 0.6) - 12 - (x0 + 40)  # the name stops short of the title
+        ctx.text(fit_text(info.organisation, t.head, 12.5, min(x1 - x0 - 200, room)), x0 + 40, top + 14, t.head,
+                 12.5, t.text)
+        ctx.text(right, x1, top + 12, t.body, small + 0.6, t.muted, anchor="end")
         ctx.text(info.reference, x1, top + 23, t.body, small, t.muted, anchor="end")
         ctx.hline(x0, x1, hb, t.rule, 0.8)
     elif lay.header == "running_title":

@@ -91,3 +91,19 @@ def test_prose_share_outside_the_recipe_range_is_caught(rendered):
         b.model_dump() for b in rmap.blocks if b.block_type not in ("text_block", "list")]})
     assert prose_share(no_prose) == 0.0
     assert "prose_share" in _checks(rendered.doc, no_prose, rendered.pdf)
+
+
+def test_a_heading_set_a_word_a_line_in_a_narrow_column_is_found_on_its_page(rendered):
+    """An auditor's report heading in a narrow column wraps into a line per word ("9" / "Independent" /
+    "Auditor's" / "Report"): the contents check still finds the page it is drawn on."""
+    from synthdocqa.corpus.views.doc_lint import heading_pages
+    from synthdocqa.generation.content.front_matter import heading_text, numbered_headings
+
+    doc = rendered.doc
+    wanted = max((heading_text(h) for _, h in numbered_headings(doc.pages[2:])), key=lambda t: len(t.split()))
+    words = wanted.split()
+    assert len(words) >= 3
+    page = [((51.0, 80.0 + 22 * i, 51.0 + 9 * len(w), 100.0 + 22 * i), w, "F-Bold", 19.6) for i, w in enumerate(words)]
+    assert heading_pages(doc, [[], [], page])[wanted] == 3
+    shuffled = [page[0], page[2], *page[3:]]  # a word missing: not that heading
+    assert wanted not in heading_pages(doc, [[], [], shuffled])
