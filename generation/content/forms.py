@@ -18,6 +18,7 @@ from synthdocqa.ir.facts import Entity
 from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.world import WorldQuery
 
+from ..domains import get_domain
 from .book import DocContext, fs
 from .quantities import draw_value
 from .tables import rotated
@@ -98,7 +99,8 @@ def form(ctx: DocContext, rng: Rng, n_fields: int | None = None) -> FormBlock:
             f = book.date(f"Submission date of the {title} {ref}", submitted, group=bid, attribute="submitted")
             fields.append(FormField(label="Date submitted", value=fs(f), field_type="date"))
         elif c == "amount":
-            money = next((m for m in ctx.domain.metrics if m.kind == "money"), None)
+            trade = get_domain(ctx.domain.slug)  # the trade's money, whatever lens the section is seen through
+            money = next((m for m in trade.metrics if m.kind == "money"), None)
 
             def amount(r: Rng, money=money) -> Decimal:
                 x = draw_value(r, money, 2) / 20 if money else Decimal(r.integers(100, 9000))

@@ -150,3 +150,34 @@ def test_an_issuer_s_documents_do_not_depend_on_which_was_planned_first(domain):
     backward = [plan_document(spec, i).model_dump_json() for i in reversed(range(4))][::-1]
     shared_world.cache_clear()
     assert forward == backward
+
+
+@pytest.mark.parametrize(("recipe", "domain", "seed", "pair"), [
+    ("research_report", "automotive", 1, (15, 19)),  # one reference (issued the same day): two studies' margins
+    ("expense_claim", "food_beverage", 16, (13, 17)),  # one claim number, two claims' advances
+])
+def test_two_documents_of_one_issuer_issued_the_same_day_do_not_depend_on_which_was_planned_first(
+        recipe, domain, seed, pair):
+    """Two documents of an issuer issued on the same day share a reference and serial numbers: what the world
+    books under them must not be what the first document to ask computed from its own figures."""
+    from synthdocqa.corpus.views.coherence import issuer_problems
+    from synthdocqa.generation.planner import shared_world
+    from synthdocqa.ir.spec import CorpusSpec
+
+    base = spec_for_profile("demo", seed, 20)
+    spec = CorpusSpec.model_validate({**base.model_dump(), "domains": [domain], "docs_per_issuer": 20, "n_docs": 20,
+                                      "recipes": [recipe], "recipe_mix": None})
+    i, j = pair
+    shared_world.cache_clear()
+    forward = {k: plan_document(spec, k) for k in (i, j)}
+    shared_world.cache_clear()
+    backward = {k: plan_document(spec, k) for k in (j, i)}
+    shared_world.cache_clear()
+    assert forward[i].as_at == forward[j].as_at  # the pair the case is about
+    assert all(forward[k].model_dump_json() == backward[k].model_dump_json() for k in pair)
+    apart = []
+    for k in pair:  # each planned by a worker of its own
+        shared_world.cache_clear()
+        apart.append((f"doc-{k}", plan_document(spec, k)))
+    shared_world.cache_clear()
+    assert issuer_problems(apart) == []

@@ -1046,7 +1046,7 @@ def build_study_design(ctx: DocContext, rng: Rng) -> list[Block]:
     end = ctx.day(-rng.integers(45, 150))
     start = end - dt.timedelta(days=rng.integers(21, 91))
     n = int(t_r.value.value)
-    (confidence, q_conf), (moe, q_moe) = registers.study_design(ctx, study, lambda c: margin_of_error(c, n))
+    (confidence, q_conf), (moe, q_moe) = registers.study_design(ctx, study, n, lambda c: margin_of_error(c, n))
     title = _claim(ctx, ["Study design", "Method and sample design"])
     fid = b.block_id()
     fields = [

@@ -34,7 +34,7 @@ from synthdocqa.ir.facts import Derivation, Entity, Fact
 from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.world import WorldQuery
 
-from ...domains import Metric
+from ...domains import Metric, get_domain
 from .. import countries as conventions
 from ..book import DocContext, fs, lit
 from ..countries import draw_id
@@ -66,7 +66,10 @@ def _new_person(ctx: DocContext, rng: Rng, role: str) -> Entity:
 
 
 def _money_metric(ctx: DocContext) -> Metric | None:
-    return next((m for m in ctx.domain.metrics if m.kind == "money" and m.quantity == "amount"), None)
+    """The trade's first money amount, whatever lens the section is seen through (a contract's fee or a decision's
+    spend is the world's, drawn by its key: it must not depend on the section that asks first)."""
+    trade = get_domain(ctx.domain.slug)
+    return next((m for m in trade.metrics if m.kind == "money" and m.quantity == "amount"), None)
 
 
 def _nice(x: float) -> Decimal:

@@ -384,15 +384,17 @@ def stratum(ctx: DocContext, study: str, name: str) -> dict[str, tuple[Decimal, 
             "responses": ctx.booked("studies.responses", item, start, 12, label, responses)}
 
 
-def study_design(ctx: DocContext, study: str, margin: Callable[[Decimal], Decimal]
+def study_design(ctx: DocContext, study: str, responses: int, margin: Callable[[Decimal], Decimal]
                  ) -> tuple[tuple[Decimal, WorldQuery], tuple[Decimal, WorldQuery]]:
     """The confidence level of study ``study``'s estimates and the margin of error it gives (``margin`` of the
-    confidence: the study's responses are booked before)."""
+    confidence over the study's ``responses``). The margin is booked under the responses it follows from: two
+    documents of one issuer that share a reference (issued the same day) are not one study's two margins."""
     start, label = year_of(ctx)
     item = f"study {study}"
     confidence = ctx.booked("studies.confidence_level", item, start, 12, label,
                             lambda r: r.choice(data().study.confidence))
-    moe = ctx.booked("studies.margin_of_error", item, start, 12, label, lambda _r: margin(confidence[0]))
+    moe = ctx.booked("studies.margin_of_error", f"{item}, {responses} responses", start, 12, label,
+                     lambda _r: margin(confidence[0]))
     return confidence, moe
 
 

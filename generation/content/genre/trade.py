@@ -981,7 +981,8 @@ def build_expense_lines(ctx: DocContext, rng: Rng) -> list[Block]:
                     attribute="claim_total", group=bid, derivation=Derivation(op="sum", operands=[a.id for a in amounts]))
     ctx.memo[("claim", "total")] = _amount(total)
     month = c.start.year * 12 + c.start.month - 1
-    adv_v, q_adv = ctx.booked("trade.advance", f"expense claim {ref}", month, 1, c.start.isoformat(), lambda r: _money_round(
+    adv_v, q_adv = ctx.booked("trade.advance", f"expense claim {ref} of {_amount(total)}", month, 1,  # its total: the
+                              c.start.isoformat(), lambda r: _money_round(  # advance is a share of it
         ctx, (_amount(total) * Decimal(str(round(r.uniform(0.2, 0.6), 2))) / 50).to_integral_value() * 50)) \
         if rng.bernoulli(0.3) else (Decimal(0), None)
     advance = Decimal(0) < adv_v < _amount(total)
