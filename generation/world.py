@@ -17,7 +17,6 @@ import math
 from collections.abc import Callable, Sequence
 from decimal import Decimal
 from functools import cache
-from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -134,28 +133,11 @@ def world_catalogue() -> WorldCatalogue:
     return cat
 
 
-class BookedSpec(catalogue.Entry):
-    """A measure the world books rather than drives (see ``ir.world.Booked``): what it is and the range every
-    value of it lies in (checked when booked: a value outside it is a fault of the simulation that booked it)."""
-
-    name: str
-    kind: Literal["money", "count", "number", "percent"]
-    quantity: Literal["amount", "count", "rate", "ratio", "index", "duration"]
-    behaviour: Literal["flow", "stock", "cumulative", "level"]
-    low: float
-    high: float
-    unit: str = ""
-
-    @model_validator(mode="after")
-    def _range(self) -> BookedSpec:
-        if not self.low <= self.high:
-            raise ValueError(f"range [{self.low}, {self.high}] is not low <= high")
-        return self
-
-
 @cache
 def booked_measure(slug: str) -> Measure:
-    """The measure ``<area>.<name>`` of ``catalogue/booked/<area>.yaml`` (once per process)."""
+    """The measure ``<area>.<name>`` of ``catalogue/booked/<area>.yaml`` (once per process): each entry of the file
+    is an ``ir.world.Measure`` less its slug (name, kind, quantity, behaviour, low, high, unit), validated as one,
+    so a booked measure and a driven one are the same contract."""
     area, _, name = slug.partition(".")
     if not name:
         raise KeyError(f"a booked measure is named <area>.<name>, not {slug!r}")
@@ -163,17 +145,26 @@ def booked_measure(slug: str) -> Measure:
     table = _booked_file(file)
     if name not in table:
         raise catalogue.error(file, name, f"no such measure; the measures are {sorted(table)}")
-    b = table[name]
-    return Measure(slug=slug, name=b.name, kind=b.kind, quantity=b.quantity, behaviour=b.behaviour, low=b.low,
-                   high=b.high, unit=b.unit)
+    return table[name]
 
 
 @cache
-def _booked_file(file: str) -> dict[str, BookedSpec]:
+def _booked_file(file: str) -> dict[str, Measure]:
     data = catalogue.raw(file)
     if not isinstance(data, dict):
         raise catalogue.error(file, "(top level)", "a mapping of measure names")
-    return {str(k): catalogue.validate(file, v, BookedSpec) for k, v in data.items()}
+    area = file.rsplit("/", 1)[-1].removesuffix(".yaml")
+    out = {}
+    for k, v in data.items():
+        if not isinstance(v, dict):
+            raise catalogue.error(file, str(k), "a mapping of the measure's fields")
+        if "slug" in v:
+            raise catalogue.error(file, f"{k}.slug", "the slug is <area>.<name>, not a field")
+        try:
+            out[str(k)] = catalogue.validate(file, {**v, "slug": f"{area}.{k}"}, Measure)
+        except catalogue.CatalogueError as err:  # name the measure the field belongs to
+            raise catalogue.CatalogueError(str(err).replace(f"catalogue/{file}: ", f"catalogue/{file}: {k}.", 1)) from None
+    return out
 
 
 def booked_areas() -> list[str]:
@@ -233,6 +224,7 @@ class IssuerWorldBuilder:
         self._measures: dict[str, Measure] = {}
         self._entries: dict[tuple[str, str], Entry] = {}
         self._booked: dict[tuple[str, str], dict[tuple[int, int], Decimal]] = {}
+        self._booked_entries: dict[tuple[str, str], Entry] = {}
         self.memo: dict = {}
         """What the issuer's documents derive from its world once (its accounts by quarter): pure functions of the
         issuer's stream, kept here so every document of the issuer in this process reads the same."""
@@ -243,14 +235,23 @@ class IssuerWorldBuilder:
 
     def entry(self, measure: str, item: str) -> Entry:
         key = (measure, item)
-        if key in self._booked:
-            return Entry(measure=measure, item=item, booked=[Booked(start=s, months=n, value=v) for (s, n), v in
-                                                            sorted(self._booked[key].items())])
+        if key in self._booked:  # made again only when the key gets a new booking (evaluation asks it often)
+            if key not in self._booked_entries:
+                self._booked_entries[key] = Entry(measure=measure, item=item, booked=[
+                    Booked(start=s, months=n, value=v) for (s, n), v in sorted(self._booked[key].items())])
+            return self._booked_entries[key]
         if key not in self._entries:
             self._entries[key] = self._draw(self._metrics[measure], item)
         return self._entries[key]
 
     # ---------------------------------------------------------------- the builder's own
+    def remember(self, key: tuple, make: Callable[[], object]):
+        """``make()`` once per issuer and process (its accounts, its journal, its programme): ``make`` must be a pure
+        function of the issuer's stream and world, so every document of the issuer reads the same."""
+        if key not in self.memo:
+            self.memo[key] = make()
+        return self.memo[key]
+
     def key(self, metric: Metric) -> str:
         """The measure's key in the world: its slug for the trade's measures, ``<lens>.<slug>`` for a lens's
         (a people lens's headcount by department is not corporate finance's headcount by region)."""
@@ -339,6 +340,7 @@ class IssuerWorldBuilder:
                 raise ValueError(f"{slug}/{item}: booked {value} outside the measure's range [{m.low}, {m.high}] "
                                  f"(catalogue/{BOOKED_DIR}/{slug.partition('.')[0]}.yaml)")
             books[period] = value
+            self._booked_entries.pop(key, None)
         return books[period]
 
     def booked_query(self, slug: str, items: Sequence[str], start: int, months: int, period: str) -> WorldQuery:
@@ -381,5 +383,5 @@ class IssuerWorldBuilder:
                            entries=[seen[k] for k in sorted(seen)])
 
 
-__all__ = ["BookedSpec", "IssuerWorldBuilder", "RelationSpec", "booked_areas", "booked_measure", "WorldCatalogue", "applies", "lens_of", "relation_spec",
+__all__ = ["IssuerWorldBuilder", "RelationSpec", "booked_areas", "booked_measure", "WorldCatalogue", "applies", "lens_of", "relation_spec",
            "world_catalogue"]

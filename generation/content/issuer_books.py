@@ -68,10 +68,7 @@ def _stream(ctx: DocContext, *key: str | int) -> Rng:
 def _memo(ctx: DocContext, key: tuple, make: Callable[[], object]):
     """``make()`` once per issuer (a pure function of the issuer's stream and world)."""
     assert ctx.world is not None
-    memo = ctx.world.memo
-    if ("books", *key) not in memo:
-        memo[("books", *key)] = make()
-    return memo[("books", *key)]
+    return ctx.world.remember(("books", *key), make)
 
 
 SCHEDULE_MONTHS = 24

@@ -119,3 +119,17 @@ def test_a_document_records_the_bookings_it_asked_not_those_of_the_issuer_s_othe
     part = b.stored([("risk.impact", "R-01", Y + 3, 3)])
     assert [(x.start, x.months) for x in part.entries[0].booked] == [(Y + 3, 3)]
     assert len(b.stored().entries[0].booked) == 4
+
+
+@pytest.mark.parametrize(("fields", "where"), [
+    ({"name": "x", "kind": "count", "quantity": "count", "behaviour": "level", "low": 5, "high": 1}, "x"),
+    ({"name": "x", "kind": "count", "quantity": "count", "behaviour": "levle", "low": 0, "high": 1}, "x.behaviour"),
+    ({"name": "x", "kind": "count", "quantity": "count", "behaviour": "level", "low": 0, "high": 1, "slug": "a.x"},
+     "x.slug"),
+])
+def test_a_planted_error_in_a_booked_file_names_the_file_and_the_measure(monkeypatch, fields, where):
+    from synthdocqa.generation import world as world_mod
+
+    monkeypatch.setattr(world_mod.catalogue, "raw", lambda name: {"x": fields})
+    with pytest.raises(CatalogueError, match=f"catalogue/booked/t.yaml: {where}"):
+        world_mod._booked_file.__wrapped__("booked/t.yaml")

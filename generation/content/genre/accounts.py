@@ -142,10 +142,7 @@ def accounts(ctx: DocContext) -> dict:
     """The issuer's accounts quarter by quarter (``v[(line, quarter index)]``, a balance at the quarter's end),
     one set for all its documents (kept with its world)."""
     assert ctx.world is not None
-    memo = ctx.world.memo
-    if ("statements", "accounts") not in memo:
-        memo[("statements", "accounts")] = _simulate(ctx)
-    return memo[("statements", "accounts")]
+    return ctx.world.remember(("statements", "accounts"), lambda: _simulate(ctx))
 
 
 def _simulate(ctx: DocContext) -> dict:

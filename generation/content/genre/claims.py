@@ -35,9 +35,11 @@ def reserves(ctx: DocContext) -> dict:
     """The issuer's claims reserve by quarter: ``v[(movement, quarter index)]`` and ``v[("reserve", k)]`` at the
     quarter's end (``first - 1``: the reserve the simulation starts from)."""
     assert ctx.world is not None
-    memo = ctx.world.memo
-    if ("claims", "reserves") in memo:
-        return memo[("claims", "reserves")]
+    return ctx.world.remember(("claims", "reserves"), lambda: _draw_reserves(ctx))
+
+
+def _draw_reserves(ctx: DocContext) -> dict:
+    assert ctx.world is not None
     world = ctx.world
     trade = get_domain(ctx.domain.slug)
     rng = world.rng.fork("claims")
@@ -65,7 +67,6 @@ def reserves(ctx: DocContext) -> dict:
         v[("adjustments", k)] = rounded(paid[k] * dec(qr.uniform(-0.1, 0.05)), unit)
         v[("reserve", k)] = v[("reserve", k - 1)] + v[("new", k)] + v[("paid", k)] + v[("adjustments", k)]
     out = {"v": v, "first": first, "last": last, "unit": unit}
-    memo[("claims", "reserves")] = out
     return out
 
 

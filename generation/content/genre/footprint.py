@@ -59,10 +59,7 @@ def inventory(ctx: DocContext) -> dict:
     """The issuer's emissions by year (``v[(scope or scope 3 category, year)]``, tCO2e) and its scope 3
     categories, one set for all its documents (kept with its world)."""
     assert ctx.world is not None
-    memo = ctx.world.memo
-    if ("statements", "emissions") not in memo:
-        memo[("statements", "emissions")] = _simulate(ctx)
-    return memo[("statements", "emissions")]
+    return ctx.world.remember(("statements", "emissions"), lambda: _simulate(ctx))
 
 
 def _simulate(ctx: DocContext) -> dict:

@@ -30,9 +30,11 @@ def plan(ctx: DocContext) -> dict:
     """The issuer's programme: its workstreams (in the register's order) with their budgets, its first month and
     length, and each workstream's pace and overrun."""
     assert ctx.world is not None
-    memo = ctx.world.memo
-    if ("programme", "plan") in memo:
-        return memo[("programme", "plan")]
+    return ctx.world.remember(("programme", "plan"), lambda: _draw_plan(ctx))
+
+
+def _draw_plan(ctx: DocContext) -> dict:
+    assert ctx.world is not None
     rng = ctx.world.rng.fork("programme")
     trade = get_domain(ctx.domain.slug)
     scale = max((m.high for m in trade.metrics if m.kind == "money" and m.quantity == "amount"), default=0.0)
@@ -49,7 +51,6 @@ def plan(ctx: DocContext) -> dict:
            "pace": {w: rng.uniform(0.7, 1.25) for w in streams},
            "overrun": {w: rng.uniform(0.93, 1.12) for w in streams},
            "window": ((ctx.year - 2) * 12, 72)}
-    memo[("programme", "plan")] = out
     return out
 
 
