@@ -195,6 +195,8 @@ class SectionEntry(Entry):
     required: bool = True
     prose: bool = False
     lens: str = ""
+    weight: Annotated[float, Field(gt=0, le=4)] | None = None
+    paragraphs: Annotated[int, Field(ge=0, le=20)] = 0
 
 
 class RecipeEntry(Entry):
@@ -333,6 +335,12 @@ class Section:
     lens: str = ""
     """what the section's general content reports on when it is not the issuer's trade (``LENSES``; "" for
     the recipe's own lens, or the trade)"""
+    weight: float | None = None
+    """the section's share of the document's body pages against a full section's 1.0 (a research report's
+    results run longer than its introduction); None: the planner's default (a third for short sections such as
+    an abstract, see ``planner.SHORT_SECTIONS``)"""
+    paragraphs: int = 0
+    """how many paragraphs of text the section holds at most (an abstract is one); 0: as many as its pages take"""
 
 
 def T(title: str, *blocks: str, lens: str = "") -> Section:
@@ -571,8 +579,8 @@ def _recipes(file: RecipesFile, tags: dict[str, TagEntry], lenses: dict[str, Len
             if lens and lens not in lenses:
                 raise error("recipes.yaml", f"{where}.{key}", f"unknown lens {lens!r}; allowed (lenses.yaml): "
                                                               f"{list(lenses)}")
-        grammar = tuple(Section(s.title, s.blocks, required=s.required, prose=s.prose, lens=s.lens)
-                        for s in e.grammar)
+        grammar = tuple(Section(s.title, s.blocks, required=s.required, prose=s.prose, lens=s.lens, weight=s.weight,
+                                paragraphs=s.paragraphs) for s in e.grammar)
         out.append(Recipe(slug, e.title, e.noun, e.description, e.title_pattern, grammar, tags=e.tags,
                           pages=e.pages, elements=dict(e.elements), charts=e.charts, tables=dict(e.tables),
                           lens=e.lens, genre_class=e.genre_class, front_matter_allowed=e.front_matter,

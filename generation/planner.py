@@ -42,7 +42,7 @@ from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
 from synthdocqa.ir.vocab import DEVICES, SPEAKS_ALONE, TIERS, DomainSlug, ElementType
 
-from .content import annotations, figures, forms, front_matter, genre, prose, tables
+from .content import annotations, discourse, figures, forms, front_matter, genre, prose, tables
 from .content.book import DocContext, FactBook
 from .content.countries import currencies
 from .content.formats import choose_format
@@ -284,6 +284,19 @@ def _place(blocks: list, pending: list, force: bool = False) -> int:
     return n
 
 
+def _place_owed(doc: _Doc, run: _Run, blocks: list) -> None:
+    """The paragraphs of figures owed to the last page's exhibit (``_Run.owed``), written here where they fit."""
+    for metric, n, rng in run.owed:
+        for size in dict.fromkeys((n, 2)):
+            point = doc.ctx.checkpoint()
+            t = prose.reflection(doc.ctx, rng.fork("owed", size), size, metric)
+            if block_height(t) <= PAGE_BUDGET - sum(block_height(b) for b in blocks):
+                blocks.append(t)
+                break
+            doc.ctx.rollback(point)
+    run.owed = []
+
+
 def _place_held(blocks: list, held: list) -> None:
     """The discussion of the last page's exhibit that did not fit there, on this page where it fits (its
     reference at least: a reflection alone can go)."""
@@ -325,12 +338,13 @@ SHORT_SECTIONS = ("abstract", "summary", "letter", "key messages", "purpose", "a
 third of a full one. Patterns searched in the heading (lower case)."""
 
 
-def sections_on_pages(sections: tuple[str, ...], n_pages: int) -> list[list[int]]:
+def sections_on_pages(sections: tuple[str, ...], n_pages: int,
+                      weights: tuple[float | None, ...] | None = None) -> list[list[int]]:
     """The sections each of ``n_pages`` body pages holds, in the genre's order: one a page (a section running
     over several pages, see ``section_pages``) where there are pages enough, else several a page, shared
     evenly, so a three-page policy still has all six of its sections rather than three of them."""
     if n_pages >= len(sections):
-        pages = [[s] for s in section_pages(sections, n_pages)]
+        pages = [[s] for s in section_pages(sections, n_pages, weights)]
     else:
         pages = _shared_runs(sections, n_pages) or [
             list(range(p * len(sections) // n_pages, (p + 1) * len(sections) // n_pages)) for p in range(n_pages)]
@@ -394,13 +408,15 @@ def _fixed_pages(section: str) -> int:
     return next((k for key, k in FIXED_PAGES if re.search(key, section.lower())), 0)
 
 
-def section_pages(sections: tuple[str, ...], n_pages: int) -> list[int]:
-    """The section each of ``n_pages`` body pages belongs to: pages shared by weight (short sections a
-    third of the others, one-page sections none beyond their own), every section at least one page while
-    there are pages, in the genre's order."""
+def section_pages(sections: tuple[str, ...], n_pages: int, own: tuple[float | None, ...] | None = None) -> list[int]:
+    """The section each of ``n_pages`` body pages belongs to: pages shared by weight (a section's own weight
+    where its grammar gives one, ``Section.weight``; else short sections a third of the others), one-page
+    sections none beyond their own, every section at least one page while there are pages, in the genre's
+    order."""
     fixed = [_fixed_pages(s) for s in sections]
-    weights = [0.0 if k else 1 / 3 if any(re.search(w, s.lower()) for w in SHORT_SECTIONS) else 1.0
-               for s, k in zip(sections, fixed, strict=True)]
+    own = own or (None,) * len(sections)
+    weights = [0.0 if k else w if w is not None else 1 / 3 if any(re.search(p, s.lower()) for p in SHORT_SECTIONS)
+               else 1.0 for s, k, w in zip(sections, fixed, own, strict=True)]
     free, need = sum(weights), sum(fixed)
     if need and n_pages > need + sum(w > 0 for w in weights):  # the fixed sections get their pages' share
         total = free * n_pages / (n_pages - need)
@@ -711,6 +727,10 @@ class _Run:
     """Closing genre blocks of the running section (a signature, the next meeting): they end its last page."""
     held_prose: list = field(default_factory=list)
     """The discussion of an exhibit that did not fit below it: it opens the next page."""
+    owed: list = field(default_factory=list)
+    """Paragraphs of figures owed to the last exhibit that did not fit below it, as ``(measure, sentences,
+    stream)``: written when the next page opens (a paragraph of facts is written where it is printed, never held
+    or cut)."""
     used_topics: set[str] = field(default_factory=set)
 
 
@@ -762,6 +782,7 @@ def _document(spec: CorpusSpec, index: int) -> _Doc:
     mix = {e: w * recipe.element_weight(e) for e, w in spec.element_mix.items()}
     if sum(mix.values()) <= 0:  # the recipe rules out every element the spec asks for: the spec wins
         mix = dict(spec.element_mix)
+    ctx.memo[discourse.TEXT_FACTS] = mix.get("text", 0.0) > 0  # no text in the mix: paragraphs ask no questions
     first_body = 3 if structured else 1
     n_appendix = 0 if not (structured and recipe.appendix and n_pages >= APPENDIX_MIN_PAGES) else \
         2 if n_pages >= 2 * APPENDIX_MIN_PAGES + 8 else 1  # the long schedules, after the sections
@@ -771,7 +792,8 @@ def _document(spec: CorpusSpec, index: int) -> _Doc:
         sections=sections, structured=structured, agenda=agenda, mix=mix,
         narrative=recipe.genre_class == "narrative", transactional=recipe.genre_class == "transactional",
         first_body=first_body, n_appendix=n_appendix, per_section=max(1, len(domain.topics) // len(sections)),
-        section_at=sections_on_pages(tuple(sec.title for sec in kept), n_pages - first_body + 1 - n_appendix))
+        section_at=sections_on_pages(tuple(sec.title for sec in kept), n_pages - first_body + 1 - n_appendix,
+                                     tuple(sec.weight for sec in kept)))
 
 
 def plan_document(spec: CorpusSpec, index: int) -> DocumentIR:
@@ -870,6 +892,7 @@ def _open_page(doc: _Doc, run: _Run, page: _Page) -> int:
         _subsection(doc, run, page)
     _place_held(blocks, run.held_prose)  # the discussion of the last page's exhibit, where it did not fit there
     run.held_prose = []
+    _place_owed(doc, run, blocks)
     placed_genre += _place(blocks, run.pending)
     if doc.narrative and not any(b.type == "text_block" for b in blocks) and not _record_only(kept[sec]):
         # a narrative page reads as text (minutes' next meeting is its own line and the signatures)
@@ -886,6 +909,7 @@ def _start_section(doc: _Doc, run: _Run, page: _Page) -> None:
     ctx, kept, sec, blocks, ps = doc.ctx, doc.kept, page.sec, page.blocks, page.ps
     _place_held(blocks, run.held_prose)
     run.held_prose = []
+    _place_owed(doc, run, blocks)
     blocks.append(prose.heading(ctx, doc.sections[sec], 1 if page.p > 1 else 2))
     opener = None
     if (doc.narrative or kept[sec].prose or ps.bernoulli(0.7)) and not (doc.transactional and kept[sec].blocks) \
@@ -979,18 +1003,39 @@ def _discuss(doc: _Doc, run: _Run, page: _Page, block: TableBlock | FigureBlock,
     """The discussion below an exhibit just placed (at length in a narrative genre, which reflects on it too):
     what does not fit the page is held to open the next one; with no next page, the reference alone."""
     ctx, ps = doc.ctx, page.ps
-    c = prose.discussion(ctx, brng, block, ps.integers(5, 8) if doc.narrative else ps.integers(2, 4))
-    said = [c] if c is not None else []
-    if doc.narrative and c is not None:  # narrative genres discuss an exhibit at length
-        said.append(prose.reflection(ctx, brng, ps.integers(4, 8)))
-    if no_next and said and block_height(said[0]) > page.room:  # no next page: the reference alone
-        said = [prose.first_sentence(said[0])]
-    for t in said:  # what does not fit the page opens the next one
-        if not run.held_prose and block_height(t) <= page.room:
-            page.blocks.append(t)
-            page.room -= block_height(t)
-        else:
-            run.held_prose.append(t)
+    n = ps.integers(5, 8) if doc.narrative else ps.integers(2, 4)
+    c = prose.discussion(ctx, brng, block, n)
+    if c is None:
+        return
+    if no_next and block_height(c) > page.room:  # no next page: the reference alone
+        c = prose.first_sentence(c)
+    metric = prose.exhibit_metric(ctx, block)  # what the organisation makes of it: the world's figures on its
+    sizes = [s for s in [n - 2] + ([ps.integers(3, 6)] if doc.narrative else []) if s >= 2]  # measure, at length
+    owed = [(metric, size, brng.fork("said", k)) for k, size in enumerate(sizes)]  # in a narrative genre
+    if run.held_prose or block_height(c) > page.room:  # what does not fit the page opens the next one
+        run.held_prose.append(c)
+        run.owed += [] if no_next else owed
+        return
+    page.blocks.append(c)
+    page.room -= block_height(c)
+    for k, (_, size, stream) in enumerate(owed):
+        if not any(_place_fresh(doc, page, lambda: prose.reflection(ctx, stream.fork("here", n), n, metric))
+                   for n in dict.fromkeys((size, 2))):  # shorter where the page has less room, else the next page
+            run.owed += [] if no_next else owed[k:]
+            break
+
+
+def _place_fresh(doc: _Doc, page: _Page, make) -> bool:
+    """Place the paragraph ``make()`` builds on the page if it fits; if not, forget it (its facts, block id and
+    world entries: ``DocContext.rollback``), since a paragraph of facts is never held over or cut."""
+    point = doc.ctx.checkpoint()
+    t = make()
+    if block_height(t) > page.room:
+        doc.ctx.rollback(point)
+        return False
+    page.blocks.append(t)
+    page.room -= block_height(t)
+    return True
 
 
 def _end_first_section(doc: _Doc, run: _Run, page: _Page) -> None:
@@ -1006,10 +1051,10 @@ def _end_first_section(doc: _Doc, run: _Run, page: _Page) -> None:
         run.held_prose = []
         page.room -= sum(block_height(b) for b in page.blocks[n_before:])
     if more_sections and doc.kept[page.sec].prose:  # a section of text is written before the next one starts
-        said = prose.reflection(doc.ctx, page.ps, page.ps.integers(2, 5))
-        if block_height(said) <= page.room - SECTION_ROOM * len(more_sections):
-            page.blocks.append(said)
-            page.room -= block_height(said)
+        n, reserve = page.ps.integers(2, 5), SECTION_ROOM * len(more_sections)
+        page.room -= reserve
+        _place_fresh(doc, page, lambda: prose.reflection(doc.ctx, page.ps, n))
+        page.room += reserve
     if more_sections and page.closes:  # the first section ends on this page, before the next one starts
         page.blocks += page.closes
         page.closes = run.closing = []
@@ -1057,14 +1102,18 @@ def _fill_foot(doc: _Doc, run: _Run, page: _Page, closed: bool) -> None:
     slack = TEXT_SLACK if doc.narrative else 0.0  # a section of text in a report keeps to the page
     ends_alone = _voice(kept[run.prev_section]) == "alone"  # the page's last section: no comment after it
     fills = written and not run.held_prose and not page.closes and not closed and not ends_alone
+    cap = kept[run.prev_section].paragraphs  # an abstract is one paragraph: its page ends in white space
+    if cap and sum(b.type == "text_block" for b in page.blocks) >= cap:
+        fills = False
     for _ in range(NARRATIVE_FILLS if fills else 0):
         if page.room + slack < NARRATIVE_FILL:
             break
-        fill = prose.reflection(doc.ctx, page.ps, page.ps.integers(3, 6))
-        if block_height(fill) > page.room + slack:
+        n = page.ps.integers(3, 6)
+        page.room += slack
+        placed = _place_fresh(doc, page, lambda: prose.reflection(doc.ctx, page.ps, n))
+        page.room -= slack
+        if not placed:
             break
-        page.blocks.append(fill)
-        page.room -= block_height(fill)
 
 
 def _end_page(doc: _Doc, run: _Run, page: _Page) -> PagePlan:
@@ -1115,9 +1164,11 @@ def plan_corpus(spec: CorpusSpec, indices: list[int] | None = None) -> Iterator[
 
 
 def qa_bearing_blocks(doc: DocumentIR) -> list[tuple[str, str]]:
-    """``(block_id, element type)`` of the blocks that own facts (the element-mix unit)."""
+    """``(block_id, element type)`` of the blocks that own facts (the element-mix unit): the drawn elements, not
+    the paragraphs of running text (``TextBlock.running``), which every written page has."""
     owners = {f.group for f in doc.facts if f.group}
-    return [(b.id, ELEMENT_OF_BLOCK[b.type]) for _, b in doc.blocks() if b.id in owners]
+    return [(b.id, ELEMENT_OF_BLOCK[b.type]) for _, b in doc.blocks()
+            if b.id in owners and not getattr(b, "running", False)]
 
 
 __all__ = ["check_spec", "doc_rng", "domain_for", "fit_pages", "page_count", "page_quantile", "pages_at",

@@ -33,6 +33,10 @@ class HeadingBlock(_Block):
 class TextBlock(_Block):
     type: Literal["text_block"] = "text_block"
     spans: list[Span] = Field(min_length=1)
+    running: bool = Field(default=False, description=(
+        "a paragraph of the document's running text (a section's opening, the discussion of an exhibit, a "
+        "paragraph of the issuer's figures), not a drawn text element (a contact, a deadline, a reference): the "
+        "element mix counts drawn elements only"))
 
 
 class ListBlock(_Block):

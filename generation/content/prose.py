@@ -35,6 +35,7 @@ from synthdocqa.ir.facts import Derivation, Fact
 from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.values import NumberValue
 
+from . import discourse
 from .book import YEAR_RECIPES, DocContext, fs, lit
 from .calendar import period_end, period_months
 from .issuer_books import budget_envelope, fx_rate
@@ -256,26 +257,33 @@ def heading(ctx: DocContext, text: str, level: int = 1) -> HeadingBlock:
 
 
 def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
+    """A section's opening paragraph: one sentence that says what the section is about (the genre's own opening
+    once a document, or the register's), then what the world says (``discourse.sentences``): the rest of the
+    paragraph states figures, not more framing. An abstract or a conclusion states the document's finding with
+    its figures (``FINDINGS``)."""
     reg = register(ctx)
     own_section = (reg.sections or {}).get(ctx.memo.get("heading", ""))
-    picks = _fresh(ctx, rng, own_section or reg.openers, 1 if reg.one_item else n_sentences)  # one: the rest remark
+    pool = own_section or reg.openers
+    fresh = [t for t in pool if t not in ctx.remember(("used_templates", pool[0]), set)]
+    picks = _fresh(ctx, rng, pool, 1) if fresh else []  # once every framing sentence is said, the figures alone
     said: set[str] = ctx.remember("own_openers", set)  # a genre's own opening is said once a document
     own = [t for t in RECIPE_OPENERS.get(ctx.recipe.slug, ()) if t not in said]
     if own and not own_section and rng.bernoulli(0.5):
-        picks = [rng.choice(own)] + picks[1:]
+        picks = [rng.choice(own)]
         said.add(picks[0])
-    if reg.one_item:  # one item is opened once: who presented it, then what was said of it
-        item = _item(ctx, rng)
-        text = [_fill(picks[0], ctx, rng, **item), *remarks(ctx, rng, n_sentences - 1, reg.reflections, item)]
-        bid = ctx.book.block_id()
-        heading = ctx.memo.get("heading", "")
-        if ctx.recipe.slug in FINDINGS and heading in FINDINGS[ctx.recipe.slug]:
-            said = finding(ctx, bid, FINDINGS[ctx.recipe.slug][heading], heading.lower())
-            if said:
-                return TextBlock(id=bid, spans=[lit(" ".join(text[:1]) + " "), *said,
-                                                *([lit(" " + " ".join(text[1:]))] if text[1:] else [])])
-        return TextBlock(id=bid, spans=[lit(" ".join(text))])
-    return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(_fill(t, ctx, rng) for t in picks))])
+    item = _item(ctx, rng) if reg.one_item else {}
+    first = _fill(picks[0], ctx, rng, **item) if picks else ""
+    bid = ctx.book.block_id()
+    heading = ctx.memo.get("heading", "")
+    if ctx.recipe.slug in FINDINGS and heading in FINDINGS[ctx.recipe.slug] and ctx.memo.get(discourse.TEXT_FACTS, True):
+        found = finding(ctx, bid, FINDINGS[ctx.recipe.slug][heading], heading.lower())
+        if found:
+            return TextBlock(id=bid, spans=[*([lit(first + " ")] if first else []), *found], running=True)
+    facts = discourse.sentences(ctx, rng, max(2, n_sentences - 1) if not first else n_sentences - 1, None, bid,
+                                item.get("role")) if n_sentences > 1 or not first else []
+    if not first and not facts:  # nothing left to frame or to state: the register's general remarks
+        return TextBlock(id=bid, spans=[lit(" ".join(remarks(ctx, rng, n_sentences, reg.reflections)))], running=True)
+    return TextBlock(id=bid, spans=[*([lit(first + (" " if facts else ""))] if first else []), *facts], running=True)
 
 
 FINDINGS: dict[str, dict[str, str]] = {"research_report": {"Abstract": "share", "Conclusion": "change"}}
@@ -336,7 +344,7 @@ def subsection_opener(ctx: DocContext, rng: Rng, subject: str) -> TextBlock:
     """The first paragraph of a subsection: what it is about (its heading's subject)."""
     lc = lower_common(subject)  # "ESG data quality" keeps its capitals
     return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(register(ctx).subsection_openers), ctx, rng,
-                                                               subject=lc, Subject=subject))])
+                                                               subject=lc, Subject=subject))], running=True)
 
 
 @dataclass(frozen=True)
@@ -445,9 +453,11 @@ def first_sentence(block: TextBlock) -> TextBlock:
 
 
 def discussion(ctx: DocContext, rng: Rng, block, n_sentences: int) -> TextBlock | None:
-    """The prose about a table or chart: a sentence that refers to it by number, what it shows (its
-    highest and lowest values, its total, quoted from its cells), and what the organisation makes of it;
-    ``n_sentences`` in all. Literal text: QA provenance stays with the exhibit's cells."""
+    """The prose about a table or chart: a sentence that refers to it by number and what it shows (its
+    highest and lowest values, its total, quoted from its cells), at most ``n_sentences``. Literal text: QA
+    provenance stays with the exhibit's cells, and the planner may hold it over to the next page or cut it to
+    its reference. What the organisation makes of it is a paragraph of its own (``reflection`` on the
+    exhibit's measure), placed only where it fits."""
     ref = exhibit_ref(block)
     if ref is None:
         return None
@@ -461,17 +471,38 @@ def discussion(ctx: DocContext, rng: Rng, block, n_sentences: int) -> TextBlock 
     sentences = [template.format(Ref=no, ref=no, what=what, What=what[0].upper() + what[1:],
                                  verb="are" if is_plural else "is")]
     said = commentary(ctx, rng, block)
+    printed: set[str] = ctx.remember("discourse_printed", set)  # one text: no sentence of it printed twice
+    for line in re.split(r"(?<=\.) (?=[A-Z])", said.spans[0].text) if said is not None else ():
+        if line not in printed:
+            printed.add(line)
+            sentences.append(line)
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(sentences))], running=True)
+
+
+def exhibit_metric(ctx: DocContext, block):
+    """The domain measure a table's first numeric column or a chart's first series reports (None if none)."""
+    label = ""
+    if isinstance(block, TableBlock) and block.numeric_columns:
+        j = block.numeric_columns[0]
+        ids = [row[j].fact_ids[0] for row in block.rows if row[j].fact_ids]
+        label = ctx.book.by_id[ids[0]].label if ids else ""
+    elif isinstance(block, FigureBlock) and block.series[0].points[0].fact_ids:
+        label = ctx.book.by_id[block.series[0].points[0].fact_ids[0]].label
+    name = label.split(" of ")[0]
+    return next((m for m in ctx.domain.metrics if m.name == name), None)
+
+
+def reflection(ctx: DocContext, rng: Rng, n_sentences: int, metric=None) -> TextBlock:
+    """A paragraph planned from the issuer's world (``discourse.paragraph``; on ``metric`` where one is given): a
+    measure of one item against the earlier period and the other items, its driver and what is to be done, or
+    two items side by side, an item's quarters, the items ranked. Where the document has discussed every
+    subject, the register's general remarks (literal text). A caller that may not print it takes a
+    ``DocContext.checkpoint`` first and rolls back: its facts must not outlive it."""
+    said = discourse.paragraph(ctx, rng, max(2, n_sentences), metric)
     if said is not None:
-        sentences.append(said.spans[0].text)
-    sentences += remarks(ctx, rng, max(0, n_sentences - len(sentences)))
-    return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(sentences))])
-
-
-def reflection(ctx: DocContext, rng: Rng, n_sentences: int) -> TextBlock:
-    """A paragraph of what the organisation makes of the exhibit it follows, or of the item in hand (minutes:
-    their general discussion pool); no values: literal text."""
+        return said
     return TextBlock(id=ctx.book.block_id(),
-                     spans=[lit(" ".join(remarks(ctx, rng, n_sentences, register(ctx).reflections)))])
+                     spans=[lit(" ".join(remarks(ctx, rng, n_sentences, register(ctx).reflections)))], running=True)
 
 
 def remarks(ctx: DocContext, rng: Rng, n: int, pool: tuple[str, ...] | None = None,

@@ -86,6 +86,11 @@ def share(part: Decimal, total: Decimal) -> Decimal:
     return (part / total * 100).quantize(TENTH, rounding=ROUND_HALF_EVEN)
 
 
+MAX_CHANGE = Decimal(60)
+"""Largest percent change a document states in words (a key message, a paragraph): the planner's checks allow no
+more, and a larger one of a small count reads as noise."""
+
+
 def pct_change(a: Decimal, b: Decimal) -> Decimal:
     return ((b - a) / a * 100).quantize(TENTH, rounding=ROUND_HALF_EVEN)
 
@@ -131,13 +136,14 @@ def change_header(metric: Metric, ctx: DocContext, mode: str) -> str:
 
 def change_span(ctx: DocContext, metric: Metric, mode: str, fa: Fact, fb: Fact, what: str, p1: str, p2: str,
                 bid: str, scope: str) -> Span:
-    """The change from ``fa`` (earlier) to ``fb`` stated as ``mode`` says (see ``change_mode``)."""
+    """The change from ``fa`` (earlier) to ``fb`` stated as ``mode`` says (see ``change_mode``); "n/a" for a
+    percent change from nothing, or past ``MAX_CHANGE`` (a small amount rounded to nothing: not meaningful)."""
     a, b = _amount(fa), _amount(fb)
     book = ctx.book
     label = f"Change in {lower_common(metric.name)} of {what} from {p1} to {p2}{scope}"
     kw = dict(attribute=f"{metric.slug}_change", period=p2, group=bid)
     if mode == "pct":
-        if a == 0:
+        if a == 0 or abs(pct_change(a, b)) > MAX_CHANGE:
             return lit("n/a")
         f = book.percent(label, pct_change(a, b), quantity="rate",
                          derivation=Derivation(op="percent_change", operands=[fa.id, fb.id]), **kw)

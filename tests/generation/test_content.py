@@ -181,8 +181,11 @@ def test_prose_is_business_text_with_embedded_fact_spans():
             seen.add("parties")
         assert any(s.fact_ids for s in spans) and any(not s.fact_ids for s in spans)
     assert {"text_block", "list", "parties"} <= seen
-    op = prose.opener(ctx, Rng(1), 2)
-    assert op.spans[0].fact_ids == [] and "{" not in op.spans[0].text and op.spans[0].text.count(".") >= 2
+    op = prose.opener(ctx, Rng(1), 3)  # one framing sentence, then what the issuer's world says
+    assert op.spans[0].fact_ids == [] and "{" not in op.spans[0].text and op.spans[0].text.count(".") >= 1
+    facts = [ctx.book.by_id[i] for s in op.spans for i in s.fact_ids]
+    assert facts and all(f.query is not None or f.derivation is not None or f.value.kind in ("person", "date")
+                         for f in facts)
 
 
 def test_commentary_restates_the_table_extremes_without_owning_facts():

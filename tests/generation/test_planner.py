@@ -116,7 +116,9 @@ def test_reference_element_mix_and_page_fit():
         if element == "form":  # reports hold no general forms (a report's forms are its genre's: a sign-off)
             assert mix[element] / total < target, mix
             continue
-        assert mix[element] / total == pytest.approx(target / no_forms, abs=0.06), (element, mix)
+        # 0.07: narrative pages now fill with paragraphs of figures written only where they fit (issue 51), and a
+        # figure, the tallest exhibit, is the one most often carried past a full page: 0.285 against 0.353 here
+        assert mix[element] / total == pytest.approx(target / no_forms, abs=0.07), (element, mix)
     assert len(recipes) >= 3  # long genres only: a reference document is ~44 pages
 
 

@@ -101,8 +101,11 @@ def test_people_by_department_and_sites_by_lens():
         seen = view(get_domain(domain), "resources").items
         assert sites in seen
         assert view(get_domain(domain), "people").items == get_domain(domain).departments
-    doc = _plan("legal", 1, 24)
-    people = [b for p in doc.pages for b in p.blocks if b.type == "table" and "by department" in b.caption]
+    for seed in range(1, 6):  # a report whose drawn exhibits include a people table
+        doc = _plan("legal", seed, 24)
+        people = [b for p in doc.pages for b in p.blocks if b.type == "table" and "by department" in b.caption]
+        if people:
+            break
     assert people and all(r[0] in (*get_domain("legal").departments, "Other departments", "Total", "Average")
                           for t in people for r in _rows(t))
 

@@ -40,14 +40,12 @@ from ..book import DocContext, fs, lit
 from ..countries import draw_id
 from ..issuer_books import level
 from ..names import unused_person_name
-from ..tables import change_mode, change_span, metric_fact, pct_change, summable, whole
+from ..tables import MAX_CHANGE, change_mode, change_span, metric_fact, pct_change, summable, whole
 from ..wording import lower_common
 from . import Builder, registers
 
 ORDINALS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth")
 INK_COLORS = ("#1a3c8c", "#1b1b6b", "#202020")
-MAX_CHANGE = Decimal(60)
-"""Largest percent change a key message states (the planner's checks allow no more)."""
 
 
 # ---------------------------------------------------------------- shared helpers
