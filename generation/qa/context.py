@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 from synthdocqa.ir.answers import answer_for_value, numeric, unit_of
@@ -29,6 +29,7 @@ from synthdocqa.ir.facts import Fact
 from synthdocqa.ir.qa_models import Evidence, Operand
 from synthdocqa.ir.rng import Rng
 
+from ..catalogue import Entry, load
 from ..content.front_matter import is_contents
 from .claims import Claim
 from .naming import (
@@ -124,13 +125,38 @@ UNRANKED_BLOCKS = frozenset({"income_statement", "balance_sheet", "cash_flow", "
 """Genre blocks whose rows are different quantities (a statement's lines), never items of one kind."""
 
 
+class StandingText(Entry):
+    """Which facts are standing text (``catalogue/questions.yaml``: ``standing``)."""
+
+    attributes: frozenset[str]
+    labels: tuple[str, ...]
+
+
+class QuestionsCatalogue(Entry):
+    standing: StandingText
+
+
+@cache
+def _standing_label() -> re.Pattern[str]:
+    return re.compile("|".join(load("questions.yaml", QuestionsCatalogue).standing.labels), re.IGNORECASE)
+
+
+def is_standing(f: Fact) -> bool:
+    """Whether a fact is standing text of its genre (a review window, the period a report covers, a currency
+    note): no question is asked about it (``catalogue/questions.yaml``)."""
+    if f.attribute and f.attribute in load("questions.yaml", QuestionsCatalogue).standing.attributes:
+        return True
+    return bool(_standing_label().search(f.label))
+
+
 class QAContext:
-    """One document's facts, blocks and evidence, with the lookups the generators share."""
+    """One document's facts, blocks and evidence, with the lookups the generators share. A fact of standing
+    text (``is_standing``) counts as not drawn: no question is asked about it."""
 
     def __init__(self, doc: DocumentIR, evidence: dict[str, list[Evidence]]) -> None:
         self.doc = doc
-        self.ev = evidence
         self.facts = doc.fact_index()
+        self.ev = {fid: ev for fid, ev in evidence.items() if fid not in self.facts or not is_standing(self.facts[fid])}
         self.entities = {e.id: e for e in doc.entities}
         self.blocks = {b.id: (p, b) for p, b in doc.blocks()}
         self.all_text = " ".join(s.text for _, b in doc.blocks() for s in block_spans(b)).lower()
@@ -186,6 +212,20 @@ class QAContext:
             if named is not None:
                 return named
         return self._refs[block.id]
+
+    def place(self, block: Block, facts: list[Fact] | None = None, measures: list[Point] | None = None) -> str:
+        """Where a question says its values are read: ``""`` (no place: the question names them by what they
+        are) when the question is not ``located`` and what it asks is unambiguous in the whole document: each
+        of ``facts`` has no rival (``rivals``), and each measure of ``measures`` (the column or series a
+        question ranks, filters or adds up) is measured in this block alone (``sole_measure``); else
+        ``ref(block)``."""
+        if self.located or (facts is None and measures is None):
+            return self.ref(block)
+        if facts and self.rivals([f.id for f in facts]):
+            return self.ref(block)
+        if measures and not all(self.sole_measure(p) for p in measures):
+            return self.ref(block)
+        return ""
 
     @cached_property
     def _content_refs(self) -> dict[str, str]:

@@ -28,7 +28,7 @@ from synthdocqa.ir.values import OrganisationValue, PersonValue
 from .arithmetic import derivation, number_answer, period_key
 from .claims import Claim, Draft
 from .compare import extreme_claim, noun_of
-from .context import Point, QAContext, Record, lc
+from .context import UNRANKED_BLOCKS, Point, QAContext, Record, lc
 from .fact_arithmetic import facts_allow
 from .lookup import unique_keys
 from .naming import describe, field_name
@@ -257,9 +257,26 @@ def same_granularity(pa: str, pb: str) -> bool:
     return ka is not None and kb is not None and ka[0] == kb[0]
 
 
+GENERIC_STEMS = frozenset({"amount", "value", "share", "number", "total"})
+"""Measures named only by what kind of number they are (a statement's "amount" column): two items of such a
+measure are two different quantities (operating profit and the net change in cash), never compared."""
+
+
+def related(a: Point, c: Point) -> bool:
+    """Whether two points of one stem measure one quantity for two items a reader would set side by side:
+    not two lines of a financial statement, not two items of a generic measure ("amount"), and amounts of
+    one sign (an inflow is not "larger" than an outflow)."""
+    if a.item == c.item:
+        return True
+    if a.stem.lower() in GENERIC_STEMS or any(getattr(p.block, "genre_block", "") in UNRANKED_BLOCKS for p in (a, c)):
+        return False
+    va, vc = numeric(a.fact.value), numeric(c.fact.value)
+    return va is not None and vc is not None and (va < 0) == (vc < 0)
+
+
 def cross_pairs(ctx: QAContext) -> list[tuple[Point, Point]]:
     """Two points of one measure (same stem and unit) in two different tables or charts: two items in one
-    period, or one item in two periods."""
+    period (``related`` items only), or one item in two periods."""
     by: dict[tuple, list[Point]] = {}
     for _, b in ctx.doc.blocks():
         for p in ctx.points(b):
@@ -271,6 +288,7 @@ def cross_pairs(ctx: QAContext) -> list[tuple[Point, Point]]:
                 if a.block is not c.block and ((a.item == c.item) != (a.period == c.period)) \
                         and same_granularity(a.period, c.period) \
                         and numeric(a.fact.value) != numeric(c.fact.value) and describe(a.fact) != describe(c.fact) \
+                        and related(a, c) \
                         and facts_allow("difference", [a.fact, c.fact]):
                     out.append((a, c))
     return out
