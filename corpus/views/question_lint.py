@@ -46,7 +46,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from synthdocqa.generation.qa.context import is_standing
+from synthdocqa.generation.qa.context import is_standing, is_total_row
 from synthdocqa.generation.qa.own_start import qa_own_start_reasons
 from synthdocqa.ir.answers import numeric
 from synthdocqa.ir.blocks import FigureBlock, TableBlock
@@ -72,7 +72,7 @@ CHECKS: dict[str, re.Pattern[str]] = {
                                 r"\bthe [a-z]{2,}[^e\W]ed(?=[?,])", re.IGNORECASE),
     "empty_measure": re.compile(r"\b(?:change|difference|rise|fall|increase|decrease) in for\b"),
     "number_items": re.compile(r"\bbetween \d{1,2} and \d{1,2} (?:according|in|on)\b"),
-    "function_word_detail": re.compile(r"\bwhose (?:by|for|of|on|at|to|from|with|in) is\b|"
+    "function_word_detail": re.compile(r"(?i)\bwhose (?:by|for|of|on|at|to|from|with|in) is\b|"
                                        r"\bthe (?:by|for|of|on|at|to|from|with) (?:of|is)\b"),
     "participle_measure": re.compile(r"\bthe (?:spent|paid|incurred|invoiced|budgeted|claimed|committed|billed|"
                                      r"allocated)(?= (?:in|of|for|at|on|by|is|was|lower|higher)\b|[?,])"),
@@ -130,6 +130,8 @@ def _cell_groups(doc: DocumentIR) -> dict[str, tuple[str, list[str]]]:
         if isinstance(b, TableBlock):
             body = b.rows[:-1] if b.total_row else b.rows
             for row in body:
+                if is_total_row(row[0].text):
+                    continue
                 for j, cell in enumerate(row[1:], 1):
                     cols.setdefault((b.id, "c", j), []).extend(cell.fact_ids[:1])
         elif isinstance(b, FigureBlock):
@@ -188,7 +190,7 @@ def fact_problems(qa: Iterable[QAPair], assertions: Iterable[Assertion], doc: Do
             two = ops if a.derivation is not None and a.derivation.op == "difference" else (
                 [facts[f] for f in a.fact_ids if f in facts] if q.qa_type == "comparison" and len(a.fact_ids) == 2
                 else [])
-            if len(two) == 2 and two[0].subject != two[1].subject and not _words(two[0].label) & _words(two[1].label):
+            if len(two) == 2 and not _words(two[0].label) & _words(two[1].label):
                 out.append(("unrelated_measures", f"{said}: {two[0].label!r} against {two[1].label!r}"))
         if any(is_standing(f) for f in used):
             out.append(("standing_text", said))

@@ -56,7 +56,8 @@ COMPARE = ("In {where}, which has the {hi} {m}: {a} or {b}?", "Which {noun} has 
 
 
 OUTFLOW = ("Which was the {hi} outflow{when}: {a} or {b}?", "Was {a} or {b} the {hi} outflow{when}?",
-           "Of {a} and {b}, which was the {hi} outflow{when}?")
+           "Of {a} and {b}, which was the {hi} outflow{when}?", "Between {a} and {b}, which was the {hi} outflow{when}?",
+           "Which of {a} and {b} was the {hi} outflow{when}?")
 """Two negative amounts compared by size: "larger" of -5 and -9 is -9 as an outflow, never as an amount."""
 
 
@@ -142,7 +143,7 @@ def condition_groups(ctx: QAContext, b: Block) -> list[tuple[list[Point], list[P
         items = {p.item for p in g}
         for other_b in [b] + [ob for ob in ctx.item_blocks(items) if ob is not b]:
             for c in ctx.point_groups(other_b, least=3):
-                if c is not g and c[0].measure != g[0].measure and items <= {p.item for p in c}:
+                if c is not g and c[0].measure != g[0].measure and items <= {p.item for p in c} and ctx.whole(c):
                     out.append((g, c))
     return out
 

@@ -134,6 +134,17 @@ class StandingText(Entry):
 
 class QuestionsCatalogue(Entry):
     standing: StandingText
+    totals: str
+
+
+@cache
+def _total_label() -> re.Pattern[str]:
+    return re.compile(load("questions.yaml", QuestionsCatalogue).totals, re.IGNORECASE)
+
+
+def is_total_row(label: str) -> bool:
+    """Whether a table row's label names a total of other rows ("Total direct costs"): no item of its table."""
+    return bool(_total_label().match(label.strip()))
 
 
 @cache
@@ -335,6 +346,8 @@ class QAContext:
                     if row[0].fact_ids:  # rows keyed by a drawn value (registers by date) have no item name
                         continue
                     item = row[0].text.strip()
+                    if is_total_row(item):  # "Total direct costs" is no budget line
+                        continue
                     if item.isdigit():  # a row named only by its number ("1", "2") is no item to ask about
                         continue
                     for j in range(1, len(b.columns)):
@@ -367,6 +380,20 @@ class QAContext:
         ids = [set(self._item_blocks.get(i, ())) for i in items]
         common = set.intersection(*ids) if ids else set()
         return [b for bid, (_, b) in self.blocks.items() if bid in common]
+
+    def whole(self, pts: list[Point]) -> bool:
+        """Whether a table column's points are every item of the column: no other row (one keyed by a drawn
+        value, say) holds a drawn number in it, totals aside. A set filtered from a column that is not whole
+        would be answered with part of itself."""
+        b = pts[0].block
+        if not isinstance(b, TableBlock):
+            return True
+        j = pts[0].column
+        body = b.rows[:-1] if b.total_row else b.rows
+        ids = {f.id for row in body if (f := self.numeric_fact(row[j])) is not None
+               and not is_total_row(row[0].text)}
+        ids = {i for i in ids if (d := self.facts[i].derivation) is None or not ids & set(d.operands)}
+        return ids <= {p.fact.id for p in pts}
 
     def point_groups(self, b: Block, least: int = 2) -> list[list[Point]]:
         """The points of each column or series of a block with one measure, one unit and distinct items: the

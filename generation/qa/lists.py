@@ -103,7 +103,7 @@ def above_threshold(ctx: QAContext, b: TableBlock, rng: Rng) -> Draft | None:
         return None
     g = rng.choice(groups)
     vals = sorted({numeric(p.fact.value) for p in g})
-    if len(vals) < 3:
+    if len(vals) < 3 or not ctx.whole(g):
         return None
     thr = vals[rng.integers(0, len(vals) - 2)]
     above = [p for p in g if numeric(p.fact.value) > thr]

@@ -114,7 +114,8 @@ ANNOTATION = {
              "What date appears on {ann}?", "How is {ann} dated?", "Read {ann}: what date does it give?"),
     "person": ("Whose name is on {ann}?", "Which person is named in {ann}?",
                "Who does {ann} name?", "What name appears on {ann}?", "Read {ann}: whose name is given?"),
-    "signature": ("Whose signature is on {on}?", "Whose signature appears on {on}?", "Which person's signature is on {on}?"),
+    "signature": ("Whose signature is on {on}?", "Whose signature appears on {on}?", "Which person's signature is on {on}?",
+                  "Whose signature can be seen on {on}?", "Name the person whose signature is on {on}."),
     "other": ("What does {ann} say about the {d}?", "According to {ann}, what is the {d}?",
               "Reading {ann}, what is the {d}?", "What is the {d} on {ann}?", "What {d} is given on {ann}?"),
 }

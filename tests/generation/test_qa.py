@@ -47,7 +47,7 @@ def test_fixture_qa_bytes_are_pinned():
     for x in qa + asr:
         h.update(x.to_json().encode())
     assert (len(qa), len(asr)) == (36, 48)
-    assert h.hexdigest() == "6fdcee920a5c0ad06b18d751611a55142917dae3901ca6d34467e24e1fe39486"
+    assert h.hexdigest() == "e82c65909e7568c450b41221e727173a50dd76d3068032182f80203c90663a86"
 
 
 def test_scan_boxes_travel_by_span_index():

@@ -78,7 +78,7 @@ def test_list_answers_name_the_items_not_their_fields():
     for seed in range(11, 17):
         _, qa, _ = _qa(seed)
         for q in qa:
-            if q.qa_type == "list" and "'Open actions'" in q.question and q.answer.value == heads:
+            if q.qa_type == "list" and "open actions list" in q.question and q.answer.value == heads:
                 seen = True
             if q.qa_type == "list" and q.element_type == "text":
                 assert set(q.answer.value) <= set(heads), q
