@@ -117,7 +117,8 @@ def bridges(ctx: QAContext) -> list[Bridge]:
             if len(desc_values[desc]) != 1:
                 continue
             for g in attrs.get(eid, []):
-                if ctx.block_of(g.id) is not a.block and not named_in(g, desc):
+                if ctx.block_of(g.id) is not a.block and not named_in(g, desc) \
+                        and not (a.fact.group and a.fact.group == g.group):  # stated together: no hop at all
                     out.append((a, None, g))
             for m in ms:
                 if m.record is None or m.block is a.block or not m.field:
@@ -141,6 +142,10 @@ def bridges(ctx: QAContext) -> list[Bridge]:
 ATTRIBUTE = ("What is the {attr} of the {desc}?", "Give the {attr} of the person who is the {desc}.",
              "Which {attr} does the document list for the {desc}?", "What {attr} is given for the {desc}?",
              "Look up the {desc}: what is their {attr}?")
+ATTRIBUTE_ORG = ("What is the {attr} of the {desc}?", "Give the {attr} of the organisation that is the {desc}.",
+                 "Which {attr} does the document list for the {desc}?", "What {attr} is given for the {desc}?",
+                 "Look up the {desc}: what is its {attr}?")
+"""The same for an organisation (the counterparty of an entry is no "person")."""
 IN_RECORD = ("In {where}, what is the {t} of the {noun} whose {k} is the {desc}?",
              "What {t} does {where} give for the {noun} with the {desc} as {k}?",
              "The {desc} is also the {k} of one {noun} in {where}. What is its {t}?",
@@ -165,7 +170,8 @@ def entity_bridge(ctx: QAContext, pairs: list[Bridge], rng: Rng) -> Draft | None
     first = ctx.claim_fact(a.fact, f"The {desc} is {a.fact.text}.")
     if m is None:
         attr = f.attribute.replace("_", " ")
-        q = pick(rng, ATTRIBUTE, attr=attr, desc=desc)
+        q = pick(rng, ATTRIBUTE_ORG if isinstance(a.fact.value, OrganisationValue) else ATTRIBUTE, attr=attr,
+                 desc=desc)
         return unless_own_start(ctx, Draft("multi_hop", ELEMENT_OF_BLOCK[ctx.block_of(f.id).type], q,
                                            answer_for_value(f.value), f.text, [first, ctx.claim_fact(f)]))
     if isinstance(m.block, FormBlock):

@@ -102,13 +102,13 @@ class QATypeEntry:
 
 V = QAVariant
 VARIANTS: tuple[QAVariant, ...] = (
-    V("lookup.table", "lookup", 0.025, "easy", blocks_where(table_with_facts), lookup),
-    V("lookup.form", "lookup", 0.03, "easy", blocks_where(filled_form), lookup),
-    V("lookup.prose", "lookup", 0.16, "easy", blocks_where(prose_with_facts), lookup),
+    V("lookup.table", "lookup", 0.015, "easy", blocks_where(table_with_facts), lookup),
+    V("lookup.form", "lookup", 0.02, "easy", blocks_where(filled_form), lookup),
+    V("lookup.prose", "lookup", 0.2, "easy", blocks_where(prose_with_facts), lookup),
     V("lookup.by_key", "lookup", 0.02, "medium", blocks_where(keyed_table), reverse_lookup),
     V("lookup.list_by_key", "lookup", 0.02, "medium", blocks_where(keyed_list), reverse_lookup),
     V("lookup.whose", "lookup", 0.02, "medium", blocks_where(prose_with_person_details), whose),
-    V("chart_reading", "chart_reading", 0.035, "easy", blocks_where(charted_figure), chart_reading),
+    V("chart_reading", "chart_reading", 0.03, "easy", blocks_where(charted_figure), chart_reading),
     V("annotation_reading", "annotation_reading", 0.02, "easy", blocks_where(filled_annotation),
       annotation_reading),
     V("boolean", "boolean", 0.015, "easy", blocks_where(has_drawn_facts), boolean),
@@ -117,12 +117,12 @@ VARIANTS: tuple[QAVariant, ...] = (
       table_aggregate),
     V("table_aggregate.conditional", "table_aggregate", 0.015, "hard", blocks_where(conditional_block),
       conditional_aggregate),
-    V("comparison", "comparison", 0.025, "medium", blocks_where(compared_block), comparison),
+    V("comparison", "comparison", 0.02, "medium", blocks_where(compared_block), comparison),
     V("comparison.superlative", "comparison", 0.025, "medium", blocks_where(ranked_block), superlative),
     V("comparison.conditional", "comparison", 0.02, "hard", blocks_where(conditional_block),
       conditional_superlative),
     V("comparison.cross", "comparison", 0.02, "medium", cross_element_pairs, cross_comparison),
-    V("difference", "difference", 0.025, "medium", blocks_where(compared_block), difference),
+    V("difference", "difference", 0.02, "medium", blocks_where(compared_block), difference),
     V("difference.period", "difference", 0.02, "medium", blocks_where(period_block), period_change),
     V("difference.range", "difference", 0.015, "hard", blocks_where(ranked_block), value_range),
     V("percent_change", "percent_change", 0.02, "medium", blocks_where(period_block), percent_change),
@@ -140,7 +140,7 @@ VARIANTS: tuple[QAVariant, ...] = (
     V("unanswerable.detail", "unanswerable", 0.01, "medium", blocks_where(prose_naming_people), unstated_detail),
     V("lookup.contents", "lookup", 0.01, "easy", contents_rows, contents_lookup),
     V("lookup.cross_reference", "lookup", 0.01, "medium", section_exhibits, cross_reference),
-    V("table_aggregate.worked", "table_aggregate", 0.035, "medium", worked_facts, worked),
+    V("table_aggregate.worked", "table_aggregate", 0.03, "medium", worked_facts, worked),
     V("multi_hop.statement_ratio", "multi_hop", 0.035, "hard", statement_pairs, statement_ratio),
 )
 
