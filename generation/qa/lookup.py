@@ -206,7 +206,7 @@ def reverse_lookup(ctx: QAContext, b: Block, rng: Rng) -> Draft | None:
 FUNCTION_WORDS = frozenset({"by", "for", "of", "on", "at", "to", "from", "with", "in", "name", "value"})
 """Attributes that are no noun a question can name a detail by ("whose by is ...")."""
 WHOSE = ("Whose {attr} is {v}?", "Who can be reached at {v}?", "Which person does the document give the {attr} {v} for?",
-         "{V} is the {attr} of which person?", "Name the person whose {attr} is {v}.")
+         "Which person has the {attr} {v}?", "Name the person whose {attr} is {v}.")
 
 
 def whose(ctx: QAContext, b: Block, rng: Rng) -> Draft | None:
