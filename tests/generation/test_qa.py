@@ -46,8 +46,8 @@ def test_fixture_qa_bytes_are_pinned():
     h = hashlib.sha256()
     for x in qa + asr:
         h.update(x.to_json().encode())
-    assert (len(qa), len(asr)) == (36, 48)
-    assert h.hexdigest() == "e82c65909e7568c450b41221e727173a50dd76d3068032182f80203c90663a86"
+    assert (len(qa), len(asr)) == (36, 51)
+    assert h.hexdigest() == "41941be8fa4b2dc504b492e1bd5ab8deec5bdf86151f381361ea50b85e8ba739"
 
 
 def test_scan_boxes_travel_by_span_index():
