@@ -18,7 +18,7 @@ from .evidence import build_evidence
 from .phrasing import QUESTION_MAX_WORDS
 from .registry import VARIANTS
 
-MULTI_HOP_FLOOR = 0.2
+MULTI_HOP_FLOOR = 0.22
 """Least share of a document's questions that are multi-hop (where its content allows): once the questions
 left to draw are no more than those still needed, only multi-hop variants are drawn. A long report meets it
 by weight alone; a two-page purchase order, whose few multi-hop sources the weights seldom reach, needs it."""

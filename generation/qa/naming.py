@@ -27,12 +27,31 @@ NTH = re.compile(r"^(Item|Action|Entry|Line) (\d+)\b")
 
 
 def describe(f: Fact) -> str:
-    """What a fact is, for a question: its label without its location ("Item 2 of ..." -> "second item of")."""
+    """What a fact is, for a question: its label without its location ("Item 2 of ..." -> "second item of"),
+    an action named by what it does ("the action 'Renew the contract'" -> "the action to renew the
+    contract") and a list by its title ("the list 'Next steps'" -> "the next steps list")."""
     lab = strip_location(f.label)
     m = NTH.match(lab)
     if m and 1 <= int(m.group(2)) <= len(ORDINALS):
         lab = f"{ORDINALS[int(m.group(2)) - 1]} {m.group(1).lower()}{lab[m.end():]}"
-    return counted(f, lab)
+    return counted(f, unquoted(lab))
+
+
+ACTION = re.compile(r"\bthe action '([A-Z][a-z]+)( [^']+)'")
+LIST = re.compile(r"\bthe list '([^']+)'")
+
+
+def unquoted(phrase: str) -> str:
+    """A label's quoted action or list named as a reader names it: an action whose name opens with a verb
+    ("Renew the contract": not "Renewal ...", "Training ...") as "the action to renew the contract", a list as
+    "the next steps list"."""
+    def action(m: re.Match) -> str:
+        verb = m.group(1)
+        if verb.endswith(("ing", "ion", "al", "ment", "s")):
+            return m.group(0)
+        return f"the action to {verb.lower()}{m.group(2)}"
+    phrase = ACTION.sub(action, phrase)
+    return LIST.sub(lambda m: f"the {lc_first(m.group(1))} list", phrase)
 
 
 def counted(f: Fact, phrase: str) -> str:

@@ -47,7 +47,7 @@ def test_fixture_qa_bytes_are_pinned():
     for x in qa + asr:
         h.update(x.to_json().encode())
     assert (len(qa), len(asr)) == (36, 51)
-    assert h.hexdigest() == "41941be8fa4b2dc504b492e1bd5ab8deec5bdf86151f381361ea50b85e8ba739"
+    assert h.hexdigest() == "b5d66691b7fe88b246e9dabfcb831dba159e7d583e5695398b6a762485b4d26f"
 
 
 def test_scan_boxes_travel_by_span_index():
