@@ -23,7 +23,8 @@ names a class of defect a reader met in real corpora, not a style preference:
 - ``participle_measure``: a bare participle used as the thing measured ("is the spent in Dec 2022 lower");
 - ``count_of_reporters``: a count of the rows that report a value ("How many lots report number of bids
   received?"): a person counts things, not the rows of a table;
-- ``dangling_place``: a place phrase cut from a question without its verb ("What is the cost plotted?").
+- ``dangling_place``: a place phrase cut from a question without its verb ("What is the cost plotted?");
+- ``noun_with_itself``: a row named by its key column and its own name ("the risk id with risk Cyber attack").
 
 Issue 51 adds checks that need the question's facts in the document (``fact_problems``):
 
@@ -80,6 +81,7 @@ CHECKS: dict[str, re.Pattern[str]] = {
                                      r"\bhave a value for\b|\bfor how many \w+ (?:does|is) .*\b(?:give|stated)\b",
                                      re.IGNORECASE),
     "dangling_place": re.compile(r"\b(?:plotted|labelled)\?$"),
+    "noun_with_itself": re.compile(r"\bthe (\w+) (?:id|ref\.?|no\.?|number|reference) (?:with|whose) \1\b", re.IGNORECASE),
 }
 
 ITEMS_QUESTION = re.compile(r"\bitems?\b(?! (?:numbers?|no\.))")

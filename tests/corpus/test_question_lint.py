@@ -41,6 +41,7 @@ PLANTED = {
     "count_of_reporters": ["How many resolutions in Table 3 report number of members voting?",
                            "In the table on bids, how many lots have a value for bids received in Q3 2024?"],
     "dangling_place": ["What is the operating cost of Stockpile A in Q1 2023 plotted?"],
+    "noun_with_itself": ["Which inherent rating belongs to the risk id with risk Failure of controls over lab capacity?"],
 }
 
 CLEAN = [
