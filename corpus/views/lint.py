@@ -58,7 +58,7 @@ from .addresses import address_groups, address_problems
 from .coherence import coherence_problems, issuer_problems
 from .doc_lint import document_problems
 from .genre_lint import genre_problems
-from .question_lint import wording_problems
+from .question_lint import fact_problems, wording_problems
 
 LintKind = Literal["overlap", "clipped", "mid_token_wrap", "half_empty", "semantic", "identity", "document", "genre",
                    "wording", "coherence"]
@@ -342,7 +342,7 @@ def lint_document(reader: CorpusReader, doc_id: str) -> tuple[list[LintProblem],
     problems += document_problems(doc_id, doc, rmap, pdf)
     problems += genre_problems(doc_id, doc)
     problems += [LintProblem(doc_id=doc_id, kind="wording", check=check, detail=detail)
-                 for check, detail in wording_problems(qa)]
+                 for check, detail in wording_problems(qa) + fact_problems(qa, reader.assertions(doc_id), doc)]
     texts = [(p.page_no, "\n".join(t for _, t in p.lines)) for p in pages]
     problems += [LintProblem(doc_id=doc_id, page_no=page_no, kind="coherence", check=check, detail=detail)
                  for check, detail, page_no in coherence_problems(doc, texts)]

@@ -23,7 +23,9 @@ from .fact_arithmetic import facts_allow, quantity_of, unit_of_difference
 from .naming import column_measure, describe, measure_of
 from .phrasing import pick
 
-AGGREGATES = ("sum", "mean", "max", "min", "count")
+AGGREGATES = ("sum", "mean", "max", "min")
+"""The aggregates asked of a column ("count" is kept for its wording but not asked: "How many lots report
+number of bids received?" counts the rows of a table, which no reader asks)."""
 AGGREGATE = {
     "sum": ("What is the total {m} across all {nouns} in {where}?",
             "Adding up every {noun} in {where}, what is the total {m}?",
@@ -36,11 +38,11 @@ AGGREGATE = {
              "What is the mean of the {m} values in {where}, to two decimal places?",
              "Across the {nouns} of {where}, what is the average {m}, rounded to 0.01?"),
     "max": ("What is the highest {m} in {where}?", "In {where}, what is the largest {m} reported?",
-            "What is the maximum {m} among the {nouns} in {where}?", "Reading {where}, which {m} value is the highest?",
-            "Which value is the highest {m} shown in {where}?"),
+            "What is the maximum {m} among the {nouns} in {where}?", "Reading {where}, what is the highest {m}?",
+            "What is the highest {m} of any {noun} in {where}?"),
     "min": ("What is the lowest {m} in {where}?", "In {where}, what is the smallest {m} reported?",
-            "What is the minimum {m} among the {nouns} in {where}?", "Reading {where}, which {m} value is the lowest?",
-            "Which value is the lowest {m} shown in {where}?"),
+            "What is the minimum {m} among the {nouns} in {where}?", "Reading {where}, what is the lowest {m}?",
+            "What is the lowest {m} of any {noun} in {where}?"),
     "count": ("How many {nouns} in {where} report {m}?", "In {where}, how many {nouns} have a value for {m}?",
               "Count the {nouns} with {m} in {where}: how many are there?",
               "For how many {nouns} does {where} give {m}?", "In {where}, for how many {nouns} is the {m} stated?"),
@@ -102,7 +104,11 @@ def table_aggregate(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Dr
     res, der = derivation(ctx, op, facts)
     ans = number_answer(res, facts[0], op)
     noun = noun_of(b)
-    q = pick(rng, AGGREGATE[op], m=m, noun=noun, nouns=plural(noun), where=ctx.ref(b))
+    ids = {f.id for f in facts}
+    pts = [p for p in ctx.points(b) if p.fact.id in ids]
+    named = len(pts) == len(facts) and all(p.measure == m for p in pts)
+    where = ctx.place(b, measures=pts) if named else ctx.ref(b)
+    q = pick(rng, AGGREGATE[op], m=m, noun=noun, nouns=plural(noun), where=where)
     claim = f"The {OP_WORDS[op]} {m} in {ctx.ref(b)} is {surface_forms(ans)[0]}."
     return Draft("table_aggregate", ELEMENT_OF_BLOCK[b.type], q, ans, None, [Claim(claim, ans, [], der)])
 
@@ -136,8 +142,8 @@ def conditional_aggregate(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng)
     res, der = derivation(ctx, op, facts)
     ans = number_answer(res, facts[0], op)
     where, m = ctx.ref(b), c.target[0].measure
-    q = pick(rng, COND_AGGREGATE[op], m=m, nouns=plural(c.noun), mc=c.cond[0].measure, thr=c.threshold, wc=c.where,
-             where=where)
+    q = pick(rng, COND_AGGREGATE[op], m=m, nouns=plural(c.noun), mc=c.cond[0].measure, thr=c.threshold,
+             wc=ctx.place(c.cond[0].block, measures=c.cond), where=ctx.place(b, measures=c.target))
     return Draft("table_aggregate", ELEMENT_OF_BLOCK[b.type], q, ans, None, [
         Claim(f"The {OP_WORDS[op]} {m} of those {plural(c.noun)} in {where} is {surface_forms(ans)[0]}.", ans, [], der),
         c.claim()])
@@ -167,7 +173,8 @@ def difference(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Draft |
     res, der = derivation(ctx, "difference", [pa.fact, pb.fact])
     ans = number_answer(res, pa.fact, "difference")
     rate = quantity_of(pa.fact) == "rate" and ans.unit == "percentage points"
-    q = pick(rng, DIFFERENCE_RATE if rate else DIFFERENCE, where=ctx.ref(b), m=pa.measure, a=pa.item, b=pb.item)
+    q = pick(rng, DIFFERENCE_RATE if rate else DIFFERENCE, where=ctx.place(b, [pa.fact, pb.fact]), m=pa.measure,
+             a=pa.item, b=pb.item)
     return Draft("difference", ELEMENT_OF_BLOCK[b.type], q, ans, None, [
         Claim(f"The {pa.measure} of {pa.item} ({pa.fact.text}) exceeds that of {pb.item} ({pb.fact.text}) by "
               f"{surface_forms(ans)[0]}.", ans, [pa.fact.id, pb.fact.id], der)])
@@ -193,7 +200,7 @@ def value_range(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Draft 
     res, der = derivation(ctx, "difference", [hi.fact, lo.fact])
     ans = number_answer(res, hi.fact, "difference")
     m = g[0].measure if len({p.item for p in g}) == len(g) else g[0].stem
-    q = pick(rng, RANGE, m=m, where=ctx.ref(b), noun=noun_of(b))
+    q = pick(rng, RANGE, m=m, where=ctx.place(b, measures=g) if m == g[0].measure else ctx.ref(b), noun=noun_of(b))
     return Draft("difference", ELEMENT_OF_BLOCK[b.type], q, ans, None, [
         Claim(f"The highest {m} in {ctx.ref(b)} ({hi.fact.text}, {hi.item}) exceeds the lowest ({lo.fact.text}, "
               f"{lo.item}) by {surface_forms(ans)[0]}.", ans, [hi.fact.id, lo.fact.id], der),
@@ -261,7 +268,7 @@ def percent_change(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Dra
     a, c = rng.choice(pairs)
     res, der = derivation(ctx, "percent_change", [a.fact, c.fact])
     ans = NumberAnswer(value=res, unit="%")
-    q = pick(rng, PERCENT_CHANGE, m=a.stem, item=a.item, p1=a.period, p2=c.period, where=ctx.ref(b))
+    q = pick(rng, PERCENT_CHANGE, m=a.stem, item=a.item, p1=a.period, p2=c.period, where=ctx.place(b, [a.fact, c.fact]))
     return Draft("percent_change", ELEMENT_OF_BLOCK[b.type], q, ans, None, [
         Claim(f"The {a.stem} of {a.item} changed by {res}% from {a.period} ({a.fact.text}) to {c.period} "
               f"({c.fact.text}).", ans, [a.fact.id, c.fact.id], der)])
@@ -277,7 +284,7 @@ def period_change(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Draf
     ans = number_answer(res, a.fact, "difference")
     rate = ans.unit == "percentage points"
     q = pick(rng, PERIOD_CHANGE_RATE if rate else PERIOD_CHANGE, m=a.stem, item=a.item, p1=a.period, p2=c.period,
-             where=ctx.ref(b))
+             where=ctx.place(b, [a.fact, c.fact]))
     return Draft("difference", ELEMENT_OF_BLOCK[b.type], q, ans, None, [
         Claim(f"The {a.stem} of {a.item} changed by {surface_forms(ans)[0]} from {a.period} ({a.fact.text}) to "
               f"{c.period} ({c.fact.text}).", ans, [c.fact.id, a.fact.id], der)])

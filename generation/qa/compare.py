@@ -24,14 +24,21 @@ Pair = tuple[Point, Point]
 
 
 def pick_pair(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Pair | None:
-    """Two points of one table column or chart series with distinct items and values."""
+    """Two points of one table column or chart series with distinct items and values of one sign (an
+    outflow is not compared with an inflow: which is "larger" has no one meaning)."""
     groups = ctx.point_groups(b)
     if not groups:
         return None
     pa, pb = rng.sample(rng.choice(groups), 2)
-    if numeric(pa.fact.value) == numeric(pb.fact.value):
+    va, vb = numeric(pa.fact.value), numeric(pb.fact.value)
+    if va == vb or (va < 0) != (vb < 0):
         return None
     return pa, pb
+
+
+def outflows(pa: Point, pb: Point) -> bool:
+    """Two negative amounts of money: compared by size, as outflows ("which was the larger outflow")."""
+    return numeric(pa.fact.value) < 0 and numeric(pb.fact.value) < 0 and isinstance(pa.fact.value, MoneyValue)
 
 
 def noun_of(b: Block) -> str:
@@ -48,14 +55,32 @@ COMPARE = ("In {where}, which has the {hi} {m}: {a} or {b}?", "Which {noun} has 
            "{Where}: does {a} or {b} have the {hi} {m}?")
 
 
+OUTFLOW = ("Which was the {hi} outflow{when}: {a} or {b}?", "Was {a} or {b} the {hi} outflow{when}?",
+           "Of {a} and {b}, which was the {hi} outflow{when}?", "Between {a} and {b}, which was the {hi} outflow{when}?",
+           "Which of {a} and {b} was the {hi} outflow{when}?")
+"""Two negative amounts compared by size: "larger" of -5 and -9 is -9 as an outflow, never as an amount."""
+
+
 def comparison(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Draft | None:
     pr = pick_pair(ctx, b, rng)
     if pr is None:
         return None
     pa, pb = pr
     hi = "higher" if rng.bernoulli(0.5) else "lower"
-    a_wins = (numeric(pa.fact.value) > numeric(pb.fact.value)) == (hi == "higher")
-    q = pick(rng, COMPARE, where=ctx.ref(b), hi=hi, m=pa.measure, a=pa.item, b=pb.item, noun=noun_of(b))
+    va, vb = numeric(pa.fact.value), numeric(pb.fact.value)
+    if outflows(pa, pb):  # by size: the larger outflow is the more negative amount
+        word = "larger" if hi == "higher" else "smaller"
+        a_wins = (abs(va) > abs(vb)) == (word == "larger")
+        when = f" in {pa.period}" if pa.period and pa.period == pb.period else ""
+        q = pick(rng, OUTFLOW, hi=word, when=when, a=pa.item, b=pb.item)
+        ans = StringAnswer(value=pa.item if a_wins else pb.item)
+        win, lose = (pa, pb) if a_wins == (word == "larger") else (pb, pa)
+        return Draft("comparison", ELEMENT_OF_BLOCK[b.type], q, ans, None, [
+            Claim(f"The outflow of {win.item} ({win.fact.text}) is larger than that of {lose.item} ({lose.fact.text}).",
+                  ans, [pa.fact.id, pb.fact.id])])
+    a_wins = (va > vb) == (hi == "higher")
+    q = pick(rng, COMPARE, where=ctx.place(b, [pa.fact, pb.fact]), hi=hi, m=pa.measure, a=pa.item, b=pb.item,
+             noun=noun_of(b))
     ans = StringAnswer(value=pa.item if a_wins else pb.item)
     return Draft("comparison", ELEMENT_OF_BLOCK[b.type], q, ans, None, [
         Claim(f"The {pa.measure} of {pa.item} ({pa.fact.text}) is {'higher' if a_wins == (hi == 'higher') else 'lower'}"
@@ -97,7 +122,7 @@ def superlative(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Draft 
         return None
     top, claim = found
     q = pick(rng, SUPERLATIVE, noun=noun_of(b), most="highest" if op == "max" else "lowest", m=top.measure,
-             where=ctx.ref(b), rank="first" if op == "max" else "last")
+             where=ctx.place(b, measures=pts), rank="first" if op == "max" else "last")
     return Draft("comparison", ELEMENT_OF_BLOCK[b.type], q, StringAnswer(value=top.item), None, [claim])
 
 
@@ -118,7 +143,7 @@ def condition_groups(ctx: QAContext, b: Block) -> list[tuple[list[Point], list[P
         items = {p.item for p in g}
         for other_b in [b] + [ob for ob in ctx.item_blocks(items) if ob is not b]:
             for c in ctx.point_groups(other_b, least=3):
-                if c is not g and c[0].measure != g[0].measure and items <= {p.item for p in c}:
+                if c is not g and c[0].measure != g[0].measure and items <= {p.item for p in c} and ctx.whole(c):
                     out.append((g, c))
     return out
 
@@ -142,10 +167,16 @@ class Condition:
     """what the items are ("lot", "category")"""
 
     def claim(self) -> Claim:
-        """The claim naming the items that pass the condition."""
-        items = [p.item for p in self.passing]
+        """The claim naming every item that passes the condition (the whole set: the condition's column may
+        hold items the target does not)."""
+        passing = [p for p in self.cond if numeric(p.fact.value) > self.threshold_value]
+        items = [p.item for p in passing]
         return Claim(f"The {plural(self.noun)} with {self.cond[0].measure} above {self.threshold} in {self.where} "
-                     f"are {', '.join(items)}.", ListAnswer(value=items), [p.fact.id for p in self.passing])
+                     f"are {', '.join(items)}.", ListAnswer(value=items), [p.fact.id for p in passing])
+
+    @property
+    def threshold_value(self):
+        return next(numeric(p.fact.value) for p in self.cond if p.fact.text == self.threshold)
 
 
 def draw_condition(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rng) -> Condition | None:
@@ -177,8 +208,9 @@ def conditional_superlative(ctx: QAContext, b: TableBlock | FigureBlock, rng: Rn
     if found is None or (overall is not None and overall[0].item == found[0].item and rng.bernoulli(0.7)):
         return None  # mostly ask where the condition changes the answer
     top, claim = found
-    q = pick(rng, CONDITIONAL, noun=c.noun, nouns=plural(c.noun), mc=c.cond[0].measure, thr=c.threshold, wc=c.where,
-             most="highest" if op == "max" else "lowest", m=top.measure, where=ctx.ref(b))
+    q = pick(rng, CONDITIONAL, noun=c.noun, nouns=plural(c.noun), mc=c.cond[0].measure, thr=c.threshold,
+             wc=ctx.place(c.cond[0].block, measures=c.cond), most="highest" if op == "max" else "lowest",
+             m=top.measure, where=ctx.place(b, measures=c.target))
     return Draft("comparison", ELEMENT_OF_BLOCK[b.type], q, StringAnswer(value=top.item), None, [c.claim(), claim])
 
 
@@ -205,7 +237,11 @@ def cross_comparison(ctx: QAContext, pairs: list[tuple[Point, Point]], rng: Rng)
     """Which of two values of one measure, drawn in two different tables or charts, is higher: two items in
     one period (answer: the item), or one item in two periods (answer: the period)."""
     a, c = ctx.prefer_apart(pairs, lambda x: (x[0].block, x[1].block), rng)
+    if numeric(a.fact.value) < 0 or numeric(c.fact.value) < 0:
+        return None  # which of two outflows is "higher" is no question: compared by size in one block only
     wa, wb = ctx.ref(a.block), ctx.ref(c.block)
+    if not ctx.located and not ctx.rivals([a.fact.id, c.fact.id]):
+        wa = wb = ""
     hi, lo = (a, c) if numeric(a.fact.value) > numeric(c.fact.value) else (c, a)
     if a.item != c.item and a.period == c.period:
         q = pick(rng, CROSS_ITEMS, m=a.measure, a=a.item, b=c.item, wa=wa, wb=wb)
@@ -278,7 +314,7 @@ def boolean(ctx: QAContext, b: Block, rng: Rng) -> Draft | None:
         if pr is not None:
             pa, pb = pr
             ans = BooleanAnswer(value=numeric(pa.fact.value) > numeric(pb.fact.value))
-            q = pick(rng, HIGHER, m=pa.measure, a=pa.item, b=pb.item, where=ctx.ref(b))
+            q = pick(rng, HIGHER, m=pa.measure, a=pa.item, b=pb.item, where=ctx.place(b, [pa.fact, pb.fact]))
             return Draft("boolean", ELEMENT_OF_BLOCK[b.type], q, ans, None, [
                 ctx.claim_fact(pa.fact, f"The {pa.measure} of {pa.item} is {pa.fact.text}."),
                 ctx.claim_fact(pb.fact, f"The {pb.measure} of {pb.item} is {pb.fact.text}.")])
@@ -291,5 +327,5 @@ def boolean(ctx: QAContext, b: Block, rng: Rng) -> Draft | None:
     stated = f.text if truth else false_text(ctx, f, rng)
     if stated is None:
         return None
-    q = pick(rng, STATED, d=lc(describe(f)), v=stated, where=ctx.ref(b))
+    q = pick(rng, STATED, d=lc(describe(f)), v=stated, where=ctx.place(b, [f]))
     return Draft("boolean", ELEMENT_OF_BLOCK[b.type], q, BooleanAnswer(value=truth), None, [ctx.claim_fact(f)])

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any
 
 from synthdocqa.ir.answers import answer_for_value, numeric, unit_of
@@ -29,6 +29,7 @@ from synthdocqa.ir.facts import Fact
 from synthdocqa.ir.qa_models import Evidence, Operand
 from synthdocqa.ir.rng import Rng
 
+from ..catalogue import Entry, load
 from ..content.front_matter import is_contents
 from .claims import Claim
 from .naming import (
@@ -124,13 +125,49 @@ UNRANKED_BLOCKS = frozenset({"income_statement", "balance_sheet", "cash_flow", "
 """Genre blocks whose rows are different quantities (a statement's lines), never items of one kind."""
 
 
+class StandingText(Entry):
+    """Which facts are standing text (``catalogue/questions.yaml``: ``standing``)."""
+
+    attributes: frozenset[str]
+    labels: tuple[str, ...]
+
+
+class QuestionsCatalogue(Entry):
+    standing: StandingText
+    totals: str
+
+
+@cache
+def _total_label() -> re.Pattern[str]:
+    return re.compile(load("questions.yaml", QuestionsCatalogue).totals, re.IGNORECASE)
+
+
+def is_total_row(label: str) -> bool:
+    """Whether a table row's label names a total of other rows ("Total direct costs"): no item of its table."""
+    return bool(_total_label().match(label.strip()))
+
+
+@cache
+def _standing_label() -> re.Pattern[str]:
+    return re.compile("|".join(load("questions.yaml", QuestionsCatalogue).standing.labels), re.IGNORECASE)
+
+
+def is_standing(f: Fact) -> bool:
+    """Whether a fact is standing text of its genre (a review window, the period a report covers, a currency
+    note): no question is asked about it (``catalogue/questions.yaml``)."""
+    if f.attribute and f.attribute in load("questions.yaml", QuestionsCatalogue).standing.attributes:
+        return True
+    return bool(_standing_label().search(f.label))
+
+
 class QAContext:
-    """One document's facts, blocks and evidence, with the lookups the generators share."""
+    """One document's facts, blocks and evidence, with the lookups the generators share. A fact of standing
+    text (``is_standing``) counts as not drawn: no question is asked about it."""
 
     def __init__(self, doc: DocumentIR, evidence: dict[str, list[Evidence]]) -> None:
         self.doc = doc
-        self.ev = evidence
         self.facts = doc.fact_index()
+        self.ev = {fid: ev for fid, ev in evidence.items() if fid not in self.facts or not is_standing(self.facts[fid])}
         self.entities = {e.id: e for e in doc.entities}
         self.blocks = {b.id: (p, b) for p, b in doc.blocks()}
         self.all_text = " ".join(s.text for _, b in doc.blocks() for s in block_spans(b)).lower()
@@ -186,6 +223,20 @@ class QAContext:
             if named is not None:
                 return named
         return self._refs[block.id]
+
+    def place(self, block: Block, facts: list[Fact] | None = None, measures: list[Point] | None = None) -> str:
+        """Where a question says its values are read: ``""`` (no place: the question names them by what they
+        are) when the question is not ``located`` and what it asks is unambiguous in the whole document: each
+        of ``facts`` has no rival (``rivals``), and each measure of ``measures`` (the column or series a
+        question ranks, filters or adds up) is measured in this block alone (``sole_measure``); else
+        ``ref(block)``."""
+        if self.located or (facts is None and measures is None):
+            return self.ref(block)
+        if facts and self.rivals([f.id for f in facts]):
+            return self.ref(block)
+        if measures and not all(self.sole_measure(p) for p in measures):
+            return self.ref(block)
+        return ""
 
     @cached_property
     def _content_refs(self) -> dict[str, str]:
@@ -295,6 +346,8 @@ class QAContext:
                     if row[0].fact_ids:  # rows keyed by a drawn value (registers by date) have no item name
                         continue
                     item = row[0].text.strip()
+                    if is_total_row(item):  # "Total direct costs" is no budget line
+                        continue
                     if item.isdigit():  # a row named only by its number ("1", "2") is no item to ask about
                         continue
                     for j in range(1, len(b.columns)):
@@ -327,6 +380,20 @@ class QAContext:
         ids = [set(self._item_blocks.get(i, ())) for i in items]
         common = set.intersection(*ids) if ids else set()
         return [b for bid, (_, b) in self.blocks.items() if bid in common]
+
+    def whole(self, pts: list[Point]) -> bool:
+        """Whether a table column's points are every item of the column: no other row (one keyed by a drawn
+        value, say) holds a drawn number in it, totals aside. A set filtered from a column that is not whole
+        would be answered with part of itself."""
+        b = pts[0].block
+        if not isinstance(b, TableBlock):
+            return True
+        j = pts[0].column
+        body = b.rows[:-1] if b.total_row else b.rows
+        ids = {f.id for row in body if (f := self.numeric_fact(row[j])) is not None
+               and not is_total_row(row[0].text)}
+        ids = {i for i in ids if (d := self.facts[i].derivation) is None or not ids & set(d.operands)}
+        return ids <= {p.fact.id for p in pts}
 
     def point_groups(self, b: Block, least: int = 2) -> list[list[Point]]:
         """The points of each column or series of a block with one measure, one unit and distinct items: the

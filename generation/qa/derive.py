@@ -18,7 +18,7 @@ from .evidence import build_evidence
 from .phrasing import QUESTION_MAX_WORDS
 from .registry import VARIANTS
 
-MULTI_HOP_FLOOR = 0.16
+MULTI_HOP_FLOOR = 0.22
 """Least share of a document's questions that are multi-hop (where its content allows): once the questions
 left to draw are no more than those still needed, only multi-hop variants are drawn. A long report meets it
 by weight alone; a two-page purchase order, whose few multi-hop sources the weights seldom reach, needs it."""
@@ -28,19 +28,19 @@ the same way: once needed, only the variants that join two elements are drawn (m
 comparisons) and only drafts whose evidence spans pages are kept."""
 FLOOR_GIVE_UP = 40
 """Forced draws that may fail in a row before a floor is given up for the document (it cannot meet it)."""
-LOCATED_P = 0.2
+LOCATED_P = 0.05
 """How often a question that joins two elements is drawn naming where its tables, charts or pages are ("in
 Table 11"); the others identify what they ask about by its content, and are asked only where that is
 unambiguous in the document."""
-LOCATED_P_ONE = 0.1
+LOCATED_P_ONE = 0.03
 """The same for a question about one element: named by its content, it stays short, while a join that names
 two tables by their captions often runs past ``QUESTION_MAX_WORDS``; the locator budget (``LOCATED_MAX``)
 goes to the joins first."""
-LOCATED_MAX = 0.3
+LOCATED_MAX = 0.12
 """Most a document's questions that name a table, figure or page (the locator policy): past it, a draft
 with a locator is not kept."""
-LOCATOR = re.compile(r"\b(?:Table|Figure|Chart|Exhibit) \d+[A-Za-z]?\b|\bpages? \d+\b")
-"""A question that says where its answer is (a numbered table or figure, a page)."""
+LOCATOR = re.compile(r"\b(?:Table|Figure|Chart|Exhibit) \d+[A-Za-z]?\b|\bpages? \d+\b|\b[Ss]ection \d+(?:\.\d+)*\b")
+"""A question that says where its answer is (a numbered table or figure, a page, a numbered section)."""
 
 
 def located(question: str) -> bool:

@@ -103,7 +103,7 @@ def above_threshold(ctx: QAContext, b: TableBlock, rng: Rng) -> Draft | None:
         return None
     g = rng.choice(groups)
     vals = sorted({numeric(p.fact.value) for p in g})
-    if len(vals) < 3:
+    if len(vals) < 3 or not ctx.whole(g):
         return None
     thr = vals[rng.integers(0, len(vals) - 2)]
     above = [p for p in g if numeric(p.fact.value) > thr]
@@ -111,7 +111,7 @@ def above_threshold(ctx: QAContext, b: TableBlock, rng: Rng) -> Draft | None:
     if not (2 <= len(above) <= 5):
         return None
     noun = noun_of(b)
-    q = pick(rng, ABOVE, where=ctx.ref(b), nouns=plural(noun), m=g[0].measure, thr=thr_text)
+    q = pick(rng, ABOVE, where=ctx.place(b, measures=g), nouns=plural(noun), m=g[0].measure, thr=thr_text)
     return Draft("list", ELEMENT_OF_BLOCK[b.type], q, ListAnswer(value=[p.item for p in above]), None,
                  [ctx.claim_fact(p.fact, f"The {p.measure} of {p.item} is {p.fact.text}, above {thr_text}.")
                   for p in above])

@@ -74,10 +74,11 @@ def ask_fact(ctx: QAContext, b: Block, f: Fact, rng: Rng, element: str | None = 
     """A question whose answer is one drawn fact of block ``b``, worded from its label."""
     kind = value_kind(f)
     d = lc(describe(f))
-    if self_located(b, f) or (ELEMENT_OF_BLOCK[b.type] == "text" and rng.fork("phrase", "w").bernoulli(0.5)):
+    where = ctx.place(b, [f])
+    if self_located(b, f) or not where:
         q = pick(rng, NOWHERE[kind], d=d)
     else:
-        q = pick(rng, WHERE[kind], d=d, where=ctx.ref(b))
+        q = pick(rng, WHERE[kind], d=d, where=where)
     return Draft("lookup", element or ELEMENT_OF_BLOCK[b.type], q, answer_for_value(f.value), f.text,
                  [ctx.claim_fact(f)])
 
@@ -104,25 +105,22 @@ def chart_reading(ctx: QAContext, b: FigureBlock, rng: Rng) -> Draft | None:
     if not fids:
         return None
     f = ctx.facts[rng.choice(fids)]
-    q = pick(rng, CHART, d=lc(describe(f)), where=ctx.ref(b))
+    q = pick(rng, CHART, d=lc(describe(f)), where=ctx.place(b, [f]))
     return Draft("chart_reading", "figure", q, answer_for_value(f.value), f.text, [ctx.claim_fact(f)])
 
 
 ANNOTATION = {
-    "date": ("What date is written on the {kind} on page {page}?", "Which date does the {kind} on page {page} show?",
-             "What date appears on the {kind} on page {page}?", "How is the {kind} on page {page} dated?",
-             "Read the {kind} on page {page}: what date does it give?"),
-    "person": ("Whose name is on the {kind} on page {page}?", "Which person is named in the {kind} on page {page}?",
-               "Who does the {kind} on page {page} name?", "What name appears on the {kind} on page {page}?",
-               "Read the {kind} on page {page}: whose name is given?"),
-    "signature": ("Who signed on page {page}?", "Whose signature appears on page {page}?",
-                  "Whose name is on the signature on page {page}?", "Which person signed the document on page {page}?",
-                  "Name the signatory on page {page}."),
-    "other": ("What does the {kind} on page {page} say about the {d}?",
-              "According to the {kind} on page {page}, what is the {d}?",
-              "Reading the {kind} on page {page}, what is the {d}?", "What is the {d} on the {kind} on page {page}?",
-              "What {d} is given on the {kind} on page {page}?"),
+    "date": ("What date is written on {ann}?", "Which date does {ann} show?",
+             "What date appears on {ann}?", "How is {ann} dated?", "Read {ann}: what date does it give?"),
+    "person": ("Whose name is on {ann}?", "Which person is named in {ann}?",
+               "Who does {ann} name?", "What name appears on {ann}?", "Read {ann}: whose name is given?"),
+    "signature": ("Whose signature is on {on}?", "Whose signature appears on {on}?", "Which person's signature is on {on}?",
+                  "Whose signature can be seen on {on}?", "Name the person whose signature is on {on}."),
+    "other": ("What does {ann} say about the {d}?", "According to {ann}, what is the {d}?",
+              "Reading {ann}, what is the {d}?", "What is the {d} on {ann}?", "What {d} is given on {ann}?"),
 }
+"""``{ann}``: "the stamp" where the document has one stamp with a drawn value, else "the stamp on page 3";
+``{on}``: "the document" for its only signature, else "page 5"."""
 
 
 def annotation_reading(ctx: QAContext, b: AnnotationBlock, rng: Rng) -> Draft | None:
@@ -134,7 +132,11 @@ def annotation_reading(ctx: QAContext, b: AnnotationBlock, rng: Rng) -> Draft | 
     key = "signature" if kind == "person" and b.kind == "signature" else kind if kind in ANNOTATION else "other"
     kind_name = ANNOTATION_NAMES[b.kind]
     d = re.sub(rf"\s+(?:in|on) the (?:\w+ )?{kind_name}\b.*$", "", lc(describe(f)))  # the question names it
-    q = pick(rng, ANNOTATION[key], kind=kind_name, page=str(ctx.pages_of(f.id).pop()), d=d)
+    alone = sum(1 for _, o in ctx.doc.blocks() if isinstance(o, AnnotationBlock) and o.kind == b.kind
+                and any(ctx.drawn(x) for s in o.spans for x in s.fact_ids)) == 1
+    page = str(min(ctx.pages_of(f.id)))
+    ann = f"the {kind_name}" if alone else f"the {kind_name} on page {page}"
+    q = pick(rng, ANNOTATION[key], ann=ann, on="the document" if alone else f"page {page}", d=d)
     return Draft("annotation_reading", "annotation", q, answer_for_value(f.value), f.text, [ctx.claim_fact(f)])
 
 
@@ -182,6 +184,8 @@ def reverse_lookup(ctx: QAContext, b: Block, rng: Rng) -> Draft | None:
         return None
     kj = rng.choice(keys)
     rec = rng.choice(recs)
+    if kj.split()[0] == rec.noun.split()[0]:
+        return None  # "the risk id with risk X": the row is its key, named twice
     key = rec.fields[kj]
     answers = [(n, f) for n, f in rec.fields.items() if n != kj]
     if rec.head is not None:
@@ -201,8 +205,10 @@ def reverse_lookup(ctx: QAContext, b: Block, rng: Rng) -> Draft | None:
                  [Claim(said, answer_for_value(f.value), [key.id, f.id])])
 
 
+FUNCTION_WORDS = frozenset({"by", "for", "of", "on", "at", "to", "from", "with", "in", "name", "value"})
+"""Attributes that are no noun a question can name a detail by ("whose by is ...")."""
 WHOSE = ("Whose {attr} is {v}?", "Who can be reached at {v}?", "Which person does the document give the {attr} {v} for?",
-         "{V} is the {attr} of which person?", "Name the person whose {attr} is {v}.")
+         "Which person has the {attr} {v}?", "Name the person whose {attr} is {v}.")
 
 
 def whose(ctx: QAContext, b: Block, rng: Rng) -> Draft | None:
@@ -211,7 +217,10 @@ def whose(ctx: QAContext, b: Block, rng: Rng) -> Draft | None:
     if not pairs:
         return None
     person, f = rng.choice(pairs)
-    q = pick(rng, WHOSE, attr=f.attribute.replace("_", " "), v=f.text)
+    attr = f.attribute.replace("_", " ")
+    if attr.lower() in FUNCTION_WORDS or len(attr) < 3:
+        return None  # "whose by is X": the detail has no noun to ask by
+    q = pick(rng, WHOSE, attr=attr, v=f.text)
     return Draft("lookup", ELEMENT_OF_BLOCK[b.type], q, answer_for_value(person.value), person.text,
                  [Claim(f"The {f.attribute.replace('_', ' ')} of {person.text} is {f.text}.",
                         answer_for_value(person.value), [f.id, person.id])])

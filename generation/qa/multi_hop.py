@@ -28,7 +28,7 @@ from synthdocqa.ir.values import OrganisationValue, PersonValue
 from .arithmetic import derivation, number_answer, period_key
 from .claims import Claim, Draft
 from .compare import extreme_claim, noun_of
-from .context import Point, QAContext, Record, lc
+from .context import UNRANKED_BLOCKS, Point, QAContext, Record, lc
 from .fact_arithmetic import facts_allow
 from .lookup import unique_keys
 from .naming import describe, field_name
@@ -117,7 +117,8 @@ def bridges(ctx: QAContext) -> list[Bridge]:
             if len(desc_values[desc]) != 1:
                 continue
             for g in attrs.get(eid, []):
-                if ctx.block_of(g.id) is not a.block and not named_in(g, desc):
+                if ctx.block_of(g.id) is not a.block and not named_in(g, desc) \
+                        and not (a.fact.group and a.fact.group == g.group):  # stated together: no hop at all
                     out.append((a, None, g))
             for m in ms:
                 if m.record is None or m.block is a.block or not m.field:
@@ -141,6 +142,10 @@ def bridges(ctx: QAContext) -> list[Bridge]:
 ATTRIBUTE = ("What is the {attr} of the {desc}?", "Give the {attr} of the person who is the {desc}.",
              "Which {attr} does the document list for the {desc}?", "What {attr} is given for the {desc}?",
              "Look up the {desc}: what is their {attr}?")
+ATTRIBUTE_ORG = ("What is the {attr} of the {desc}?", "Give the {attr} of the organisation that is the {desc}.",
+                 "Which {attr} does the document list for the {desc}?", "What {attr} is given for the {desc}?",
+                 "Look up the {desc}: what is its {attr}?")
+"""The same for an organisation (the counterparty of an entry is no "person")."""
 IN_RECORD = ("In {where}, what is the {t} of the {noun} whose {k} is the {desc}?",
              "What {t} does {where} give for the {noun} with the {desc} as {k}?",
              "The {desc} is also the {k} of one {noun} in {where}. What is its {t}?",
@@ -165,7 +170,8 @@ def entity_bridge(ctx: QAContext, pairs: list[Bridge], rng: Rng) -> Draft | None
     first = ctx.claim_fact(a.fact, f"The {desc} is {a.fact.text}.")
     if m is None:
         attr = f.attribute.replace("_", " ")
-        q = pick(rng, ATTRIBUTE, attr=attr, desc=desc)
+        q = pick(rng, ATTRIBUTE_ORG if isinstance(a.fact.value, OrganisationValue) else ATTRIBUTE, attr=attr,
+                 desc=desc)
         return unless_own_start(ctx, Draft("multi_hop", ELEMENT_OF_BLOCK[ctx.block_of(f.id).type], q,
                                            answer_for_value(f.value), f.text, [first, ctx.claim_fact(f)]))
     if isinstance(m.block, FormBlock):
@@ -257,9 +263,26 @@ def same_granularity(pa: str, pb: str) -> bool:
     return ka is not None and kb is not None and ka[0] == kb[0]
 
 
+GENERIC_STEMS = frozenset({"amount", "value", "share", "number", "total"})
+"""Measures named only by what kind of number they are (a statement's "amount" column): two items of such a
+measure are two different quantities (operating profit and the net change in cash), never compared."""
+
+
+def related(a: Point, c: Point) -> bool:
+    """Whether two points of one stem measure one quantity for two items a reader would set side by side:
+    not two lines of a financial statement, not two items of a generic measure ("amount"), and amounts of
+    one sign (an inflow is not "larger" than an outflow)."""
+    if a.item == c.item:
+        return True
+    if a.stem.lower() in GENERIC_STEMS or any(getattr(p.block, "genre_block", "") in UNRANKED_BLOCKS for p in (a, c)):
+        return False
+    va, vc = numeric(a.fact.value), numeric(c.fact.value)
+    return va is not None and vc is not None and (va < 0) == (vc < 0)
+
+
 def cross_pairs(ctx: QAContext) -> list[tuple[Point, Point]]:
     """Two points of one measure (same stem and unit) in two different tables or charts: two items in one
-    period, or one item in two periods."""
+    period (``related`` items only), or one item in two periods."""
     by: dict[tuple, list[Point]] = {}
     for _, b in ctx.doc.blocks():
         for p in ctx.points(b):
@@ -271,6 +294,7 @@ def cross_pairs(ctx: QAContext) -> list[tuple[Point, Point]]:
                 if a.block is not c.block and ((a.item == c.item) != (a.period == c.period)) \
                         and same_granularity(a.period, c.period) \
                         and numeric(a.fact.value) != numeric(c.fact.value) and describe(a.fact) != describe(c.fact) \
+                        and related(a, c) \
                         and facts_allow("difference", [a.fact, c.fact]):
                     out.append((a, c))
     return out

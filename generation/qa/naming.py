@@ -27,12 +27,31 @@ NTH = re.compile(r"^(Item|Action|Entry|Line) (\d+)\b")
 
 
 def describe(f: Fact) -> str:
-    """What a fact is, for a question: its label without its location ("Item 2 of ..." -> "second item of")."""
+    """What a fact is, for a question: its label without its location ("Item 2 of ..." -> "second item of"),
+    an action named by what it does ("the action 'Renew the contract'" -> "the action to renew the
+    contract") and a list by its title ("the list 'Next steps'" -> "the next steps list")."""
     lab = strip_location(f.label)
     m = NTH.match(lab)
     if m and 1 <= int(m.group(2)) <= len(ORDINALS):
         lab = f"{ORDINALS[int(m.group(2)) - 1]} {m.group(1).lower()}{lab[m.end():]}"
-    return counted(f, lab)
+    return counted(f, unquoted(lab))
+
+
+ACTION = re.compile(r"\bthe action '([A-Z][a-z]+)( [^']+)'")
+LIST = re.compile(r"\bthe list '([^']+)'")
+
+
+def unquoted(phrase: str) -> str:
+    """A label's quoted action or list named as a reader names it: an action whose name opens with a verb
+    ("Renew the contract": not "Renewal ...", "Training ...") as "the action to renew the contract", a list as
+    "the next steps list"."""
+    def action(m: re.Match) -> str:
+        verb = m.group(1)
+        if verb.endswith(("ing", "ion", "al", "ment", "s")):
+            return m.group(0)
+        return f"the action to {verb.lower()}{m.group(2)}"
+    phrase = ACTION.sub(action, phrase)
+    return LIST.sub(lambda m: f"the {lc_first(m.group(1))} list", phrase)
 
 
 def counted(f: Fact, phrase: str) -> str:
@@ -63,6 +82,7 @@ def _measure(f: Fact, item: str, header: str) -> str:
     if lab.startswith(f"Share of {item} in "):
         return "share of " + lab[len(f"Share of {item} in "):]
     name = UNIT.sub("", header).strip()
+    name = PARTICIPLE_FIELDS.get(name.lower(), name)  # a column headed "Spent" holds the amount spent
     if BARE_PERIOD.match(name):  # a column headed "2024" or "Year 1" holds an amount in that period
         return f"{_quantity_noun(f, item)} {_in_period(name)}"
     if f.period and f.period not in name:
@@ -84,7 +104,7 @@ def column_measure(f: Fact, header: str) -> str:
     name = UNIT.sub("", header).strip()
     if BARE_PERIOD.match(name):
         return f"{'amount' if f.value.kind == 'money' else 'value'} {_in_period(name)}"
-    return counted(f, lc_first(name))
+    return counted(f, lc_first(PARTICIPLE_FIELDS.get(name.lower(), name)))
 
 
 def _quantity_noun(f: Fact, item: str) -> str:
@@ -107,7 +127,10 @@ AGENT_NOUNS = {"prepared": "preparer", "approved": "approver", "reviewed": "revi
 PARTICIPLE_FIELDS = {"detected": "time detected", "resolved": "time resolved", "issued": "issue date",
                      "passed": "result", "expires": "expiry date", "filed on": "filing date", "signed": "date signed",
                      "paid": "amount paid", "incurred": "amount incurred", "invoiced": "amount invoiced",
-                     "budgeted": "amount budgeted", "claimed": "amount claimed", "received": "amount received"}
+                     "budgeted": "amount budgeted", "claimed": "amount claimed", "received": "amount received",
+                     "spent": "amount spent", "committed": "amount committed", "forecast": "amount forecast",
+                     "approved": "amount approved", "allocated": "amount allocated", "outstanding": "amount outstanding",
+                     "actual": "actual amount", "planned": "planned amount", "billed": "amount billed"}
 """A field headed by a bare participle names the event's time or outcome ("Detected" -> "time detected"), or
 the amount it counts ("Paid" -> "amount paid": "the paid from the incurred" is no phrase)."""
 """A field labelled "Prepared by" names its person: "the preparer", not "the prepared by"."""
@@ -145,20 +168,20 @@ def block_ref(block: Block, page: int) -> str:
         if num:
             return num[0]
         cap = block.caption.strip().rstrip(".")
-        return f"the table '{cap}'" if cap else f"the table on page {page}"
+        return named_as(block, cap) if cap else f"the table on page {page}"
     if isinstance(block, FigureBlock):
         for text in (block.title, block.caption):
             num = _numbered(text)
             if num:
                 return num[0]
         if block.title:
-            return f"the chart '{block.title.strip().rstrip('.')}'"
+            return named_as(block, block.title.strip().rstrip('.'))
         return f"the {block.chart} chart on page {page}"
     if isinstance(block, FormBlock):
         named = form_name(block)
         return f"the {named}" if named else f"the form on page {page}"
     if isinstance(block, ListBlock):
-        return f"the list '{block.title}'" if block.title else f"the list on page {page}"
+        return named_as(block, block.title) if block.title else f"the list on page {page}"
     if isinstance(block, AnnotationBlock):
         return f"the {ANNOTATION_NAMES[block.kind]} on page {page}"
     return f"the text on page {page}"
@@ -176,18 +199,25 @@ def content_ref(block: Block, short: bool = False) -> str:
     title = block_title(block) if isinstance(block, TableBlock | FigureBlock) else getattr(block, "title", "")
     title = (title or "").strip().rstrip(".")
     if short or len(title.split()) > CONTENT_REF_MAX_WORDS:
-        title = re.split(r",(?=[^,]*\d)|\(| for the | at (?=\d)", title)[0].strip()
+        title = re.split(r",(?=[^,]*\d)|\(|:| for the | at (?=\d)", title)[0].strip()
     if not title or len(title.split()) > CONTENT_REF_MAX_WORDS:
         return ""
-    if isinstance(block, TableBlock):
-        return f"the table '{title}'"
-    if isinstance(block, FigureBlock):
-        return f"the chart '{title}'"
+    return named_as(block, title)
+
+
+def named_as(block: Block, title: str) -> str:
+    """A block named by its title as a reader says it, without quotes: "the findings by severity table",
+    "the table on energy consumption by site, 2022" (a title with a comma or a figure goes after "on"),
+    "the next steps list"."""
+    kind = {TableBlock: "table", FigureBlock: "chart", ListBlock: "list"}.get(type(block))
     if isinstance(block, FormBlock):
         return f"the {form_name(block)}"
-    if isinstance(block, ListBlock):
-        return f"the list '{title}'"
-    return ""
+    if kind is None:
+        return ""
+    t = re.sub(r": (.+)$", r" (\1)", lc_first(title))  # "sales by store: Q4 2022 ..." -> "sales by store (Q4 2022 ...)"
+    if kind == "list" or not re.search(r"[,\d(]", t) and len(t.split()) <= 5:
+        return f"the {t} {kind}"
+    return f"the {kind} on {t}"
 
 
 FORM_NAMES = {"signature_block": "signature block", "next_meeting": "signature block of the minutes",

@@ -120,6 +120,9 @@ def own_start_reasons(question: str, answer: TypedAnswer, forms: Sequence[str], 
     anchors = {f for fs, ops in claims[:-1] for f in fs + ops}
     if ans in anchors:
         why.append(f"the answer fact {ans} is an anchor fact")
+    met = [f for f in facts[:-1] if f in anchors]
+    if met:  # the second hop starts from a fact the first hop ended on: the two hops are one
+        why.append(f"the two hops meet in fact {met[0]}")
     ref = rows.get(ans)
     if ref is not None:
         if any(rows.get(a) == ref for a in anchors):

@@ -155,7 +155,7 @@ def test_the_fixture_trap_is_avoided(fixture_qa):
 # ------------------------------------------------------------------ planted collapses are caught
 
 def _bridge_through_a_row(documents):
-    """A real entity bridge that starts from a quoted item ("the owner of the action 'X'") and answers from a
+    """A real entity bridge that starts from a named item ("the owner of the action to renew X") and answers from a
     row of another block, with its document and assertions."""
     for doc, _, qa, asr in documents:
         rows = row_index(doc)
@@ -164,7 +164,8 @@ def _bridge_through_a_row(documents):
             if q.qa_type != "multi_hop" or own[-1].derivation or len(own) < 2:
                 continue
             anchor = rows.get(own[0].fact_ids[0])
-            if anchor and anchor.item and f"'{anchor.item}'" in q.question and rows.get(own[-1].fact_ids[-1]):
+            # the item is named in the question, quoted or not ("the action to renew the contract")
+            if anchor and anchor.item and is_phrase_of(anchor.item, q.question) and rows.get(own[-1].fact_ids[-1]):
                 return doc, q, own, anchor
     raise AssertionError("no entity bridge through a row in the documents")
 

@@ -46,8 +46,8 @@ def test_fixture_qa_bytes_are_pinned():
     h = hashlib.sha256()
     for x in qa + asr:
         h.update(x.to_json().encode())
-    assert (len(qa), len(asr)) == (36, 48)
-    assert h.hexdigest() == "6fdcee920a5c0ad06b18d751611a55142917dae3901ca6d34467e24e1fe39486"
+    assert (len(qa), len(asr)) == (36, 51)
+    assert h.hexdigest() == "b5d66691b7fe88b246e9dabfcb831dba159e7d583e5695398b6a762485b4d26f"
 
 
 def test_scan_boxes_travel_by_span_index():

@@ -78,8 +78,60 @@ def test_list_answers_name_the_items_not_their_fields():
     for seed in range(11, 17):
         _, qa, _ = _qa(seed)
         for q in qa:
-            if q.qa_type == "list" and "'Open actions'" in q.question and q.answer.value == heads:
+            if q.qa_type == "list" and "open actions list" in q.question and q.answer.value == heads:
                 seen = True
             if q.qa_type == "list" and q.element_type == "text":
                 assert set(q.answer.value) <= set(heads), q
     assert seen
+
+
+def test_no_question_is_asked_about_standing_text():
+    """A fact of standing text (here the form's issue date relabelled as a review window's opening, issue 51)
+    is no question's source; the same fact under its own label is asked about."""
+    from synthdocqa.generation.qa import derive_qa, drawn_render_map
+
+    def asked(doc, fid):
+        n = 0
+        for seed in range(11, 17):
+            d = doc.model_copy(update={"seed": seed})
+            qa, asr = derive_qa(d, drawn_render_map(d))
+            n += sum(fid in q.fact_ids for q in qa) + sum(fid in a.fact_ids for a in asr)
+        return n
+
+    doc = fixture_doc()
+    issued = next(f for f in doc.facts if f.label == "Issue date")
+    assert asked(doc, issued.id) > 0
+    window = issued.model_copy(update={"label": "Opening date of the budget review window"})
+    standing = doc.model_copy(update={"facts": [window if f.id == issued.id else f for f in doc.facts]})
+    assert asked(standing, issued.id) == 0
+
+
+def test_comparisons_of_signed_amounts_go_by_size_and_direction():
+    """Revenue planted as outflows (North and South negative, East and West positive): no comparison sets
+    an outflow against an inflow, two outflows are compared as outflows, and the lint finds nothing."""
+    from decimal import Decimal
+
+    from synthdocqa.corpus.views.question_lint import fact_problems
+
+    doc = fixture_doc()
+    neg = {f"Revenue of {r} in FY2024" for r in ("North", "South")}
+    facts = [f.model_copy(update={"value": f.value.model_copy(update={"amount": -f.value.amount}),
+                                  "text": f"-{f.text}"}) if f.label in neg else f for f in doc.facts]
+    doc = doc.model_copy(update={"facts": facts})
+    by_id = doc.fact_index()
+    outflow = 0
+    for seed in range(11, 23):
+        d = doc.model_copy(update={"seed": seed})
+        qa, asr = derive_qa(d, drawn_render_map(d), qa_per_page=40)
+        assert [c for c, _ in fact_problems(qa, asr, d) if c == "signed_comparison"] == []
+        for q in qa:
+            if q.qa_type != "comparison":
+                continue
+            signs = {by_id[f].value.amount < 0 for f in q.fact_ids if by_id[f].value.kind == "money"}
+            if "outflow" in q.question:
+                outflow += 1
+                assert signs == {True}, q.question
+            elif len(q.fact_ids) == 2:
+                assert len(signs) <= 1, q.question
+    assert outflow > 0
+    assert Decimal(0) > by_id[next(f.id for f in facts if f.label in neg)].value.amount
