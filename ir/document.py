@@ -19,7 +19,7 @@ __all__ = [
     "StageParams",
 ]
 
-IR_SCHEMA_VERSION = "1.6"
+IR_SCHEMA_VERSION = "1.7"
 """1.1: capture device of the scan (``PerturbationProfile.device``) and the tier and device of each page.
 1.2: the document's paper size (``DocumentIR.page_size``), the same on every page.
 1.3: the part of the document a page belongs to (``PagePlan.role``: cover, contents or body).
@@ -27,7 +27,9 @@ IR_SCHEMA_VERSION = "1.6"
 ``product`` and ``percent_of``.
 1.5: the issuer's world as far as the document asks it (``DocumentIR.world``) and each fact's query.
 1.6: world contract 2: what the world books (``ir.world.Booked``: a statement line of a quarter, a ledger
-posting, a risk's score), asked again by ``verify`` like a driver."""
+posting, a risk's score), asked again by ``verify`` like a driver.
+1.7: whether the document is marked confidential (``DocumentIR.confidential``): a layout's confidentiality footer
+is drawn only on a document so marked."""
 
 class PagePlan(Model):
     page_no: int = Field(ge=1)
@@ -56,6 +58,9 @@ class DocumentIR(Model):
                                                    "footer and every sentence that cites it use this one")
     as_at: dt.date | None = Field(default=None, description="the date the document stands at (its issue date): "
                                                             "every period it reports on has ended by then")
+    confidential: bool = Field(default=False, description="the document is marked confidential (its pages carry "
+                               "the confidentiality line where their layout's footer has one); which genres and "
+                               "issuers mark documents so is the generator's catalogue (``standing.yaml``)")
     language: str = "en"
     entities: list[Entity] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)

@@ -1,6 +1,26 @@
-"""Small wording rules shared by the builders: names inside sentences keep their case."""
+"""Wording shared by the builders: plurals, articles, number words and subject-verb agreement from ``inflect`` (a
+maintained library of English inflection), and names inside sentences keeping their case.
+
+Only what ``inflect`` gets wrong on the catalogue's own phrases is a rule here (``plural``'s domain phrases):
+"action no." (a column head) is "action numbers", "decision requested" is "decisions requested".
+"""
 
 from __future__ import annotations
+
+from functools import lru_cache
+
+import inflect
+
+_ENGINE = inflect.engine()
+
+BE = {"is": "are", "was": "were", "has": "have", "does": "do"}
+"""The singular verbs whose plural is irregular; any other present-tense verb loses its ``-s`` (``inflect``)."""
+
+
+PLURAL_HEADS = frozenset({"minutes", "data", "people", "staff"})
+"""Heads plural without an ``-s`` plural ``inflect`` can undo ("these minutes are", "the data are")."""
+SINGULAR_HEADS = frozenset({"news", "series", "species", "means", "lens", "gas", "bias"})
+"""Heads in ``-s`` that take a singular verb (``inflect`` would strip their ``-s``)."""
 
 
 def lower_common(text: str) -> str:
@@ -14,22 +34,55 @@ def lower_common(text: str) -> str:
     return " ".join(out)
 
 
+@lru_cache(maxsize=4096)
+def is_plural(phrase: str) -> bool:
+    """Whether a noun phrase is plural ("recalls", "international transfers", "these minutes"), by its head
+    word (the last, or the one before "of": "lines of business"); "patch compliance", "logistics" are not."""
+    words = phrase.strip().split()
+    if not words:
+        return False
+    if "of" in words[1:]:
+        words = words[:words.index("of", 1)]
+    head = words[-1].lower()
+    if head in PLURAL_HEADS:
+        return True
+    if head in SINGULAR_HEADS or head.endswith(("ss", "us", "is", "ics")):  # "analysis", "logistics" (a field)
+        return False
+    return bool(head.endswith("s") and _ENGINE.singular_noun(head))
+
+
+@lru_cache(maxsize=4096)
 def plural(word: str) -> str:
     """``lane`` -> ``lanes``, ``category`` -> ``categories``, ``processing activity`` -> ``processing activities``,
-    ``line of business`` -> ``lines of business``."""
-    if " of " in word:
-        head, tail = word.split(" of ", 1)
-        return f"{plural(head)} of {tail}"
+    ``line of business`` -> ``lines of business`` (inflect); an already plural phrase is kept ("recalls"); the
+    catalogue's domain phrases inflect gets wrong: ``action no.`` -> ``action numbers``, ``decision requested`` ->
+    ``decisions requested``."""
     if word.endswith(" no."):  # "action no." -> "action numbers"
         return word[:-len("no.")] + "numbers"
-    if " " in word and word.endswith("ed") and not word.endswith("eed") and len(word.rsplit(" ", 1)[1]) > 5:  # "decision requested" -> "decisions requested"
-        head, tail = word.rsplit(" ", 1)
+    if " " in word and word.endswith("ed") and not word.endswith("eed") and len(word.rsplit(" ", 1)[1]) > 5:
+        head, tail = word.rsplit(" ", 1)  # "decision requested" -> "decisions requested"
         return f"{plural(head)} {tail}"
-    if word.endswith("y") and word[-2:-1] not in "aeiou":
-        return word[:-1] + "ies"
-    if word.endswith(("s", "x", "ch", "sh")):
-        return word + "es"
-    return word + "s"
+    if is_plural(word):
+        return word
+    return _ENGINE.plural_noun(word)
 
 
-__all__ = ["lower_common", "plural"]
+def verb(subject: str, singular: str) -> str:
+    """The verb agreeing with ``subject``: ``verb("recalls", "is")`` -> ``are``, ``verb("patch compliance",
+    "remains")`` -> ``remains``, ``verb("recalls", "remains")`` -> ``remain``."""
+    if not is_plural(subject):
+        return singular
+    return BE.get(singular) or _ENGINE.plural_verb(singular)
+
+
+def article(phrase: str) -> str:
+    """The indefinite article ``phrase`` takes, with it: ``an audit area``, ``a control area``, ``an hour``."""
+    return _ENGINE.a(phrase)
+
+
+def number_words(n: int) -> str:
+    """``21`` -> ``twenty-one`` (small counts inside running text)."""
+    return _ENGINE.number_to_words(n)
+
+
+__all__ = ["BE", "article", "is_plural", "lower_common", "number_words", "plural", "verb"]
