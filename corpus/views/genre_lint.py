@@ -10,7 +10,8 @@ Read from the IR against the recipe's grammar (``generation.domains.Recipe.gramm
 - ``misplaced_standing``: standing text the genre does not carry (``generation/catalogue/standing.yaml``): a
   confidentiality mark on an invoice, a review window and its late-submission approver in an invoice, an action
   list in an expense claim, the period covered or an approved envelope in minutes, an exchange-rate note where
-  no amount in another currency appears, "unaudited" in a trade document. Found from the IR: the document's
+  no amount in another currency appears, "unaudited" in a trade document, a PAID stamp on minutes. Found from
+  the IR: the stamps' words, the document's
   ``confidential`` mark and, outside the genre's own blocks, the facts each kind states (``STANDING_FACTS``),
   the action lists by their titles and the audit status by its word.
 """
@@ -20,7 +21,7 @@ from __future__ import annotations
 import re
 
 from synthdocqa.generation.content.prose import QA_TEXT
-from synthdocqa.generation.content.standing import StandingKind, recipe_allows
+from synthdocqa.generation.content.standing import StandingKind, recipe_allows, stamp_words
 from synthdocqa.generation.content.wording import article
 from synthdocqa.generation.domains import RECIPE_BY_SLUG, Recipe
 from synthdocqa.generation.planner import qa_bearing_blocks
@@ -108,7 +109,11 @@ def standing_problems(doc_id: str, doc: DocumentIR) -> list:
     """The standing text the document carries that its genre does not (``standing.yaml``)."""
     fx = foreign_currency(doc)
     title = RECIPE_BY_SLUG[doc.recipe].title.lower()
-    return [_problem(doc_id, "misplaced_standing", f"{where}: {kind.replace('_', ' ')} has no place in {article(title)}"
+    stamps = [_problem(doc_id, "misplaced_standing", f"{b.id}: {article(word + ' stamp')} has no place in "
+                       f"{article(title)}", p)
+              for p, b in doc.blocks() if b.type == "annotation" and b.kind == "stamp"
+              for word in [b.spans[0].text.strip()] if word not in stamp_words(doc.recipe)]
+    return stamps + [_problem(doc_id, "misplaced_standing", f"{where}: {kind.replace('_', ' ')} has no place in {article(title)}"
                      + (" without an amount in another currency" if kind == "currency_note" else ""), page)
             for kind, where, page in standing_kinds(doc) if not recipe_allows(doc.recipe, kind, fx)]
 

@@ -38,9 +38,16 @@ class Standing(Entry):
     audit_status: Rule
     period_covered: Rule
     envelope: Rule
+    stamps: dict[str, tuple[RecipeName, ...] | None] = Field(min_length=1)
 
 
 STANDING = load("standing.yaml", Standing)
+
+
+def stamp_words(recipe: str) -> tuple[str, ...]:
+    """The rubber-stamp words a page of genre ``recipe`` may carry (``standing.yaml``: a PAID stamp on an invoice,
+    never on minutes)."""
+    return tuple(w for w, recipes in STANDING.stamps.items() if recipes is None or recipe in recipes)
 
 
 def rule(kind: StandingKind) -> Rule:
@@ -75,4 +82,4 @@ def allows(ctx: DocContext, kind: StandingKind) -> bool:
 
 
 __all__ = ["STANDING", "STANDING_KINDS", "Rule", "Standing", "StandingKind", "allows", "foreign_currency",
-           "house_rule", "recipe_allows", "rule"]
+           "house_rule", "recipe_allows", "rule", "stamp_words"]

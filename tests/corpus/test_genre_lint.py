@@ -197,3 +197,18 @@ def test_an_issuer_marks_all_or_none_of_its_internal_papers_confidential():
             marks.setdefault(f"{seed}:{issuer}", set()).add(doc.confidential)
     assert all(len(v) == 1 for v in marks.values()), marks
     assert {True, False} == {next(iter(v)) for v in marks.values()}
+
+
+def test_a_paid_stamp_on_minutes_fails():
+    """A stamp's word is one its genre carries (``standing.yaml`` stamps): planted, a PAID stamp on minutes."""
+    from synthdocqa.ir.blocks import AnnotationBlock
+
+    doc = _doc("board_minutes", 8)
+    assert _checks(doc) == []
+    page = doc.pages[0]
+    for word, bad in (("FILED", False), ("PAID", True)):
+        stamp = AnnotationBlock(id="b9999", kind="stamp", spans=[{"text": f"{word} ", "fact_ids": []}], rotation=3.0,
+                                color="#b00020")
+        planted = doc.model_copy(update={"pages": [page.model_copy(update={"blocks": [*page.blocks, stamp]}),
+                                                   *doc.pages[1:]]})
+        assert (_checks(planted) == ["misplaced_standing"]) is bad, word
