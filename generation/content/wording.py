@@ -17,6 +17,8 @@ BE = {"is": "are", "was": "were", "has": "have", "does": "do"}
 """The singular verbs whose plural is irregular; any other present-tense verb loses its ``-s`` (``inflect``)."""
 
 
+PREPOSITIONS = frozenset({"of", "in", "on", "under", "to", "for", "at", "per", "by"})
+"""The prepositions after a phrase's head ("lines of business", "policies in force", "spend to date")."""
 PLURAL_HEADS = frozenset({"minutes", "data", "people", "staff"})
 """Heads plural without an ``-s`` plural ``inflect`` can undo ("these minutes are", "the data are")."""
 SINGULAR_HEADS = frozenset({"news", "series", "species", "means", "lens", "gas", "bias"})
@@ -41,9 +43,8 @@ def is_plural(phrase: str) -> bool:
     words = phrase.strip().split()
     if not words:
         return False
-    if "of" in words[1:]:
-        words = words[:words.index("of", 1)]
-    head = words[-1].lower()
+    cut = next((i for i, w in enumerate(words) if i and w.lower() in PREPOSITIONS), len(words))
+    head = words[cut - 1].lower()  # "lines of business", "policies in force": the word before the preposition
     if head in PLURAL_HEADS:
         return True
     if head in SINGULAR_HEADS or head.endswith(("ss", "us", "is", "ics")):  # "analysis", "logistics" (a field)
@@ -64,6 +65,18 @@ def plural(word: str) -> str:
         return f"{plural(head)} {tail}"
     if is_plural(word):
         return word
+    words = word.split(" ")
+    if not any(i and w.lower() in PREPOSITIONS for i, w in enumerate(words)):  # the last word is the head:
+        return " ".join([*words[:-1], _plural_word(words[-1])])  # "dock-to-stock times", not "docks-to-stock time"
+    return _ENGINE.plural_noun(word)  # "lines of business", "values for money", "costs to date"
+
+
+def _plural_word(word: str) -> str:
+    if word.isupper():  # an acronym: "ARPUs", "OEEs"
+        return word + "s"
+    if word[:1].isupper() and word[1:2].islower():  # inflect keeps a capitalised word as a name ("Deliverys")
+        out = _ENGINE.plural_noun(word[0].lower() + word[1:])
+        return out[0].upper() + out[1:]
     return _ENGINE.plural_noun(word)
 
 

@@ -106,3 +106,14 @@ def test_filled_templates_agree_with_a_plural_topic():
     slipped = [prose._fill(t, ctx, _Rng(["recalls", "international transfers"]), topic_is="is", topic_was="was",
                            topic_remains="remains") for t in prose.INTERPRETATIONS + prose.INTERPRETATIONS_MORE]
     assert {"recalls is"} <= {x for s in slipped for x in agreement_slips(s, phrases)}
+
+
+@pytest.mark.parametrize(("word", "expected"), [
+    ("ARPU", "ARPUs"), ("Delivery", "Deliveries"), ("Dock-to-stock time", "Dock-to-stock times"),
+    ("Assets under management", "Assets under management"), ("Spend to date", "Spends to date"),
+    ("Cargo carried", "Cargoes carried"), ("Passengers", "Passengers"),
+])
+def test_plural_of_measure_names(word, expected):
+    """Where inflect alone errs on the catalogue's measure names (an acronym, a capitalised word, a hyphenated
+    compound, a plural head before a preposition), ``plural`` keeps English."""
+    assert plural(word) == expected
