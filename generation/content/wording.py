@@ -88,6 +88,14 @@ def verb(subject: str, singular: str) -> str:
     return BE.get(singular) or _ENGINE.plural_verb(singular)
 
 
+def for_count(n: int | float, word: str) -> str:
+    """``word`` (a noun or a singular verb) agreeing with a count: ``for_count(1, "is")`` -> ``is``,
+    ``for_count(3, "was")`` -> ``were``, ``for_count(2, "line")`` -> ``lines``."""
+    if n == 1:
+        return word
+    return BE.get(word) or plural(word)
+
+
 def article(phrase: str) -> str:
     """The indefinite article ``phrase`` takes, with it: ``an audit area``, ``a control area``, ``an hour``."""
     return _ENGINE.a(phrase)
@@ -98,4 +106,4 @@ def number_words(n: int) -> str:
     return _ENGINE.number_to_words(n)
 
 
-__all__ = ["BE", "article", "is_plural", "lower_common", "number_words", "plural", "verb"]
+__all__ = ["BE", "article", "for_count", "is_plural", "lower_common", "number_words", "plural", "verb"]
