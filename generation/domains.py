@@ -410,7 +410,9 @@ class Recipe:
     @property
     def plural_noun(self) -> bool:
         """Whether the document's noun takes a plural verb ("these minutes are issued")."""
-        return self.noun.endswith("minutes")
+        from .content.wording import is_plural  # inflect (generation.content imports this module)
+
+        return is_plural(self.noun)
 
     @property
     def this_noun(self) -> str:

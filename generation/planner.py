@@ -42,7 +42,7 @@ from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
 from synthdocqa.ir.vocab import DEVICES, SPEAKS_ALONE, TIERS, DomainSlug, ElementType
 
-from .content import annotations, discourse, figures, forms, front_matter, genre, prose, tables
+from .content import annotations, discourse, figures, forms, front_matter, genre, prose, standing, tables
 from .content.book import DocContext, FactBook
 from .content.countries import currencies
 from .content.formats import choose_format
@@ -1152,7 +1152,7 @@ def _finish(doc: _Doc, run: _Run) -> DocumentIR:
         doc_id=ids.doc_id(doc.index), index=doc.index, seed=doc.spec.seed, seed_path=["doc", doc.index],
         domain=doc.domain.slug, recipe=doc.recipe.slug, title=doc.title, topic_brief=doc.brief,
         style_family=doc.style_family, page_size=paper_of(doc.country), reference=ctx.doc_reference(),
-        as_at=ctx.anchor, entities=book.entities, facts=book.facts, world=ctx.world_record(), pages=pages,
+        confidential=standing.allows(ctx, "confidentiality"), as_at=ctx.anchor, entities=book.entities, facts=book.facts, world=ctx.world_record(), pages=pages,
         perturbation=PerturbationProfile(tier=doc.tier, device=doc.device, pages=[]))
 
 

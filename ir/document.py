@@ -29,7 +29,8 @@ IR_SCHEMA_VERSION = "1.7"
 1.6: world contract 2: what the world books (``ir.world.Booked``: a statement line of a quarter, a ledger
 posting, a risk's score), asked again by ``verify`` like a driver.
 1.7: a paragraph of running text is marked (``TextBlock.running``): its sentences state the world's figures, and
-the element mix counts drawn elements without it."""
+the element mix counts drawn elements without it; whether the document is marked confidential
+(``DocumentIR.confidential``): a layout's confidentiality footer is drawn only on a document so marked."""
 
 class PagePlan(Model):
     page_no: int = Field(ge=1)
@@ -58,6 +59,9 @@ class DocumentIR(Model):
                                                    "footer and every sentence that cites it use this one")
     as_at: dt.date | None = Field(default=None, description="the date the document stands at (its issue date): "
                                                             "every period it reports on has ended by then")
+    confidential: bool = Field(default=False, description="the document is marked confidential (its pages carry "
+                               "the confidentiality line where their layout's footer has one); which genres and "
+                               "issuers mark documents so is the generator's catalogue (``standing.yaml``)")
     language: str = "en"
     entities: list[Entity] = Field(default_factory=list)
     facts: list[Fact] = Field(default_factory=list)

@@ -156,6 +156,8 @@ ChildStreamName = Literal[
     # generation: what the issuer's world books, drawn by its key (ir.world.Booked)
     "accounts", "booked", "books", "contract", "grant", "large", "loan", "paid", "pricing", "programme", "rates",
     "registers", "score", "scoring", "segments", "targets", "vendor", "weights", "year",
+    # generation: an issuer's house rules (which standing text its documents carry: catalogue/standing.yaml)
+    "house_rule",
     # renderers: layout library and page furniture
     "arrangement", "footer", "header", "init", "layout", "letterhead", "logo", "order", "slots", "texts",
     # degradations: the scan of a page, stage by stage

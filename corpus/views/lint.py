@@ -1,7 +1,7 @@
 """The project's own lint of a finished corpus: what a reviewer would reject in its documents.
 
 ``verify`` proves the chain is exact (every box, derivation and answer); the lint asks whether the
-content is believable. Ten kinds of problem, found from the corpus files alone (IR, render map, QA,
+content is believable. Eleven kinds of problem, found from the corpus files alone (IR, render map, QA,
 assertions and the PDF's text layer):
 
 - ``overlap``, ``clipped``, ``mid_token_wrap``, ``half_empty``: the renderer's own layout checks
@@ -21,10 +21,13 @@ assertions and the PDF's text layer):
   families of the paragraphs, table-of-contents pages, repeated tables and captions, empty sections,
   exhibits no paragraph refers to, prose share outside the recipe's range);
 - ``genre``: the document against its recipe's grammar (``corpus.views.genre_lint``: required sections and
-  their genre blocks present and in place, no block kind the genre does not hold);
+  their genre blocks present and in place, no block kind the genre does not hold, no standing text the genre
+  does not carry: ``generation/catalogue/standing.yaml``);
 - ``wording``: questions a person would not write (``corpus.views.question_lint``: a period or a preposition
   used as the thing measured, "an" before a label letter, broken plurals, a form title or an "X by" label
   used as a noun, a list question answered with bare numbers);
+- ``grammar``: agreement and article slips in the running text (``corpus.views.wording_lint``: "recalls is
+  measured", "the figures was", "a incident", "an report");
 - ``coherence``: whether the organisation's figures can all be true at once (``corpus.views.coherence``:
   implied ratios in the catalogue's ranges, measures only where they exist, one quantity one value in a
   document and across its issuer's documents, no period after the document's date, no standing text the
@@ -59,9 +62,10 @@ from .coherence import coherence_problems, issuer_problems
 from .doc_lint import document_problems
 from .genre_lint import genre_problems
 from .question_lint import fact_problems, wording_problems
+from .wording_lint import wording_lint_problems
 
 LintKind = Literal["overlap", "clipped", "mid_token_wrap", "half_empty", "semantic", "identity", "document", "genre",
-                   "wording", "coherence"]
+                   "wording", "grammar", "coherence"]
 LINT_KINDS: tuple[LintKind, ...] = get_args(LintKind)
 
 HALF_EMPTY_MAX_SHARE = 0.05
@@ -343,6 +347,7 @@ def lint_document(reader: CorpusReader, doc_id: str) -> tuple[list[LintProblem],
     problems += genre_problems(doc_id, doc)
     problems += [LintProblem(doc_id=doc_id, kind="wording", check=check, detail=detail)
                  for check, detail in wording_problems(qa) + fact_problems(qa, reader.assertions(doc_id), doc)]
+    problems += wording_lint_problems(doc_id, doc)
     texts = [(p.page_no, "\n".join(t for _, t in p.lines)) for p in pages]
     problems += [LintProblem(doc_id=doc_id, page_no=page_no, kind="coherence", check=check, detail=detail)
                  for check, detail, page_no in coherence_problems(doc, texts)]

@@ -1,7 +1,8 @@
 """Annotations: rotated stamps with a date, handwritten notes, signatures and highlights.
 
 Each owns at least one fact (the stamp's date, the note's amount/date/person, the signer's name, the
-reviewer's date on a highlight), so annotation reading is grounded like every other element. A note approving a
+reviewer's date on a highlight), so annotation reading is grounded like every other element. A stamp's word is one
+its genre carries (``standing.stamp_words``: a PAID stamp on an invoice, never on minutes). A note approving a
 payment approves it up to its writer's authority limit (``issuer_books.authority_limit``: the issuer's delegation,
 the same in every document).
 """
@@ -14,8 +15,8 @@ from synthdocqa.ir.rng import Rng
 from .book import DocContext, fs, lit
 from .formats import stamp_date
 from .issuer_books import authority_limit
+from .standing import stamp_words
 
-STAMP_WORDS = ("APPROVED", "RECEIVED", "PAID", "REVIEWED", "POSTED", "VERIFIED", "FILED")
 STAMP_COLORS = ("#b00020", "#1d3f8f", "#0b6e2f", "#7a1fa2")
 INK_COLORS = ("#1a3c8c", "#1b1b6b", "#202020", "#8c1a1a")
 HIGHLIGHT_COLORS = ("#ffe066", "#b2f2bb", "#ffc9de")
@@ -23,7 +24,7 @@ HIGHLIGHT_COLORS = ("#ffe066", "#b2f2bb", "#ffc9de")
 
 def stamp(ctx: DocContext, rng: Rng) -> AnnotationBlock:
     bid = ctx.book.block_id()
-    word = rng.choice(STAMP_WORDS)
+    word = rng.choice(stamp_words(ctx.recipe.slug))  # the genre's stamps (catalogue/standing.yaml)
     d = ctx.remember(("stamp", ctx.page, word), lambda: ctx.day(rng.integers(-20, 25)))
     f = ctx.book.date(f"Date on the {word.lower()} stamp on page {ctx.page}", d, text=stamp_date(d), group=bid, attribute="stamp_date")
     return AnnotationBlock(id=bid, kind="stamp", spans=[lit(f"{word} "), fs(f)],

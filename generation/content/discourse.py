@@ -28,6 +28,7 @@ from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS
 from synthdocqa.ir.facts import Derivation, Fact
 from synthdocqa.ir.rng import Rng
 
+from . import standing
 from .book import DocContext, fs, lit
 from .tables import (
     MAX_CHANGE,
@@ -341,7 +342,7 @@ def _movement(ctx: DocContext, rng: Rng, text: RegisterText, subject, n: int, bi
 
     if driver is not None:
         _say(ctx, out, cause)
-    if len(out) < n and ctx.domain.actions and rng.bernoulli(MOVE_P["follows"]):
+    if len(out) < n and _assigns(ctx) and rng.bernoulli(MOVE_P["follows"]):
         _say(ctx, out, lambda: _follows(ctx, rng, text, words, bid))
     return out
 
@@ -377,7 +378,7 @@ def _pair(ctx: DocContext, rng: Rng, text: RegisterText, subject, n: int, bid: s
     if len(out) < n:
         _say(ctx, out, lambda: sentence(_pick(ctx, rng, text.gap),
                                         {"gap": _with_unit(_difference(ctx, m, fa, fb, label, bid), m)}, words))
-    if len(out) < n and ctx.domain.actions and rng.bernoulli(MOVE_P["follows"]):
+    if len(out) < n and _assigns(ctx) and rng.bernoulli(MOVE_P["follows"]):
         _say(ctx, out, lambda: _follows(ctx, rng, text, {**words, "item": b}, bid))
     return out
 
@@ -496,6 +497,11 @@ def _peers(ctx: DocContext, rng: Rng, text: RegisterText, m, item: str, p1: str,
     top = ranked[0]
     f_top = _fact(ctx, m, top, p1, bid)
     return sentence(_pick(ctx, rng, text.behind), {"top_value": _with_unit(f_top, m)}, {**words, "top": top})
+
+
+def _assigns(ctx: DocContext) -> bool:
+    """Whether the genre's text assigns actions to owners (``catalogue/standing.yaml``, kind ``actions``)."""
+    return bool(ctx.domain.actions) and standing.allows(ctx, "actions")
 
 
 def _follows(ctx: DocContext, rng: Rng, text: RegisterText, words: dict, bid: str) -> list[Span]:

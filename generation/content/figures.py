@@ -64,7 +64,7 @@ def _point(ctx: DocContext, metric: Metric, value: Decimal, scale: str, label: s
 
 def _unit_label(ctx: DocContext, metric: Metric, scale: str) -> str:
     if metric.kind == "money":
-        return f"{ctx.fmt.currency} {scale}s" if scale else ctx.fmt.currency
+        return f"{ctx.fmt.currency} {plural(scale)}" if scale else ctx.fmt.currency
     return "%" if metric.kind == "percent" else metric.unit
 
 

@@ -35,25 +35,31 @@ from synthdocqa.ir.facts import Derivation, Fact
 from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.values import NumberValue
 
-from . import discourse
+from . import discourse, standing
 from .book import YEAR_RECIPES, DocContext, fs, lit
 from .calendar import period_end, period_months
 from .issuer_books import budget_envelope, fx_rate
 from .tables import action_owner_and_due, change_mode, change_span, metric_fact, whole
-from .wording import lower_common, plural
+from .wording import article, lower_common, plural, verb
 
 TERMS_RECIPES = {"purchase_order"}
 """Genres whose general text may state payment terms against an invoice (an invoice states its own in its
 payment-terms block; a contract in its clauses)."""
 
 FILL = ("org", "topic", "topic2", "dept", "dept_lc", "year", "period", "item_kind", "item_kinds", "role", "noun",
-        "this_noun", "This_noun", "records", "currency", "month_year", "figures_basis")
-"""The placeholders ``_fill`` provides to every template it fills."""
+        "this_noun", "This_noun", "records", "currency", "month_year", "figures_basis",
+        "topic_is", "topic_was", "topic_remains", "a_item_kind")
+"""The placeholders ``_fill`` provides to every template it fills: ``topic_is``, ``topic_was``, ``topic_remains``
+are the verbs agreeing with ``{topic}`` as their subject ("recalls are measured"), ``a_item_kind`` the item kind
+with its article ("an audit area"), all from ``wording`` (inflect)."""
+AGREEING = {"topic_is": ("topic", "is"), "topic_was": ("topic", "was"), "topic_remains": ("topic", "remains"),
+            "subject_was": ("subject", "was")}
+"""Agreement placeholders: the verb each is and the placeholder whose phrase is its subject."""
 EXHIBIT = ("top", "low", "top_text", "low_text", "metric_lc")
 """What ``commentary`` adds for the sentence on a table's or chart's highest and lowest values."""
 
 Fill = template_type(*FILL)
-Subsection = template_type(*FILL, "subject", "Subject")
+Subsection = template_type(*FILL, "subject", "Subject", "subject_was")
 TableComment = template_type(*FILL, *EXHIBIT)
 ChartComment = template_type(*FILL, *EXHIBIT, "series")
 TotalComment = template_type("metric_lc", "total_text", "item_kinds")
@@ -140,6 +146,7 @@ class QaText(Entry):
     contact_reply: _says(words=("days",))
     deadline: _says("opens", "closes", "approver", words=("topic", "role"))
     reference: _says("ref", "version", "issued", "start", "end", words=("This_noun", "was", "covers", "issuer"))
+    reference_undated: _says("ref", "version", "issued", words=("This_noun", "was", "issuer"))
     envelope: _says("envelope")
     terms: _says("due", "days", "issued", "ref", words=("issuer", "counterparty"))
     action_titles: _pool(str)
@@ -239,11 +246,15 @@ def _fill(template: str, ctx: DocContext, rng: Rng, **extra: str) -> str:
     values = dict(org=ctx.issuer.name, topic=t1, topic2=t2, dept=dept, dept_lc=lower_common(dept),
                   year=ctx.focus[-4:], period=ctx.focus,  # a quarterly report's year is its quarter's
                   item_kind=d.item_kind, item_kinds=plural(d.item_kind), role=rng.choice(d.roles), noun=ctx.recipe.noun, this_noun=ctx.recipe.this_noun,
-                  This_noun=ctx.recipe.this_noun.capitalize(), records="record" if ctx.recipe.plural_noun else "records", currency=ctx.fmt.currency,
+                  This_noun=ctx.recipe.this_noun.capitalize(), records=verb(ctx.recipe.noun, "records"), currency=ctx.fmt.currency,
                   month_year=f"{ctx.anchor:%B %Y}",
                   figures_basis=f"Figures are stated in {ctx.fmt.currency} unless noted otherwise and may"
-                  if any(m.kind == "money" for m in d.metrics) else "Figures may")  # no currency where no money
+                  if any(m.kind == "money" for m in d.metrics) else "Figures may",  # no currency where no money
+                  a_item_kind=article(d.item_kind))
     values.update(extra)
+    for name, (subject, singular) in AGREEING.items():  # the verb agrees with the phrase filled in as its subject
+        if subject in values and name not in extra:
+            values[name] = verb(values[subject], singular)
     return template.format(**values)
 
 
@@ -397,7 +408,9 @@ _AUDITED: dict[int, Register] = {}
 
 
 def audited(ctx: DocContext) -> bool:
-    return AUDITED_BLOCK in ctx.recipe.genre_blocks
+    """Whether the document never calls its figures unaudited: it carries an independent auditor's report, or its
+    genre states no audit status (``standing.yaml``: an invoice, a policy)."""
+    return AUDITED_BLOCK in ctx.recipe.genre_blocks or not standing.allows(ctx, "audit_status")
 
 
 def _without_unaudited(pool: tuple[str, ...] | None) -> tuple[str, ...] | None:
@@ -663,14 +676,19 @@ def reference_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
     ref = b.ident(f"Reference number of {ctx.recipe.this_noun}", ref_v, scheme="reference", group=bid)
     version = b.text(f"Version of {ctx.recipe.this_noun}", ver_v, attribute="version", group=bid)
     issued = b.date(f"Issue date of {ctx.recipe.this_noun}", ctx.anchor, attribute="issue_date", group=bid)
-    f_start = b.date(f"Start of the period covered by {ctx.recipe.this_noun}", start, attribute="period_start",
-                     group=bid)
-    f_end = b.date(f"End of the period covered by {ctx.recipe.this_noun}", end, attribute="period_end", group=bid)
-    spans = _spans(QA_TEXT.reference, {"ref": fs(ref), "version": fs(version), "issued": fs(issued),
-                                       "start": fs(f_start), "end": fs(f_end)},
-                   This_noun=ctx.recipe.this_noun.capitalize(), was="were" if ctx.recipe.plural_noun else "was",
-                   covers="cover" if ctx.recipe.plural_noun else "covers", issuer=ctx.issuer.name)
-    envelope = budget_envelope(ctx)  # the board's envelope for the last full year (none without a money flow)
+    said = {"ref": fs(ref), "version": fs(version), "issued": fs(issued)}
+    template = QA_TEXT.reference_undated  # a genre that covers no period (minutes record a meeting) says none
+    if standing.allows(ctx, "period_covered"):
+        f_start = b.date(f"Start of the period covered by {ctx.recipe.this_noun}", start, attribute="period_start",
+                         group=bid)
+        f_end = b.date(f"End of the period covered by {ctx.recipe.this_noun}", end, attribute="period_end",
+                       group=bid)
+        said.update(start=fs(f_start), end=fs(f_end))
+        template = QA_TEXT.reference
+    spans = _spans(template, said, This_noun=ctx.recipe.this_noun.capitalize(), was=verb(ctx.recipe.noun, "was"),
+                   covers=verb(ctx.recipe.noun, "covers"), issuer=ctx.issuer.name)
+    # the board's envelope for the last full year (none without a money flow), in the genres that spend one
+    envelope = budget_envelope(ctx) if standing.allows(ctx, "envelope") else None
     if envelope is not None:
         val = b.money(f"Approved budget envelope stated in the {ctx.recipe.noun}", envelope[0],
                       decimals=0, attribute="budget_envelope", group=bid, query=envelope[1])
@@ -725,7 +743,7 @@ def action_list(ctx: DocContext, rng: Rng, max_items: int = 5) -> ListBlock:
 def footnote(ctx: DocContext, rng: Rng, marker: str) -> FootnoteBlock:
     bid = ctx.book.block_id()
     b = ctx.book
-    if ctx.fmt.currency == "USD" or rng.bernoulli(0.5):
+    if ctx.fmt.currency == "USD" or rng.bernoulli(0.5) or not standing.allows(ctx, "currency_note"):
         cut = ctx.remember("cutoff", lambda: ctx.day(-rng.integers(1, 20)))
         d = b.date("Cut-off date of the figures", cut, attribute="cutoff", group=bid)
         template = QA_TEXT.footnote_cutoff_audited if audited(ctx) else QA_TEXT.footnote_cutoff
@@ -749,7 +767,7 @@ def parties_paragraph(ctx: DocContext, rng: Rng) -> TextBlock:
                  group=bid)
     where = b.text(f"Registered address of {cp.name}", cp.attributes["full"], subject=cp.id,
                    attribute="registered_address", group=bid)
-    agree = {"is": "are", "concerns": "concern"} if ctx.recipe.plural_noun else {"is": "is", "concerns": "concerns"}
+    agree = {"is": verb(ctx.recipe.noun, "is"), "concerns": verb(ctx.recipe.noun, "concerns")}
     return TextBlock(id=bid, spans=_spans(QA_TEXT.parties, {"name": fs(name), "address": fs(where)}, **agree,
                                           This_noun=ctx.recipe.this_noun.capitalize(), issuer=ctx.issuer.name,
                                           role=cp.role))
@@ -799,7 +817,8 @@ def text_element(ctx: DocContext, rng: Rng, marker: str, room: float = 560.0):
     weights = [0.25, 0.2, 0.2, 0.2, 0.0 if ctx.recipe.genre_class == "transactional" else 0.15,  # a claim or an
                0.35 if ctx.recipe.slug in TERMS_RECIPES else 0.0, 0.12]  # invoice has no "figures are unaudited" note
     said: set[str] = ctx.remember("once_said", set)  # a document states its contact, reference and terms once
-    unwritten = register(ctx).unwritten
+    unwritten = register(ctx).unwritten | {k for k, rule in (("deadline", "review_window"), ("actions", "actions"))
+                                            if not standing.allows(ctx, rule)}  # standing text of other genres
     weights = [0.0 if k in said or k in unwritten or k == "actions" and len(unlisted_actions(ctx)) < 2 else w
                for k, w in zip(kinds, weights, strict=True)]
     kind = rng.choice(kinds, p=weights)

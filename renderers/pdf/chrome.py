@@ -21,6 +21,9 @@ class DocInfo:
     address: str
     logo_seed: int
     reference: str
+    confidential: bool = True
+    """Whether the document is marked confidential: a layout's confidentiality footer draws its line only then
+    (without it, the footer's page number alone)."""
 
 
 def fit_text(text: str, font: str, size: float, width: float) -> str:
@@ -139,17 +142,20 @@ def draw_footer(ctx: DrawCtx, theme: Theme, info: DocInfo, page_no: int, total: 
     size = 7.4
     page = f"Page {page_no} of {total}"
     conf = "CONFIDENTIAL \u2014 internal use only. Do not distribute without authorisation."
-    if lay.footer in ("ruled_page_number", "page_number_confidentiality", "document_reference"):
+    footer = lay.footer
+    if not info.confidential and footer in ("confidentiality", "page_number_confidentiality"):
+        footer = "page_number"  # the layout's place for the mark stays empty on a document not marked so
+    if footer in ("ruled_page_number", "page_number_confidentiality", "document_reference"):
         ctx.hline(x0, x1, fy, t.rule, 0.6)
     base = fy + 12
-    if lay.footer == "page_number":
+    if footer == "page_number":
         ctx.text(page, (x0 + x1) / 2, base, t.body, size, t.muted, anchor="middle")
-    elif lay.footer == "ruled_page_number":
+    elif footer == "ruled_page_number":
         ctx.text(str(page_no), x1, base, t.bold, size + 0.6, t.primary, anchor="end")
         ctx.text(fit_text(info.title, t.body, size, x1 - x0 - 60), x0, base, t.body, size, t.muted)
-    elif lay.footer == "confidentiality":
+    elif footer == "confidentiality":
         ctx.text(conf, (x0 + x1) / 2, base, t.bold, size, "#a01818", anchor="middle")
-    elif lay.footer == "page_number_confidentiality":
+    elif footer == "page_number_confidentiality":
         ctx.text(fit_text(conf, t.bold, size, x1 - x0 - 90), x0, base, t.bold, size, "#a01818")
         ctx.text(page, x1, base, t.body, size, t.muted, anchor="end")
         ctx.text(info.organisation, x0, base + 10, t.body, size - 0.8, t.muted)

@@ -58,7 +58,7 @@ def doc_info(doc: DocumentIR) -> DocInfo:
         f"Tel. +1 ({rng.integers(200, 990)}) 555-{rng.integers(1000, 9999)}"
     return DocInfo(doc_id=doc.doc_id, title=doc.title, organisation=name, address=f"{street}\n{locality}\n{phone}",
                    logo_seed=Rng(doc.seed, doc.seed_path).fork("logo").child_seed() % (2**31),
-                   reference=doc.reference or doc.doc_id.upper())
+                   reference=doc.reference or doc.doc_id.upper(), confidential=doc.confidential)
 
 
 _STREETS = ("Harbour Street", "Market Square", "Innovation Drive", "King's Road", "Riverside Avenue", "Main Street",

@@ -128,3 +128,87 @@ def test_a_section_started_below_the_last_sections_spill_draws_its_own_content()
     from synthdocqa.ir.spec import reference_spec
 
     assert empty_sections(plan_document(reference_spec(seed=5353), 86)) == []
+
+
+# ------------------------------------------------------------------ standing text belongs to its genre
+
+def _standing_planted(monkeypatch, recipe: str, kind: str, seeds=range(40, 160)):
+    """A document of ``recipe`` clean under the lint, then planned again with the generator let write standing
+    text ``kind`` (every other kind as ``standing.yaml`` says): the first seed where it writes one."""
+    from synthdocqa.corpus.views.genre_lint import standing_kinds
+    from synthdocqa.generation.content import standing
+
+    real = standing.allows
+    for seed in seeds:
+        spec = demo_spec(seed=seed, n_docs=1).model_copy(update={"recipes": [recipe], "domains": None})
+        clean = plan_document(spec, 0)
+        assert _checks(clean) == [], (seed, _checks(clean))
+        with monkeypatch.context() as m:
+            m.setattr(standing, "allows", lambda ctx, k: k == kind or real(ctx, k))
+            doc = plan_document(spec, 0)
+        if any(k == kind for k, _, _ in standing_kinds(doc)):
+            return doc
+    raise AssertionError(f"no {recipe} of seeds {seeds} wrote {kind}")
+
+
+@pytest.mark.parametrize(("recipe", "kind", "says"), [
+    ("invoice", "review_window", "The review window for"),  # and who approves late submissions
+    ("expense_claim", "actions", None),  # "Actions arising: ..."
+    ("board_minutes", "period_covered", "the period"),  # "these minutes ... cover the period 6 Sep 2023 to ..."
+    ("board_minutes", "envelope", "The approved envelope"),
+    ("board_minutes", "currency_note", "translated at"),  # an exchange rate though no other currency appears
+    ("invoice", "confidentiality", None),  # "CONFIDENTIAL - internal use only" in the footer
+])
+def test_misplaced_standing_text_fails(monkeypatch, recipe, kind, says):
+    doc = _standing_planted(monkeypatch, recipe, kind)
+    problems = genre_problems(doc.doc_id, doc)
+    assert {p.check for p in problems} == {"misplaced_standing"}
+    assert all(kind.replace("_", " ") in p.detail for p in problems), [p.detail for p in problems]
+    if says is not None:
+        text = " ".join(s.text for _, b in doc.blocks() for s in getattr(b, "spans", None) or [])
+        assert says in text
+    if kind == "confidentiality":
+        assert doc.confidential
+
+
+def test_standing_text_allowed_in_its_genre():
+    """What the lint fails in one genre it accepts in another: an exchange-rate note in an annual report, the
+    period covered by a quarterly report, an action list in minutes, confidential minutes."""
+    from synthdocqa.generation.content.standing import recipe_allows
+
+    assert recipe_allows("annual_report", "currency_note") and recipe_allows("quarterly_report", "period_covered")
+    assert recipe_allows("board_minutes", "actions") and recipe_allows("board_minutes", "confidentiality")
+    assert not recipe_allows("board_minutes", "currency_note")
+    assert recipe_allows("board_minutes", "currency_note", foreign_currency=True)
+    assert not recipe_allows("invoice", "confidentiality") and not recipe_allows("invoice", "review_window")
+    assert not recipe_allows("expense_claim", "actions") and not recipe_allows("board_minutes", "envelope")
+
+
+def test_an_issuer_marks_all_or_none_of_its_internal_papers_confidential():
+    """The confidentiality mark is a house rule: drawn once per issuer, the same in each of its documents of a
+    genre that may carry it; some issuers mark, some do not."""
+    marks: dict[str, set[bool]] = {}
+    for seed in range(40, 52):
+        spec = demo_spec(seed=seed, n_docs=4).model_copy(update={"recipes": ["audit_memo"], "domains": None,
+                                                                 "docs_per_issuer": 2})
+        for i in range(4):
+            doc = plan_document(spec, i)
+            issuer = next(e.name for e in doc.entities if e.kind == "organisation")
+            marks.setdefault(f"{seed}:{issuer}", set()).add(doc.confidential)
+    assert all(len(v) == 1 for v in marks.values()), marks
+    assert {True, False} == {next(iter(v)) for v in marks.values()}
+
+
+def test_a_paid_stamp_on_minutes_fails():
+    """A stamp's word is one its genre carries (``standing.yaml`` stamps): planted, a PAID stamp on minutes."""
+    from synthdocqa.ir.blocks import AnnotationBlock
+
+    doc = _doc("board_minutes", 8)
+    assert _checks(doc) == []
+    page = doc.pages[0]
+    for word, bad in (("FILED", False), ("PAID", True)):
+        stamp = AnnotationBlock(id="b9999", kind="stamp", spans=[{"text": f"{word} ", "fact_ids": []}], rotation=3.0,
+                                color="#b00020")
+        planted = doc.model_copy(update={"pages": [page.model_copy(update={"blocks": [*page.blocks, stamp]}),
+                                                   *doc.pages[1:]]})
+        assert (_checks(planted) == ["misplaced_standing"]) is bad, word

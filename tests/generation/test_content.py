@@ -168,7 +168,7 @@ def test_annotations_own_facts_and_highlight_needs_a_target():
 
 
 def test_prose_is_business_text_with_embedded_fact_spans():
-    ctx = make_ctx(recipe="invoice")
+    ctx = make_ctx(recipe="project_status_report")  # a genre whose standing text includes action lists
     seen = set()
     for seed in range(80):
         block = prose.text_element(ctx, Rng(seed, ["text"]), "1")

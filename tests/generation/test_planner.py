@@ -118,6 +118,7 @@ def test_reference_element_mix_and_page_fit():
             continue
         # 0.07: narrative pages now fill with paragraphs of figures written only where they fit (issue 51), and a
         # figure, the tallest exhibit, is the one most often carried past a full page: 0.285 against 0.353 here
+        # (0.268 over 16 documents of this spec before issue 51: the share has sat at the edge)
         assert mix[element] / total == pytest.approx(target / no_forms, abs=0.07), (element, mix)
     assert len(recipes) >= 3  # long genres only: a reference document is ~44 pages
 

@@ -262,4 +262,9 @@ def test_research_reports_write_no_action_list_or_review_window(monkeypatch):
     assert written(5) == [] and written(6) == [] and written(7) == []
     research = prose.REGISTERS["research_report"]
     monkeypatch.setitem(prose.REGISTERS, "research_report", dataclasses.replace(research, unwritten=frozenset()))
+    assert written(5) + written(6) + written(7) == []  # standing.yaml does not give them to the genre either
+    from synthdocqa.generation.content import standing
+
+    real = standing.allows
+    monkeypatch.setattr(standing, "allows", lambda ctx, k: k in ("actions", "review_window") or real(ctx, k))
     assert written(5) + written(6) + written(7)

@@ -38,7 +38,7 @@ from ..calendar import period_end
 from ..names import SURNAMES, address, email_for, unused_person_name
 from ..repeats import body_rows
 from ..tables import metric_fact, printed_tables, unit_note, whole
-from ..wording import lower_common, plural
+from ..wording import for_count, lower_common, plural
 from . import Builder
 from .accounts import (
     BS_LINES,
@@ -949,7 +949,7 @@ def build_esg_targets(ctx: DocContext, rng: Rng) -> list[Block]:
     if good:  # a count of none would count nothing (a derivation counts its operands)
         k = _count(ctx, f"Number of sustainability targets on track or achieved in {y1}", good, ref_bid,
                    "targets_on_track")
-        spans += [fs(k), lit(" of the "), fs(n), lit(f" targets {'was' if len(good) == 1 else 'were'} on track or "
+        spans += [fs(k), lit(" of the "), fs(n), lit(f" targets {for_count(len(good), 'was')} on track or "
                                                        f"achieved in {y1}.")]
     else:
         spans += [lit("none of the "), fs(n), lit(f" targets was on track in {y1}.")]
@@ -1044,7 +1044,7 @@ def build_kpi_tiles(ctx: DocContext, rng: Rng) -> list[Block]:
     text = TextBlock(id=ref_bid, spans=[
         lit(f"In {ref}, Green means on or better than target, Amber adverse by no more than "), fs(tol),
         lit(" of target and Red further adverse; "), fs(k), lit(" of the "), fs(n),
-        lit(f" KPIs {'is' if k.value.value == 1 else 'are'} {status} for {period}.")])
+        lit(f" KPIs {for_count(k.value.value, 'is')} {status} for {period}.")])
     return [table, text]
 
 
@@ -1126,7 +1126,7 @@ def build_large_claims(ctx: DocContext, rng: Rng) -> list[Block]:
     if settled:
         k = _count(ctx, f"Number of the large claims listed at {when} that are settled", settled, ref_bid,
                    "settled_claims")
-        spans += [lit("; "), fs(k), lit(f" {'has' if len(settled) == 1 else 'have'} been settled in full.")]
+        spans += [lit("; "), fs(k), lit(f" {for_count(len(settled), 'has')} been settled in full.")]
     else:
         spans.append(lit("; none has been settled yet."))
     return [table, TextBlock(id=ref_bid, spans=spans)]
@@ -1309,10 +1309,10 @@ def build_milestones(ctx: DocContext, rng: Rng) -> list[Block]:
     k = _count(ctx, "Number of programme milestones complete", done, ref_bid, "milestones_complete")
     late = [s for s in statuses if s.value.value == "Late"]
     spans = [lit(f"{ref} compares each milestone with its baseline: "), fs(k), lit(" of the "), fs(n),
-             lit(f" milestones {'is' if len(done) == 1 else 'are'} complete")]
+             lit(f" milestones {for_count(len(done), 'is')} complete")]
     if late:
         kl = _count(ctx, "Number of programme milestones forecast late", late, ref_bid, "milestones_late")
-        spans += [lit(", and "), fs(kl), lit(f" {'is' if len(late) == 1 else 'are'} forecast late.")]
+        spans += [lit(", and "), fs(kl), lit(f" {for_count(len(late), 'is')} forecast late.")]
     else:
         spans.append(lit(", and none is forecast late."))
     return [table, TextBlock(id=ref_bid, spans=spans)]

@@ -56,7 +56,7 @@ from ..issuer_books import authority_limit, delegation, line_kind, line_quantity
 from ..names import address as postal_address
 from ..repeats import body_rows
 from ..tables import line_captions, line_groups, printed_tables
-from ..wording import lower_common
+from ..wording import for_count, lower_common
 from . import Builder
 
 US_SALES_TAX = {ct.name: ct.sales_tax for c in conventions.countries().values() for ct in c.cities
@@ -705,7 +705,7 @@ def _items_delivered(descriptions: list[str]) -> str:
     if len(descriptions) == 2:
         return f"{descriptions[0]}; {descriptions[1]}"
     rest = len(descriptions) - 2
-    return f"{descriptions[0]}; {descriptions[1]} and {rest} other line{'s' if rest > 1 else ''}"
+    return f"{descriptions[0]}; {descriptions[1]} and {rest} other {for_count(rest, 'line')}"
 
 
 def build_delivery_schedule(ctx: DocContext, rng: Rng) -> list[Block]:

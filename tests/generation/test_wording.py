@@ -1,0 +1,119 @@
+"""Wording from ``inflect`` (``generation.content.wording``): plurals, articles, number words and agreement on
+the catalogue's own phrases, and the prose templates' agreeing words (a plural topic takes a plural verb)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from synthdocqa.generation.content import prose
+from synthdocqa.generation.content.wording import article, is_plural, number_words, plural, verb
+from synthdocqa.generation.domains import DOMAINS, RECIPES
+
+
+def _domains():
+    return list(DOMAINS.values()) if isinstance(DOMAINS, dict) else list(DOMAINS)
+
+
+@pytest.mark.parametrize(("word", "expected"), [
+    ("lane", "lanes"), ("category", "categories"), ("processing activity", "processing activities"),
+    ("line of business", "lines of business"), ("action no.", "action numbers"),
+    ("decision requested", "decisions requested"), ("value for money", "values for money"),
+    ("audit area", "audit areas"), ("branch", "branches"), ("recalls", "recalls"),
+])
+def test_plural(word, expected):
+    assert plural(word) == expected
+
+
+def test_every_item_kind_takes_its_plural():
+    """The rows of every domain pluralise as English does (the hand rules gave the same on every item kind)."""
+    for d in _domains():
+        p = plural(d.item_kind)
+        assert p != d.item_kind and is_plural(p) and not is_plural(d.item_kind), d.item_kind
+
+
+@pytest.mark.parametrize(("phrase", "plural_"), [
+    ("recalls", True), ("international transfers", True), ("like-for-like sales", True), ("minutes", True),
+    ("lines of business", True), ("patch compliance", False), ("logistics", False), ("analysis", False),
+    ("status", False), ("business continuity", False), ("claims handling", False), ("news", False),
+])
+def test_is_plural(phrase, plural_):
+    assert is_plural(phrase) is plural_
+
+
+def test_verbs_agree():
+    assert [verb("recalls", v) for v in ("is", "was", "has", "remains", "records")] == \
+        ["are", "were", "have", "remain", "record"]
+    assert [verb("patch compliance", v) for v in ("is", "was", "remains")] == ["is", "was", "remains"]
+    assert [r.slug for r in RECIPES if r.plural_noun] == ["board_minutes"]  # "these minutes are"
+
+
+def test_articles_and_number_words():
+    assert article("audit area") == "an audit area"
+    assert article("control area") == "a control area"
+    assert article("hour") == "an hour" and article("user") == "a user"
+    assert number_words(21) == "twenty-one"
+
+
+class _Ctx:
+    """The least of a document context ``prose._fill`` reads."""
+
+    def __init__(self, domain, recipe):
+        from types import SimpleNamespace
+
+        self.domain = domain
+        self.recipe = recipe
+        self.issuer = SimpleNamespace(name="Acme Ltd")
+        self.focus = "FY2024"
+        self.fmt = SimpleNamespace(currency="EUR")
+        import datetime as dt
+
+        self.anchor = dt.date(2024, 5, 1)
+
+
+class _Rng:
+    def __init__(self, topics):
+        self.topics = topics
+
+    def sample(self, seq, k):
+        return list(self.topics[:k])
+
+    def choice(self, seq):
+        return seq[0]
+
+
+def test_filled_templates_agree_with_a_plural_topic():
+    """Every report, minutes and research template filled with a plural topic ("recalls") says "recalls are",
+    never "recalls is"; with a singular one "patch compliance is" (planted: the old fill gives the slip)."""
+    from synthdocqa.corpus.views.wording_lint import agreement_slips, article_slips
+    from synthdocqa.generation.domains import get_domain, get_recipe
+
+    d = get_domain("automotive")
+    d_plural = dataclasses.replace(d, topics=("recalls", "international transfers"), item_kind="audit area")
+    pools = [*prose.OPENERS, *prose.OPENERS_MORE, *prose.INTERPRETATIONS, *prose.INTERPRETATIONS_MORE,
+             *prose.MINUTES_OPENERS, *prose.MINUTES_REMARKS, *prose.MINUTES_DISCUSSION, *prose.RESEARCH_OPENERS,
+             *prose.RESEARCH_REMARKS, *prose.RESEARCH_DISCUSSION]
+    ctx = _Ctx(d_plural, get_recipe("quarterly_report"))
+    said = [prose._fill(t, ctx, _Rng(["recalls", "international transfers"])) for t in pools]
+    said += [prose._fill(t, ctx, _Rng(["recalls", "international transfers"]), subject="recalls", Subject="Recalls")
+             for t in prose.SUBSECTION_OPENERS]
+    phrases = {"recalls", "international transfers", "audit area", "audit areas"}
+    assert [s for s in said if agreement_slips(s, phrases) or article_slips(s)] == []
+    assert any("recalls are measured" in s for s in said) and any("Recalls were reviewed" in s for s in said)
+    assert any("an audit area" in s for s in said)
+    # planted: the verbs filled as for a singular topic
+    slipped = [prose._fill(t, ctx, _Rng(["recalls", "international transfers"]), topic_is="is", topic_was="was",
+                           topic_remains="remains") for t in prose.INTERPRETATIONS + prose.INTERPRETATIONS_MORE]
+    assert {"recalls is"} <= {x for s in slipped for x in agreement_slips(s, phrases)}
+
+
+@pytest.mark.parametrize(("word", "expected"), [
+    ("ARPU", "ARPUs"), ("Delivery", "Deliveries"), ("Dock-to-stock time", "Dock-to-stock times"),
+    ("Assets under management", "Assets under management"), ("Spend to date", "Spends to date"),
+    ("Cargo carried", "Cargoes carried"), ("Passengers", "Passengers"),
+])
+def test_plural_of_measure_names(word, expected):
+    """Where inflect alone errs on the catalogue's measure names (an acronym, a capitalised word, a hyphenated
+    compound, a plural head before a preposition), ``plural`` keeps English."""
+    assert plural(word) == expected
