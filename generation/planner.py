@@ -1019,7 +1019,7 @@ def _discuss(doc: _Doc, run: _Run, page: _Page, block: TableBlock | FigureBlock,
     page.blocks.append(c)
     page.room -= block_height(c)
     for k, (_, size, stream) in enumerate(owed):
-        if not any(_place_fresh(doc, page, lambda: prose.reflection(ctx, stream.fork("here", n), n, metric))
+        if not any(_place_fresh(doc, page, lambda s=stream, n=n: prose.reflection(ctx, s.fork("here", n), n, metric))
                    for n in dict.fromkeys((size, 2))):  # shorter where the page has less room, else the next page
             run.owed += [] if no_next else owed[k:]
             break
@@ -1110,7 +1110,7 @@ def _fill_foot(doc: _Doc, run: _Run, page: _Page, closed: bool) -> None:
             break
         n = page.ps.integers(3, 6)
         page.room += slack
-        placed = _place_fresh(doc, page, lambda: prose.reflection(doc.ctx, page.ps, n))
+        placed = _place_fresh(doc, page, lambda n=n: prose.reflection(doc.ctx, page.ps, n))
         page.room -= slack
         if not placed:
             break

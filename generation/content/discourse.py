@@ -23,8 +23,8 @@ from pydantic import BeforeValidator, Field
 
 from synthdocqa.generation.catalogue import Entry, load
 from synthdocqa.generation.catalogue import template as template_type
-from synthdocqa.ir.blocks import Span, TextBlock
 from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS
+from synthdocqa.ir.blocks import Span, TextBlock
 from synthdocqa.ir.facts import Derivation, Fact
 from synthdocqa.ir.rng import Rng
 
@@ -94,6 +94,7 @@ class Plans(Entry):
 
 
 class DiscourseText(Entry):
+    participles: frozenset[str]
     plans: Plans
     registers: dict[str, RegisterText]
 
@@ -130,9 +131,19 @@ def _with_unit(f: Fact, metric) -> list[Span]:
     return [fs(f)] + ([lit(unit)] if unit else [])
 
 
-def _pick(ctx: DocContext, rng: Rng, pool: tuple[str, ...]) -> str:
+def participle(measure: str) -> bool:
+    """Whether a measure's name ends in a participle ("exceptions found", "claims paid"): it is not said as
+    "<measure> of <value>"."""
+    last = measure.rsplit(" ", 1)[-1].lower()
+    return " " in measure and (last.endswith("ed") or last in TEXT.participles)
+
+
+def _pick(ctx: DocContext, rng: Rng, pool: tuple[str, ...], measure: str = "") -> str:
     """A template of ``pool`` the document has used least (drawn among those): a skeleton is said a second time
-    only once every other of the move has been said, and so on."""
+    only once every other of the move has been said, and so on. For a ``measure`` named with a participle, the
+    templates that say "<measure> of <value>" are left out where others remain."""
+    if measure and participle(measure):
+        pool = tuple(t for t in pool if "{metric_lc} of {" not in t) or pool
     used: dict[str, int] = ctx.remember(("discourse_used", pool[0]), dict)
     least = min(used.get(t, 0) for t in pool)
     t = rng.choice([t for t in pool if used.get(t, 0) == least])
@@ -310,7 +321,7 @@ def _movement(ctx: DocContext, rng: Rng, text: RegisterText, subject, n: int, bi
 
     def happened() -> list[Span]:
         made.append(_fact(ctx, m, item, p1, bid))
-        return sentence(_pick(ctx, rng, text.happened), {"v1": _with_unit(made[0], m)}, words)
+        return sentence(_pick(ctx, rng, text.happened, m.name), {"v1": _with_unit(made[0], m)}, words)
 
     if not _say(ctx, out, happened):  # the paragraph's figure: kept with its sentence, or the paragraph goes
         return []
@@ -371,7 +382,7 @@ def _pair(ctx: DocContext, rng: Rng, text: RegisterText, subject, n: int, bid: s
     words = {**_words(ctx, rng, m, a, p0, p1), "item2": b}
     out: list[list[Span]] = []
     fa, fb = _fact(ctx, m, a, p1, bid), _fact(ctx, m, b, p1, bid)
-    if not _say(ctx, out, lambda: sentence(_pick(ctx, rng, text.pair), {"v1": _with_unit(fa, m),
+    if not _say(ctx, out, lambda: sentence(_pick(ctx, rng, text.pair, m.name), {"v1": _with_unit(fa, m),
                                                                          "v2": _with_unit(fb, m)}, words)):
         return []
     label = f"Difference in {lower_common(m.name)} between {a} and {b} in {p1}"
@@ -405,7 +416,7 @@ def _trend(ctx: DocContext, rng: Rng, text: RegisterText, subject, n: int, bid: 
     words = {**_words(ctx, rng, m, item, quarters[0], quarters[-1]), "q_first": quarters[0], "q_last": quarters[-1]}
     out: list[list[Span]] = []
     facts = [_fact(ctx, m, item, q, bid) for q in quarters]
-    if not _say(ctx, out, lambda: sentence(_pick(ctx, rng, text.trend),
+    if not _say(ctx, out, lambda: sentence(_pick(ctx, rng, text.trend, m.name),
                                            {f"q{k + 1}": _with_unit(f, m) for k, f in enumerate(facts)}, words)):
         return []
     if len(out) < n:

@@ -14,7 +14,6 @@ import datetime as dt
 import re
 from dataclasses import dataclass, replace
 from decimal import Decimal
-from string import Formatter
 from typing import Annotated
 
 from pydantic import Field, model_validator
@@ -221,22 +220,7 @@ QA_TEXT = TEXT.qa_text
 def _spans(sentence: str, facts: dict[str, Span], **words: object) -> list[Span]:
     """``sentence`` (a ``QaText`` template) as spans: each fact placeholder its fact's span, the words between
     them literal text (the catalogue checked that every fact is printed once)."""
-    out: list[Span] = []
-    text = ""
-    for literal, name, _, _ in Formatter().parse(sentence):
-        text += literal
-        if name is None:
-            continue
-        if name in facts:
-            if text:
-                out.append(lit(text))
-                text = ""
-            out.append(facts[name])
-        else:
-            text += str(words[name])
-    if text:
-        out.append(lit(text))
-    return out
+    return discourse.sentence(sentence, {name: [span] for name, span in facts.items()}, words)
 
 
 def _fill(template: str, ctx: DocContext, rng: Rng, **extra: str) -> str:

@@ -58,7 +58,7 @@ def test_planted_one_subject_repeats_itself(monkeypatch):
     monkeypatch.setattr(discourse, "KINDS", {"movement": 1.0, "pair": 0.0, "trend": 0.0, "ranking": 0.0})
     monkeypatch.setattr(discourse, "_movement_subject", one_subject)
     monkeypatch.setattr(discourse, "_say", say)
-    monkeypatch.setattr(discourse, "_pick", lambda ctx, rng, pool: pool[0])
+    monkeypatch.setattr(discourse, "_pick", lambda ctx, rng, pool, measure="": pool[0])
     assert _distinct("annual_report", 40, 5) < 0.95  # against >= 0.99 unplanted
 
 
