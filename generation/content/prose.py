@@ -259,6 +259,8 @@ def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
     reg = register(ctx)
     own_section = (reg.sections or {}).get(ctx.memo.get("heading", ""))
     pool = own_section or reg.openers
+    single = tuple(t for t in pool if ". " not in t)  # one framing sentence, not two: the figures say the rest
+    pool = single or pool
     fresh = [t for t in pool if t not in ctx.remember(("used_templates", pool[0]), set)]
     picks = _fresh(ctx, rng, pool, 1) if fresh else []  # once every framing sentence is said, the figures alone
     said: set[str] = ctx.remember("own_openers", set)  # a genre's own opening is said once a document
@@ -274,8 +276,7 @@ def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
         found = finding(ctx, bid, FINDINGS[ctx.recipe.slug][heading], heading.lower())
         if found:
             return TextBlock(id=bid, spans=[*([lit(first + " ")] if first else []), *found], running=True)
-    facts = discourse.sentences(ctx, rng, max(2, n_sentences - 1) if not first else n_sentences - 1, None, bid,
-                                item.get("role")) if n_sentences > 1 or not first else []
+    facts = discourse.sentences(ctx, rng, max(2, n_sentences - 1), None, bid, item.get("role"))
     if not first and not facts:  # nothing left to frame or to state: the register's general remarks
         return TextBlock(id=bid, spans=[lit(" ".join(remarks(ctx, rng, n_sentences, reg.reflections)))], running=True)
     return TextBlock(id=bid, spans=[*([lit(first + (" " if facts else ""))] if first else []), *facts], running=True)
@@ -791,8 +792,9 @@ def standing_text(ctx: DocContext, rng: Rng, kind: str) -> TextBlock:
     return TextBlock(id=ctx.book.block_id(), spans=[lit(said)])
 
 
-ONCE_A_DOCUMENT = frozenset({"contact", "reference", "terms"})
-"""Paragraphs a document states once (who to ask, its own reference and period, its payment terms)."""
+ONCE_A_DOCUMENT = frozenset({"contact", "reference", "terms", "deadline"})
+"""Paragraphs a document states once (who to ask, its own reference and period, its payment terms, its one review
+window: a second would print the same window and approver again)."""
 
 
 def text_element(ctx: DocContext, rng: Rng, marker: str, room: float = 560.0):
