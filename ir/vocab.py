@@ -149,7 +149,7 @@ ChildStreamName = Literal[
     # generation: one document's plan and its QA
     "address", "block", "brief", "calendar", "cast", "country", "device", "dynamics", "format", "gen", "higher",
     "entry", "org", "pair", "person", "phone", "phrase", "places", "q", "qa", "recipe", "structure", "style", "tier",
-    "timing", "title", "w", "world", "quarter", "revenue", "page", "page_quantiles", "section", "appendix", "grammar", "genre", "locate",
+    "timing", "title", "world", "quarter", "revenue", "page", "page_quantiles", "section", "appendix", "grammar", "genre", "locate",
     # generation: the genre blocks
     "attestation_period", "checklist", "claims", "controls", "findings", "incident", "inspection_date", "inspector", "project",
     "risk_register", "statements", "emissions", "milestones", "report_date", "scope",
@@ -158,6 +158,8 @@ ChildStreamName = Literal[
     "registers", "score", "scoring", "segments", "targets", "vendor", "weights", "year",
     # generation: an issuer's house rules (which standing text its documents carry: catalogue/standing.yaml)
     "house_rule",
+    # generation: the running text planned from the world (generation.content.discourse, planner._discuss)
+    "periods", "said", "owed", "here",
     # renderers: layout library and page furniture
     "arrangement", "footer", "header", "init", "layout", "letterhead", "logo", "order", "slots", "texts",
     # degradations: the scan of a page, stage by stage

@@ -23,7 +23,7 @@ from pydantic import BeforeValidator, Field
 
 from synthdocqa.generation.catalogue import Entry, load
 from synthdocqa.generation.catalogue import template as template_type
-from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS
+from synthdocqa.ir.arithmetic_rules import PERCENTAGE_POINTS, unit_for_count
 from synthdocqa.ir.blocks import Span, TextBlock
 from synthdocqa.ir.facts import Derivation, Fact
 from synthdocqa.ir.rng import Rng
@@ -126,6 +126,8 @@ def _with_unit(f: Fact, metric) -> list[Span]:
         return [fs(f), lit(" percentage points")]
     said = with_unit(f)
     unit = said[len(f.text):]
+    if unit and f.text.lstrip("+-") == "1" and getattr(v, "unit", ""):  # "a change of 1 point", but "1.0 points"
+        unit = " " + unit_for_count(v.unit, 1.0)
     if unit and unit.strip().lower() in metric.name.lower():  # "deviations of 3", not "of 3 deviations" twice
         return [fs(f)]
     return [fs(f)] + ([lit(unit)] if unit else [])
