@@ -288,12 +288,11 @@ def _place_owed(doc: _Doc, run: _Run, blocks: list) -> None:
     """The paragraphs of figures owed to the last page's exhibit (``_Run.owed``), written here where they fit."""
     for metric, n, rng in run.owed:
         for size in dict.fromkeys((n, 2)):
-            point = doc.ctx.checkpoint()
-            t = prose.reflection(doc.ctx, rng.fork("owed", size), size, metric)
-            if block_height(t) <= PAGE_BUDGET - sum(block_height(b) for b in blocks):
+            t = _written_if_fits(doc, lambda s=size, r=rng, m=metric: prose.reflection(doc.ctx, r.fork("owed", s), s, m),
+                                 PAGE_BUDGET - sum(block_height(b) for b in blocks))
+            if t is not None:
                 blocks.append(t)
                 break
-            doc.ctx.rollback(point)
     run.owed = []
 
 
@@ -1025,13 +1024,21 @@ def _discuss(doc: _Doc, run: _Run, page: _Page, block: TableBlock | FigureBlock,
             break
 
 
-def _place_fresh(doc: _Doc, page: _Page, make) -> bool:
-    """Place the paragraph ``make()`` builds on the page if it fits; if not, forget it (its facts, block id and
-    world entries: ``DocContext.rollback``), since a paragraph of facts is never held over or cut."""
+def _written_if_fits(doc: _Doc, make, room: float):
+    """The paragraph ``make()`` builds if it fits ``room``; if not, None, and it is forgotten (its facts, block id
+    and world entries: ``DocContext.rollback``), since a paragraph of facts is never held over or cut."""
     point = doc.ctx.checkpoint()
     t = make()
-    if block_height(t) > page.room:
+    if block_height(t) > room:
         doc.ctx.rollback(point)
+        return None
+    return t
+
+
+def _place_fresh(doc: _Doc, page: _Page, make) -> bool:
+    """Place the paragraph ``make()`` builds on the page if it fits (``_written_if_fits``)."""
+    t = _written_if_fits(doc, make, page.room)
+    if t is None:
         return False
     page.blocks.append(t)
     page.room -= block_height(t)

@@ -348,8 +348,8 @@ def _movement(ctx: DocContext, rng: Rng, text: RegisterText, subject, n: int, bi
 
     def cause() -> list[Span]:
         g1, g0 = _fact(ctx, driver, item, p1, bid), _fact(ctx, driver, item, p0, bid)
-        if not (_amount(g0) and _amount(g1)):
-            return []
+        if not (_amount(g0) and _amount(g1)) or _amount(g0) == _amount(g1):  # a driver that did not move explains
+            return []  # nothing ("went from 6 to 6")
         return sentence(_pick(ctx, rng, text.cause), {"d0": _with_unit(g0, driver), "d1": _with_unit(g1, driver)},
                         {**words, "driver_lc": lower_common(driver.name)})
 
