@@ -21,6 +21,9 @@ PREPOSITIONS = frozenset({"of", "in", "on", "under", "to", "for", "at", "per", "
 """The prepositions after a phrase's head ("lines of business", "policies in force", "spend to date")."""
 PLURAL_HEADS = frozenset({"minutes", "data", "people", "staff"})
 """Heads plural without an ``-s`` plural ``inflect`` can undo ("these minutes are", "the data are")."""
+PARTICIPLES = frozenset({"sold", "spent", "paid", "held", "made", "taken", "given", "won", "lost", "built", "run",
+                         "drawn", "found", "done", "seen", "shown", "kept", "sent", "brought", "bought"})
+"""Irregular past participles that follow a noun ("units sold"); regular ones end in ``-ed``."""
 SINGULAR_HEADS = frozenset({"news", "series", "species", "means", "lens", "gas", "bias"})
 """Heads in ``-s`` that take a singular verb (``inflect`` would strip their ``-s``)."""
 
@@ -45,6 +48,8 @@ def is_plural(phrase: str) -> bool:
         return False
     cut = next((i for i, w in enumerate(words) if i and w.lower() in PREPOSITIONS), len(words))
     head = words[cut - 1].lower()  # "lines of business", "policies in force": the word before the preposition
+    if cut >= 2 and (head.endswith("ed") or head in PARTICIPLES):
+        head = words[cut - 2].lower()  # "funds raised", "units sold": the noun before its participle
     if head in PLURAL_HEADS:
         return True
     if head in SINGULAR_HEADS or head.endswith(("ss", "us", "is", "ics")):  # "analysis", "logistics" (a field)

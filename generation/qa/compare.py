@@ -4,6 +4,7 @@ that pass a condition), and yes/no checks of a stated value."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -296,6 +297,13 @@ HIGHER = ("Is the {m} of {a} higher than that of {b} in {where}?", "In {where}, 
           "According to {where}, is {a} above {b} in {m}?", "Does {a} exceed {b} on {m} in {where}?")
 
 
+def unit_once(d: str, value: str) -> str:
+    """``d`` without its trailing "in <unit>" when the stated value carries that unit ("Is the change in
+    conversion rate 0.16 percentage points?", not "... in percentage points 0.16 percentage points?")."""
+    head, _, unit = d.rpartition(" in ")
+    return head if head and re.fullmatch(r"[a-z][a-z ]+", unit) and value.endswith(unit) else d
+
+
 def boolean(ctx: QAContext, b: Block, rng: Rng) -> Draft | None:
     """A checkbox state, a stated value true or false, or (for tables and charts) one value above another."""
     if isinstance(b, FormBlock) and b.checkboxes and rng.bernoulli(0.5):
@@ -327,5 +335,5 @@ def boolean(ctx: QAContext, b: Block, rng: Rng) -> Draft | None:
     stated = f.text if truth else false_text(ctx, f, rng)
     if stated is None:
         return None
-    q = pick(rng, STATED, d=lc(describe(f)), v=stated, where=ctx.place(b, [f]))
+    q = pick(rng, STATED, d=unit_once(lc(describe(f)), stated), v=stated, where=ctx.place(b, [f]))
     return Draft("boolean", ELEMENT_OF_BLOCK[b.type], q, BooleanAnswer(value=truth), None, [ctx.claim_fact(f)])

@@ -116,9 +116,14 @@ ROW_NOUNS = {"description": "line item", "date": "entry", "reference": "entry", 
              "item": "item"}
 
 
+ID_SUFFIX = re.compile(r"\s+(?:id|no\.?|number|ref\.?|code)$")
+"""A key column names the row's thing and its identifier ("Risk ID"): the row is "the risk", not "the risk id"."""
+
+
 def row_noun(header: str) -> str:
     h = UNIT.sub("", header).strip().lower()
-    return ROW_NOUNS.get(h, h or "row")
+    h = ROW_NOUNS.get(h, h)
+    return ID_SUFFIX.sub("", h) or "row"
 
 
 UNRANKED_BLOCKS = frozenset({"income_statement", "balance_sheet", "cash_flow", "reserve_movement"})
@@ -449,7 +454,7 @@ class QAContext:
                         continue
                     head = facts[0]
                     fields = {field_name(f.attribute or "value"): f for f in facts[1:]}
-                    recs.append(Record(b, field_name(head.attribute or "item"), head.text, head, fields))
+                    recs.append(Record(b, row_noun(field_name(head.attribute or "item")), head.text, head, fields))
             elif isinstance(b, FormBlock):
                 fields = {field_name(fl.label): f for fl in b.fields if (f := self.drawn_fact(fl.value)) is not None}
                 if fields:

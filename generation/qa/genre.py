@@ -101,7 +101,7 @@ builders give their facts (``generation.content.genre.statements``)."""
 
 RATIO = ("What is the {name} for {period}: {part} as a percentage of {whole}?",
          "Expressing {part} as a share of {whole}, what is the {name} for {period}?",
-         "For {period}, what {name} do {part} and {whole} give?")
+         "What {name} do the statements give for {period} ({part} over {whole})?")
 
 
 def statement_pairs(ctx: QAContext) -> list[tuple[Ratio, Fact, Fact]]:

@@ -25,6 +25,7 @@ from synthdocqa.ir.qa_models import StringAnswer
 from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.values import OrganisationValue, PersonValue
 
+from ..content.wording import lower_common
 from .arithmetic import derivation, number_answer, period_key
 from .claims import Claim, Draft
 from .compare import extreme_claim, noun_of
@@ -56,6 +57,8 @@ def same_item(r1: Record | None, r2: Record | None) -> bool:
 def who(f: Fact) -> str:
     """How a question names the person of a name fact: by their role ("owner of the action 'X'")."""
     d = describe(f)
+    d = re.sub(r"^(?:[Mm]ember|[Aa]ttendee) present at the meeting as (.+)$",
+               lambda m: f"{lower_common(m.group(1))} at the meeting", d)  # "the staff representative at ..."
     stripped = re.sub(r"^(?:Name|Signature) of (?:the )?", "", d)
     return stripped if stripped != d else lc(d)
 
@@ -146,6 +149,14 @@ ATTRIBUTE_ORG = ("What is the {attr} of the {desc}?", "Give the {attr} of the or
                  "Which {attr} does the document list for the {desc}?", "What {attr} is given for the {desc}?",
                  "Look up the {desc}: what is its {attr}?")
 """The same for an organisation (the counterparty of an entry is no "person")."""
+NAMED_IN = ("The {desc} is also named in one {noun} of {where}. What is its {t}?",
+            "In {where}, what is the {t} of the {noun} that names the {desc}?",
+            "One {noun} in {where} names the {desc}: what is its {t}?",
+            "What {t} does {where} give for the {noun} naming the {desc}?",
+            "Find the {noun} in {where} that names the {desc}. What is its {t}?")
+"""The bridge when the row's field is just a name ("Name", "Signatory"): the person is named there, not its
+"name"."""
+NAME_FIELDS = frozenset({"name", "person", "signatory", "signature", "signed by"})
 IN_RECORD = ("In {where}, what is the {t} of the {noun} whose {k} is the {desc}?",
              "What {t} does {where} give for the {noun} with the {desc} as {k}?",
              "The {desc} is also the {k} of one {noun} in {where}. What is its {t}?",
@@ -156,11 +167,36 @@ HEAD_OF_RECORD = ("Which {noun} in {where} has the {desc} as {k}?", "In {where},
                   "What {noun} does {where} list with the {desc} as {k}?",
                   "The {desc} is the {k} of one {noun} in {where}: which one?")
 
+SHARED_ROLE = ("One person is the {k} both of {rest} and of one {noun} in {where}. What is that {noun}'s {t}?",
+               "The {k} of {rest} is also the {k} of one {noun} in {where}: what is its {t}?",
+               "Whoever is the {k} of {rest} is also {k} of one {noun} in {where}. Give that {noun}'s {t}.",
+               "Take the {k} of {rest}: they are also {k} of one {noun} in {where}. What is its {t}?",
+               "In {where}, one {noun} has the same {k} as {rest}. What is its {t}?")
+"""The bridge when the person is found by the same role they hold in the row ("the owner of the action to
+re-slot the fast movers" owns a risk too), worded without "the risk with the owner of ... as owner"."""
+SHARED_ROLE_HEAD = ("The {k} of {rest} is also the {k} of which {noun} in {where}?",
+                    "Which {noun} in {where} has the same {k} as {rest}?",
+                    "Name the {noun} in {where} that shares its {k} with {rest}.",
+                    "In {where}, which {noun} has as {k} the person who is {k} of {rest}?",
+                    "Whoever is the {k} of {rest} is also {k} of one {noun} in {where}: which one?")
+SHARED_ROLE_FORM = ("The {k} of {rest} is also the {k} on one {title}. What is its {t}?",
+                    "Which {t} is given on the {title} that has the same {k} as {rest}?",
+                    "One {title} has the same {k} as {rest}: what {t} does it give?",
+                    "Find the {title} whose {k} is also the {k} of {rest}. What is its {t}?",
+                    "Whoever is the {k} of {rest} is also the {k} on one {title}: what is its {t}?")
+
 FORM_BRIDGE = ("On the {title} whose {k} is the {desc}, what is the {t}?",
                "What {t} is given on the {title} that names the {desc} as {k}?",
                "The {desc} is the {k} on one {title}. What is its {t}?",
                "Which {t} does the {title} with the {desc} as {k} give?",
                "For the {title} where the {desc} is the {k}, what is the {t}?")
+
+
+def shared_role(desc: str, role: str) -> str:
+    """What the person's description names after their role, when that role is the one they hold in the
+    row too ("owner of the action to hire temps", "owner" -> "the action to hire temps"); "" otherwise."""
+    head = f"{role.lower()} of "
+    return desc[len(head):] if desc.lower().startswith(head) else ""
 
 
 def entity_bridge(ctx: QAContext, pairs: list[Bridge], rng: Rng) -> Draft | None:
@@ -178,17 +214,29 @@ def entity_bridge(ctx: QAContext, pairs: list[Bridge], rng: Rng) -> Draft | None
         rec = m.record
         k = field_name(m.fact.attribute or m.field)
         t = next(n for n, x in rec.fields.items() if x is f)
-        q = pick(rng, FORM_BRIDGE, title=rec.label, k=k, desc=desc, t=t)
+        rest = shared_role(desc, k)
+        q = pick(rng, SHARED_ROLE_FORM, title=rec.label, k=k, rest=rest, t=t) if rest else \
+            pick(rng, FORM_BRIDGE, title=rec.label, k=k, desc=desc, t=t)
         said = f"The {rec.label} on page {ctx.page_of(m.block)} names {m.fact.text} as {k} and gives {f.text} as {t}."
     else:
         rec = m.record
         where = ctx.ref(m.block)
         if f is rec.head:
-            q = pick(rng, HEAD_OF_RECORD, noun=rec.noun, where=where, desc=desc, k=m.field)
+            rest = shared_role(desc, m.field)
+            q = pick(rng, SHARED_ROLE_HEAD, noun=rec.noun, where=where, rest=rest, k=m.field) if rest else \
+                pick(rng, HEAD_OF_RECORD, noun=rec.noun, where=where, desc=desc, k=m.field)
             said = f"In {where}, {m.fact.text} is the {m.field} of the {rec.noun} '{f.text}'."
         else:
             t = next(k for k, x in rec.fields.items() if x is f)
-            q = pick(rng, IN_RECORD, t=t, noun=rec.noun, where=where, k=m.field, desc=desc)
+            rest = shared_role(desc, m.field)
+            if t.lower() == rec.noun.lower():  # "one risk ...: what is its risk?" asks for its description
+                t = f"{t} description"
+            if rest:
+                q = pick(rng, SHARED_ROLE, t=t, noun=rec.noun, where=where, k=m.field, rest=rest)
+            elif m.field.lower() in NAME_FIELDS:
+                q = pick(rng, NAMED_IN, t=t, noun=rec.noun, where=where, desc=desc)
+            else:
+                q = pick(rng, IN_RECORD, t=t, noun=rec.noun, where=where, k=m.field, desc=desc)
             said = f"In {where}, the {rec.noun} '{rec.label}' with {m.field} {m.fact.text} has {t} {f.text}."
     # the second hop as one relational claim: the row that names the entity holds the answer
     return unless_own_start(ctx, Draft("multi_hop", ELEMENT_OF_BLOCK[ctx.block_of(f.id).type], q,

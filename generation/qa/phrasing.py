@@ -14,13 +14,21 @@ from collections.abc import Sequence
 
 from synthdocqa.ir.rng import Rng
 
+from ..content.wording import verb
+
 AN = re.compile(r"(?:^|(?<=[.?!:] ))(A) (?=[aeioAEIO]\w)|\b(a) (?=[aeioAEIO]\w)")
 """The article "a" before a vowel, never a label letter ("party A is ...", "Plan A")."""
 
 
+PARTICIPLE_OF = re.compile(r"\b(\w+ed|sold|spent|paid|held|made|drawn|won|lost|built|given|taken) of (?=[A-Z])")
+"""A measure named by a participle takes its item with "for": "funds raised for Disaster relief", "records
+processed for CCTV", not "funds raised of Disaster relief"."""
+
+
 def sentence(text: str) -> str:
-    """First letter up, single spaces, "an" before a vowel ("an action")."""
+    """First letter up, single spaces, "an" before a vowel ("an action"), "for" after a participle measure."""
     text = AN.sub(lambda m: (m.group(1) or m.group(2)) + "n ", " ".join(text.split()))
+    text = PARTICIPLE_OF.sub(r"\1 for ", text)
     return text[:1].upper() + text[1:]
 
 
@@ -60,6 +68,19 @@ def place_free(options: Sequence[str], slots: dict[str, str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+AGREEING_SLOTS = ("d", "m")
+"""Slots holding the noun phrase a phrasing's "is the ..." is about (a description, a measure)."""
+
+
+def agreeing(template: str, slot: str, phrase: str) -> str:
+    """``template`` with its "is the {slot}" agreeing with ``phrase`` ("Is the on-time responses ..." ->
+    "Are the on-time responses ...", by ``wording.verb``)."""
+    def fix(m: re.Match) -> str:
+        v = verb(phrase, m.group(1).lower())
+        return (v[:1].upper() + v[1:] if m.group(1)[0].isupper() else v) + m.group(2)
+    return re.sub(r"\b([Ii]s|[Ww]as)( the (?:total |average )?\{" + slot + r"\})", fix, template)
+
+
 def pick(rng: Rng, options: Sequence[str], key: str = "q", **slots: str) -> str:
     """One of ``options`` filled with ``slots`` (``{Where}`` is ``{where}`` with a capital); ``key`` names
     the choice when a draft makes several. An empty place slot drops the place phrase (``place_free``; where
@@ -71,6 +92,10 @@ def pick(rng: Rng, options: Sequence[str], key: str = "q", **slots: str) -> str:
         free = list(options)
         slots = {k: (v if v or k not in PLACE_SLOTS else "the document") for k, v in slots.items()}
     template = rng.fork("phrase", key).choice(free)
+    for slot in AGREEING_SLOTS:  # "What are the access requests of Payroll in Q1?", not "What is the ..."
+        if slots.get(slot):
+            free = [agreeing(t, slot, slots[slot]) for t in free]
+            template = agreeing(template, slot, slots[slot])
     full = dict(slots)
     full.update({k[:1].upper() + k[1:]: sentence(v) for k, v in slots.items() if k[:1].islower()})
     text = sentence(template.format(**full))

@@ -85,15 +85,15 @@ def contents_lookup(ctx: QAContext, row: ContentsRow, rng: Rng) -> Draft | None:
 
 CROSS_REFERENCE_QUESTIONS = {
     "table": ("What does the table that section {num} refers to give for the {d}?",
-              "Section {num} ({name}) refers to a table. What {d} does that table give?",
+              "Section {num} ({name}) refers to a table. What is the {d} there?",
               "According to the table discussed in section {num}, what is the {d}?",
               "In the table that the section on {name} points to, what is the {d}?",
-              "Find the table of section {num} ({name}): what {d} does it report?"),
+              "Section {num} ({name}) points to a table: what is the {d} in it?"),
     "figure": ("What does the chart that section {num} refers to show for the {d}?",
-               "Section {num} ({name}) refers to a chart. What {d} does that chart show?",
+               "Section {num} ({name}) refers to a chart. What is the {d} there?",
                "According to the chart discussed in section {num}, what is the {d}?",
                "In the chart that the section on {name} points to, what is the {d}?",
-               "Find the chart of section {num} ({name}): what {d} does it show?"),
+               "Section {num} ({name}) points to a chart: what is the {d} in it?"),
 }
 
 

@@ -117,3 +117,41 @@ def test_plural_of_measure_names(word, expected):
     """Where inflect alone errs on the catalogue's measure names (an acronym, a capitalised word, a hyphenated
     compound, a plural head before a preposition), ``plural`` keeps English."""
     assert plural(word) == expected
+
+
+@pytest.mark.parametrize(("phrase", "plural_"), [
+    ("funds raised of Disaster relief in Q3 2024", True), ("units sold", True), ("hours worked", True),
+    ("revenue earned", False), ("energy produced", False), ("patch compliance", False)])
+def test_a_participle_after_its_noun_leaves_the_noun_the_head(phrase, plural_):
+    """"funds raised are", "revenue earned is": the noun before a participle decides the verb."""
+    assert is_plural(phrase) is plural_
+
+
+def test_questions_agree_with_their_subject():
+    """The question phrasings agree with a plural measure or description, and a participle measure takes
+    its item with "for" (each wording slip of the sample of questions, planted)."""
+    from synthdocqa.generation.qa.compare import unit_once
+    from synthdocqa.generation.qa.phrasing import agreeing, sentence
+
+    assert agreeing("Is the {d} {v}? What is the {d}?", "d", "open cases of Fraud") == \
+        "Are the {d} {v}? What are the {d}?"
+    assert agreeing("What was the total {m} in 2024?", "m", "speak-up reports") == "What were the total {m} in 2024?"
+    assert agreeing("Is the {d} {v}?", "d", "patch compliance of Site A") == "Is the {d} {v}?"
+    assert sentence("what is the energy produced of Sunfield Solar in Q1 2024?") == \
+        "What is the energy produced for Sunfield Solar in Q1 2024?"
+    assert sentence("what is the revenue of Sunfield Solar?") == "What is the revenue of Sunfield Solar?"
+    assert unit_once("change in conversion rate in percentage points", "0.16 percentage points") == \
+        "change in conversion rate"
+    assert unit_once("change in conversion rate in percentage points", "yes") == \
+        "change in conversion rate in percentage points"
+
+
+def test_a_bridge_through_a_shared_role_names_the_role_once():
+    """"the risk with the owner of the action X as owner" becomes "the owner of the action X is also the owner
+    of one risk"; a row keyed by "Risk ID" is a risk."""
+    from synthdocqa.generation.qa.context import row_noun
+    from synthdocqa.generation.qa.multi_hop import shared_role
+
+    assert shared_role("owner of the action to hire temps", "owner") == "the action to hire temps"
+    assert shared_role("owner of the action to hire temps", "approver") == ""
+    assert [row_noun(h) for h in ("Risk ID", "Action no.", "Reference", "Lot")] == ["risk", "action", "entry", "lot"]
