@@ -103,6 +103,10 @@ two-thirds full; what does overflow continues on the next page, which the pager 
 NARRATIVE_FILLS = 4
 """At most this many paragraphs of comment fill the foot of a narrative page (literal text: the questions
 follow the spec's element mix, the pages the genre's prose share)."""
+TEXT_PER_PAGE = 3
+"""Paragraphs of figures a page to come may count on: with fewer left for each (``discourse.paragraphs_left``:
+no skeleton is said a third time), narrative pages show an exhibit more and a paragraph less, so the text
+lasts the whole document rather than ending half-way into a statistical annex."""
 EXHIBITS = ("table", "figure", "form")
 CLOSING_BLOCKS = frozenset({"next_meeting", "signature_block", "sign_off", "letter_signoff", "declarations",
                             "attestation", "review_date", "references"})
@@ -853,7 +857,7 @@ def _section_page(doc: _Doc, run: _Run, p: int, prng: Rng, ps: Rng) -> PagePlan:
     _fill_page(doc, run, page, demand, spare, last_page=body_end, no_next=body_end or before_alone)
     _end_first_section(doc, run, page)
     closed = _later_sections(doc, run, page)
-    _fill_foot(doc, run, page, closed)
+    _fill_foot(doc, run, page, closed, body_end, body_end or before_alone)
     return _end_page(doc, run, page)
 
 
@@ -896,8 +900,10 @@ def _open_page(doc: _Doc, run: _Run, page: _Page) -> int:
     if doc.narrative and not any(b.type == "text_block" for b in blocks) and not _record_only(kept[sec]):
         # a narrative page reads as text (minutes' next meeting is its own line and the signatures)
         own = kept[sec].blocks[0] if _voice(kept[sec]) == "alone" and kept[sec].blocks else None
-        blocks.append(prose.standing_text(ctx, ps, own) if own in prose.STANDING_TEXT  # a statement's page
-                      else prose.opener(ctx, ps, ps.integers(3, 6)))
+        said = (prose.standing_text(ctx, ps, own) if own in prose.STANDING_TEXT  # a statement's page
+                else prose.opener(ctx, ps, ps.integers(3, 6)))
+        if said is not None:
+            blocks.append(said)
     return placed_genre
 
 
@@ -934,7 +940,9 @@ def _subsection(doc: _Doc, run: _Run, page: _Page) -> None:
         run.subsections[sec] += 1
         label = f"{sec + 1}.{run.subsections[sec]} {topic}" if doc.structured or doc.agenda else topic
         page.blocks.append(prose.heading(doc.ctx, label, 2))
-        page.blocks.append(prose.subsection_opener(doc.ctx, page.ps, topic))
+        opener = prose.subsection_opener(doc.ctx, page.ps, topic)
+        if opener is not None:
+            page.blocks.append(opener)
 
 
 def _demand(doc: _Doc, run: _Run, page: _Page, placed_genre: int) -> tuple[list[str], str | None]:
@@ -962,6 +970,14 @@ def _demand(doc: _Doc, run: _Run, page: _Page, placed_genre: int) -> tuple[list[
     return demand, spare
 
 
+def _text_scarce(doc: _Doc, page: _Page) -> bool:
+    """Whether the document's text is spent or would run out before its last page at ``TEXT_PER_PAGE``."""
+    if doc.ctx.memo.get(prose.TEXT_SPENT):
+        return True
+    pages_left = max(1, doc.n_pages - doc.n_appendix - page.p + 1)
+    return discourse.paragraphs_left(doc.ctx) < TEXT_PER_PAGE * pages_left
+
+
 def _fill_page(doc: _Doc, run: _Run, page: _Page, demand: list[str], spare: str | None, last_page: bool,
                no_next: bool) -> None:
     """The page's QA-bearing blocks, each built to the room left: an element that does not fit is carried to the
@@ -977,8 +993,9 @@ def _fill_page(doc: _Doc, run: _Run, page: _Page, demand: list[str], spare: str 
             spare = None
         i += 1
         element = demand[i]
-        if doc.narrative and element in EXHIBITS and _prose_share(run.pages, blocks) < NARRATIVE_PROSE_TARGET:
-            continue  # the document is running short of text: the page is written, not shown
+        if doc.narrative and element in EXHIBITS and _prose_share(run.pages, blocks) < NARRATIVE_PROSE_TARGET \
+                and not _text_scarce(doc, page):
+            continue  # the document is running short of text: the page is written, not shown (while text lasts)
         # on the last page an exhibit leaves room for the sentence that refers to it
         reserve = LAST_PAGE_REFERENCE if no_next and element in ("table", "figure") else 0.0
         if page.room - reserve < _min_height(element):
@@ -1029,7 +1046,7 @@ def _written_if_fits(doc: _Doc, make, room: float):
     and world entries: ``DocContext.rollback``), since a paragraph of facts is never held over or cut."""
     point = doc.ctx.checkpoint()
     t = make()
-    if block_height(t) > room:
+    if t is None or block_height(t) > room:  # (None: the document's text is spent)
         doc.ctx.rollback(point)
         return None
     return t
@@ -1093,6 +1110,7 @@ def _later_sections(doc: _Doc, run: _Run, page: _Page) -> bool:
         if ((doc.narrative and own and not _closing_only(kept[more])) or kept[more].prose) and \
                 _voice(kept[more]) != "alone":  # discussed, or written (an auditor's report is not)
             said.append(prose.reflection(ctx, mrng, mrng.integers(3, 6)))
+        said = [b for b in said if b is not None]  # (none where the document's text is spent)
         if own and _closing_only(kept[more]):  # a signature or next meeting ends the page: no text after it
             closed = True
         page.blocks.extend(said)
@@ -1100,10 +1118,12 @@ def _later_sections(doc: _Doc, run: _Run, page: _Page) -> bool:
     return closed
 
 
-def _fill_foot(doc: _Doc, run: _Run, page: _Page, closed: bool) -> None:
+def _fill_foot(doc: _Doc, run: _Run, page: _Page, closed: bool, last_page: bool, no_next: bool) -> None:
     """A page of a narrative genre or of a section of text ends in text, not in white space: up to
     ``NARRATIVE_FILLS`` paragraphs of comment, unless something else must end it (a held discussion, closing
-    blocks, a closing record, a section that speaks alone). A report may run ``TEXT_SLACK`` past the budget."""
+    blocks, a closing record, a section that speaks alone). A report may run ``TEXT_SLACK`` past the budget.
+    Where the document's text is scarce (``_text_scarce``: no sentence skeleton is said a third time), one
+    paragraph at most, and a table or chart of the spec's mix takes the rest of the room."""
     kept = doc.kept
     written = doc.narrative or kept[run.prev_section].prose  # a page of a narrative genre or of a section of text
     slack = TEXT_SLACK if doc.narrative else 0.0  # a section of text in a report keeps to the page
@@ -1112,7 +1132,8 @@ def _fill_foot(doc: _Doc, run: _Run, page: _Page, closed: bool) -> None:
     cap = kept[run.prev_section].paragraphs  # an abstract is one paragraph: its page ends in white space
     if cap and sum(b.type == "text_block" for b in page.blocks) >= cap:
         fills = False
-    for _ in range(NARRATIVE_FILLS if fills else 0):
+    scarce = fills and _text_scarce(doc, page)
+    for _ in range((1 if scarce else NARRATIVE_FILLS) if fills else 0):
         if page.room + slack < NARRATIVE_FILL:
             break
         n = page.ps.integers(3, 6)
@@ -1121,6 +1142,11 @@ def _fill_foot(doc: _Doc, run: _Run, page: _Page, closed: bool) -> None:
         page.room -= slack
         if not placed:
             break
+    shown = {e: doc.mix.get(e, 0.0) for e in ("table", "figure")}
+    if scarce and any(shown.values()) and page.room >= NARRATIVE_FILL:
+        exhibit = weighted(page.prng.fork("spent"), shown, ELEMENT_DRAW_ORDER)
+        if page.room >= _min_height(exhibit):
+            _fill_page(doc, run, page, [exhibit], None, last_page=last_page, no_next=no_next)
 
 
 def _end_page(doc: _Doc, run: _Run, page: _Page) -> PagePlan:
@@ -1135,8 +1161,10 @@ def _end_page(doc: _Doc, run: _Run, page: _Page) -> PagePlan:
         run.pending.insert(0, blocks.pop())  # blocks: it opens the next page above them, never ends this one
     if all(b.type in ("heading", "annotation") for b in blocks):  # never a page of headings and overlays
         first = kept[run.prev_section].blocks[0] if page.alone and kept[run.prev_section].blocks else None
-        blocks.append(prose.standing_text(doc.ctx, page.ps, first) if first in prose.STANDING_TEXT
-                      else prose.opener(doc.ctx, page.ps, page.ps.integers(2, 4)))  # a statement's page: no text
+        said = (prose.standing_text(doc.ctx, page.ps, first) if first in prose.STANDING_TEXT
+                else prose.opener(doc.ctx, page.ps, page.ps.integers(2, 4)))  # a statement's page: no text
+        if said is not None:
+            blocks.append(said)
     return PagePlan(page_no=page.p, blocks=blocks, layout_query=_describe_page(blocks, doc.style_family))
 
 

@@ -10,7 +10,7 @@ Ids are sequential in creation order (``f0001``, ``b001``, ``e001``); creation o
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -129,6 +129,10 @@ YEAR_RECIPES = frozenset({"annual_report", "sustainability_report", "compliance_
 2024 annual report issued in October 2025 compares the halves and quarters of 2024, never H1 2025)."""
 
 
+SKELETON_MAX = 2
+"""A document says one sentence skeleton (a template, its facts and names aside) at most this often."""
+
+
 @dataclass
 class DocContext:
     """What every builder of one document shares: vocabulary, formats, cast and calendar.
@@ -201,17 +205,35 @@ class DocContext:
         self.used("caption").add(caption_text(text))
         return text
 
+    def template_uses(self) -> dict[str, int]:
+        """How often the document's running text has used each sentence template (``template``)."""
+        return self.remember("template_uses", dict)
+
+    def template(self, rng: Rng, pool: Sequence[str]) -> str | None:
+        """A sentence template of ``pool`` the document has used least (drawn among those): a skeleton is said a
+        second time only once every other of the pool has been said, and never more than ``SKELETON_MAX``
+        times a document (None then: the sentence is not written). A template counts once whichever pool
+        holds it."""
+        used = self.template_uses()
+        least = min((used.get(t, 0) for t in pool), default=SKELETON_MAX)
+        if least >= SKELETON_MAX:
+            return None
+        t = rng.choice([t for t in pool if used.get(t, 0) == least])
+        used[t] = used.get(t, 0) + 1
+        return t
+
     def checkpoint(self) -> tuple:
-        """Where the document stands (facts, block ids, running numbers, captions, the world's entries asked), for
-        ``rollback``."""
+        """Where the document stands (facts, block ids, running numbers, captions, sentences printed and the
+        templates they used, the world's entries asked), for ``rollback``."""
         return (len(self.book.facts), self.book._blocks, dict(self.id_counter), set(self.used("caption")),
-                set(self.asked))
+                set(self.asked), set(self.used("sentence")), dict(self.template_uses()))
 
     def rollback(self, point: tuple) -> None:
         """Forget what was made since ``point``: a block built and then not used leaves no fact, id, number or
-        caption behind, and its world entries are not recorded unless asked again (what it marked as used stays
-        used; remembered values stay the document's values)."""
-        n_facts, n_blocks, counters, captions, asked = point
+        caption behind, and its world entries are not recorded unless asked again; a sentence it printed is not
+        printed and its template not used (what else it marked as used stays used; remembered values stay the
+        document's values)."""
+        n_facts, n_blocks, counters, captions, asked, sentences, uses = point
         self.asked.clear()
         self.asked.update(asked)
         for f in self.book.facts[n_facts:]:
@@ -220,9 +242,10 @@ class DocContext:
         self.book._blocks = n_blocks
         self.id_counter.clear()
         self.id_counter.update(counters)
-        used = self.used("caption")
-        used.clear()
-        used.update(captions)
+        for now, then in ((self.used("caption"), captions), (self.used("sentence"), sentences),
+                          (self.template_uses(), uses)):
+            now.clear()
+            now.update(then)
 
     def number(self, kind: str) -> int:
         """Running numbers of tables/figures (``Table 3``), so captions are unique in a document."""

@@ -29,7 +29,7 @@ from synthdocqa.ir.facts import Derivation, Fact
 from synthdocqa.ir.rng import Rng
 
 from . import standing
-from .book import DocContext, fs, lit
+from .book import SKELETON_MAX, DocContext, fs, lit
 from .tables import (
     MAX_CHANGE,
     action_owner_and_due,
@@ -140,22 +140,21 @@ def participle(measure: str) -> bool:
     return " " in measure and (last.endswith("ed") or last in TEXT.participles)
 
 
-def _pick(ctx: DocContext, rng: Rng, pool: tuple[str, ...], measure: str = "") -> str:
-    """A template of ``pool`` the document has used least (drawn among those): a skeleton is said a second time
-    only once every other of the move has been said, and so on. For a ``measure`` named with a participle, the
-    templates that say "<measure> of <value>" are left out where others remain."""
+def _pick(ctx: DocContext, rng: Rng, pool: tuple[str, ...], measure: str = "") -> str | None:
+    """A template of the move's ``pool`` by ``DocContext.template`` (least used first, never a third time: None
+    then, and the move is not made). For a ``measure`` named with a participle, the templates that say
+    "<measure> of <value>" are left out where others remain."""
     if measure and participle(measure):
         pool = tuple(t for t in pool if "{metric_lc} of {" not in t) or pool
-    used: dict[str, int] = ctx.remember(("discourse_used", pool[0]), dict)
-    least = min(used.get(t, 0) for t in pool)
-    t = rng.choice([t for t in pool if used.get(t, 0) == least])
-    used[t] = used.get(t, 0) + 1
-    return t
+    return ctx.template(rng, pool)
 
 
-def sentence(template: str, facts: dict[str, list[Span]], words: dict[str, object]) -> list[Span]:
-    """``template`` as spans: each fact placeholder its spans, the words between them literal text."""
+def sentence(template: str | None, facts: dict[str, list[Span]], words: dict[str, object]) -> list[Span]:
+    """``template`` as spans: each fact placeholder its spans, the words between them literal text (none for
+    no template: ``_pick`` found every one of the move said twice)."""
     out: list[Span] = []
+    if template is None:
+        return out
     text = ""
     for literal, name, _, _ in Formatter().parse(template):
         text += literal
@@ -203,6 +202,18 @@ def _driver(ctx: DocContext, metric):
     return next((m for m in ctx.domain.metrics if m.name == spec.per), None)
 
 
+OPENING_MOVES = ("happened", "pair", "trend", "ranking")
+"""The moves that open a paragraph (one of each kind): how many paragraphs are left is how often they can
+still be said."""
+
+
+def paragraphs_left(ctx: DocContext) -> int:
+    """How many more paragraphs of figures the document can write before a skeleton would be said a third
+    time (``DocContext.template``): the unused sayings of the moves that open a paragraph."""
+    text, used = _register(ctx), ctx.template_uses()
+    return sum(max(0, SKELETON_MAX - used.get(t, 0)) for move in OPENING_MOVES for t in getattr(text, move))
+
+
 def paragraph(ctx: DocContext, rng: Rng, n_sentences: int, metric=None) -> TextBlock | None:
     """A paragraph of up to ``n_sentences`` (at least two) on a subject not yet discussed in the document (of
     ``metric`` where given and one is left), each sentence stating facts of the world. None when the domain
@@ -235,9 +246,12 @@ def sentences(ctx: DocContext, rng: Rng, n_sentences: int, metric=None, bid: str
         if bid is None:
             bid = ctx.book.block_id()
             ctx.memo["discourse_bid"] = bid
+        point = ctx.checkpoint()
         out = WRITERS[kind](ctx, rng, text, subject, max(1, n_sentences), bid)
-        metric = subject[0]
-        break
+        if out:
+            metric = subject[0]
+            break
+        ctx.rollback(point)  # a kind whose templates are all said twice writes nothing (nor keeps its facts)
     for _ in range(2):  # a paragraph short of its length goes on to another item of the same measure
         if not out or len(out) >= n_sentences - 1:
             break
@@ -252,7 +266,10 @@ def sentences(ctx: DocContext, rng: Rng, n_sentences: int, metric=None, bid: str
         spans.extend(sent)
     if literal and point is not None:  # the same words, with no facts behind them
         said = "".join(x.text for x in spans)
-        ctx.rollback(point)
+        printed, uses = set(ctx.used("sentence")), dict(ctx.template_uses())
+        ctx.rollback(point)  # the facts go; what was said stays said
+        ctx.used("sentence").update(printed)
+        ctx.template_uses().update(uses)
         if own_bid and said:
             ctx.memo["discourse_bid"] = ctx.book.block_id()
         return [lit(said)] if said else []
@@ -265,7 +282,7 @@ def _say(ctx: DocContext, out: list[list[Span]], make) -> bool:
     point = ctx.checkpoint()
     said = make()
     text = "".join(x.text for x in said) if said else ""
-    printed: set[str] = ctx.remember("discourse_printed", set)  # never a sentence of the text printed twice
+    printed: set[str] = ctx.used("sentence")  # never a sentence of the text printed twice
     if not said or text in printed:
         ctx.rollback(point)
         return False

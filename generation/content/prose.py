@@ -89,8 +89,8 @@ class ExhibitText(Entry):
     reference_sentences: _pool(ReferenceSentence)
     table_comments: _pool(TableComment)
     neutral_table_comments: _pool(TableComment)
-    total_comment: TotalComment
-    mean_comment: TotalComment
+    total_comment: _pool(TotalComment)
+    mean_comment: _pool(TotalComment)
     chart_comments: _pool(ChartComment)
     category_comments: _pool(ChartComment)
 
@@ -251,17 +251,17 @@ def heading(ctx: DocContext, text: str, level: int = 1) -> HeadingBlock:
     return HeadingBlock(id=ctx.book.block_id(), level=level, spans=[lit(text)])
 
 
-def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
+def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock | None:
     """A section's opening paragraph: one sentence that says what the section is about (the genre's own opening
     once a document, or the register's), then what the world says (``discourse.sentences``): the rest of the
     paragraph states figures, not more framing. An abstract or a conclusion states the document's finding with
-    its figures (``FINDINGS``)."""
+    its figures (``FINDINGS``). None once the document's text is spent (``TEXT_SPENT``)."""
     reg = register(ctx)
     own_section = (reg.sections or {}).get(ctx.memo.get("heading", ""))
     pool = own_section or reg.openers
     single = tuple(t for t in pool if ". " not in t)  # one framing sentence, not two: the figures say the rest
     pool = single or pool
-    fresh = [t for t in pool if t not in ctx.remember(("used_templates", pool[0]), set)]
+    fresh = [t for t in pool if not ctx.template_uses().get(t)]
     picks = _fresh(ctx, rng, pool, 1) if fresh else []  # once every framing sentence is said, the figures alone
     said: set[str] = ctx.remember("own_openers", set)  # a genre's own opening is said once a document
     own = [t for t in RECIPE_OPENERS.get(ctx.recipe.slug, ()) if t not in said]
@@ -278,7 +278,11 @@ def opener(ctx: DocContext, rng: Rng, n_sentences: int = 2) -> TextBlock:
             return TextBlock(id=bid, spans=[*([lit(first + " ")] if first else []), *found], running=True)
     facts = discourse.sentences(ctx, rng, max(2, n_sentences - 1), None, bid, item.get("role"))
     if not first and not facts:  # nothing left to frame or to state: the register's general remarks
-        return TextBlock(id=bid, spans=[lit(" ".join(remarks(ctx, rng, n_sentences, reg.reflections)))], running=True)
+        said = remarks(ctx, rng, n_sentences, reg.reflections)
+        if not said:  # every one said twice: the section opens on its figures
+            ctx.memo[TEXT_SPENT] = True
+            return None
+        return TextBlock(id=bid, spans=[lit(" ".join(said))], running=True)
     return TextBlock(id=bid, spans=[*([lit(first + (" " if facts else ""))] if first else []), *facts], running=True)
 
 
@@ -336,11 +340,15 @@ def finding(ctx: DocContext, bid: str, kind: str, where: str) -> list[Span]:
                   metric_lc=metric_lc, moved=moved, n=n, item_kinds=kinds, year0=y0, year1=y1)
 
 
-def subsection_opener(ctx: DocContext, rng: Rng, subject: str) -> TextBlock:
-    """The first paragraph of a subsection: what it is about (its heading's subject)."""
+def subsection_opener(ctx: DocContext, rng: Rng, subject: str) -> TextBlock | None:
+    """The first paragraph of a subsection: what it is about (its heading's subject); None once every opener
+    of the register is said twice (the subsection then opens on its figures)."""
     lc = lower_common(subject)  # "ESG data quality" keeps its capitals
-    return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(rng.choice(register(ctx).subsection_openers), ctx, rng,
-                                                               subject=lc, Subject=subject))], running=True)
+    template = ctx.template(rng, register(ctx).subsection_openers)
+    if template is None:
+        return None
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(_fill(template, ctx, rng, subject=lc, Subject=subject))],
+                     running=True)
 
 
 @dataclass(frozen=True)
@@ -462,14 +470,15 @@ def discussion(ctx: DocContext, rng: Rng, block, n_sentences: int) -> TextBlock 
     no, what = ref
     if not re.search(r"[,:\d]| by | per | of ", what):  # a plain name ("action tracker") takes its article:
         what = f"the {what}"  # "Table 4 gives the action tracker"
-    template = rng.choice(REFERENCE_SENTENCES)
+    # an exhibit is always referred to: once every reference is said twice, the least said again
+    template = ctx.template(rng, REFERENCE_SENTENCES) or rng.choice(REFERENCE_SENTENCES)
     head = what.split(",")[0].split(" by ")[0]
     is_plural = head.endswith("s") and not head.endswith("ss") and not re.match(  # "share of reports" is one
         r"(the )?(share|number|total|average|rate|level|mix|split|value) of ", head)
     sentences = [template.format(Ref=no, ref=no, what=what, What=what[0].upper() + what[1:],
                                  verb="are" if is_plural else "is")]
     said = commentary(ctx, rng, block)
-    printed: set[str] = ctx.remember("discourse_printed", set)  # one text: no sentence of it printed twice
+    printed: set[str] = ctx.used("sentence")  # one text: no sentence of it printed twice
     for line in re.split(r"(?<=\.) (?=[A-Z])", said.spans[0].text) if said is not None else ():
         if line not in printed:
             printed.add(line)
@@ -490,17 +499,26 @@ def exhibit_metric(ctx: DocContext, block):
     return next((m for m in ctx.domain.metrics if m.name == name), None)
 
 
-def reflection(ctx: DocContext, rng: Rng, n_sentences: int, metric=None) -> TextBlock:
+TEXT_SPENT = "text_spent"
+"""``DocContext.memo`` key set once the document's running text is spent: every subject discussed and every
+remark said twice (``SKELETON_MAX``). The planner then fills pages with exhibits, not with more words."""
+
+
+def reflection(ctx: DocContext, rng: Rng, n_sentences: int, metric=None) -> TextBlock | None:
     """A paragraph planned from the issuer's world (``discourse.paragraph``; on ``metric`` where one is given): a
     measure of one item against the earlier period and the other items, its driver and what is to be done, or
     two items side by side, an item's quarters, the items ranked. Where the document has discussed every
-    subject, the register's general remarks (literal text). A caller that may not print it takes a
-    ``DocContext.checkpoint`` first and rolls back: its facts must not outlive it."""
+    subject, the register's general remarks (literal text); None once those are said too (``TEXT_SPENT``). A
+    caller that may not print it takes a ``DocContext.checkpoint`` first and rolls back: its facts must not
+    outlive it."""
     said = discourse.paragraph(ctx, rng, max(2, n_sentences), metric)
     if said is not None:
         return said
-    return TextBlock(id=ctx.book.block_id(),
-                     spans=[lit(" ".join(remarks(ctx, rng, n_sentences, register(ctx).reflections)))], running=True)
+    lines = remarks(ctx, rng, n_sentences, register(ctx).reflections)
+    if not lines:
+        ctx.memo[TEXT_SPENT] = True
+        return None
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(" ".join(lines))], running=True)
 
 
 def remarks(ctx: DocContext, rng: Rng, n: int, pool: tuple[str, ...] | None = None,
@@ -518,7 +536,9 @@ def remarks(ctx: DocContext, rng: Rng, n: int, pool: tuple[str, ...] | None = No
     for k, t in enumerate(_fresh(ctx, rng, pool, n)):
         for attempt in range(4):  # a sentence already printed takes another lead-in or tail (or other words)
             if attempt and (item or reg.other_on_repeat):  # said again: another template of the pool
-                t = rng.choice(pool)
+                t = ctx.template(rng, pool)
+                if t is None:
+                    break
             decorate = reg.decorate is None or t in reg.decorate
             text = _fill(t, ctx, rng, **(item or {}))
             if decorate and reg.lead_ins and not t.startswith("{") and rng.bernoulli(0.4) and not t.startswith("In ") \
@@ -528,21 +548,22 @@ def remarks(ctx: DocContext, rng: Rng, n: int, pool: tuple[str, ...] | None = No
                 text = text[:-1] + _fill(rng.choice(reg.tails), ctx, rng) + "."
             if text not in printed:
                 break
+        if t is None:
+            continue
         printed.add(text)
         out.append(text)
     return out
 
 
 def _fresh(ctx: DocContext, rng: Rng, pool: tuple[str, ...], n: int) -> list[str]:
-    """``n`` templates of ``pool`` the document has not used yet (the pool starts over once all are used),
-    so a sentence does not recur in one document while others are unused."""
-    used: set[str] = ctx.remember(("used_templates", pool[0]), set)
-    left = [t for t in pool if t not in used]
-    if len(left) < n:
-        used.clear()
-        left = list(pool)
-    picks = rng.sample(left, min(n, len(left)))
-    used.update(picks)
+    """Up to ``n`` different templates of ``pool``, the document's least used first and none a third time
+    (``DocContext.template``): fewer once the pool is said twice over."""
+    picks: list[str] = []
+    for _ in range(n):
+        t = ctx.template(rng, [p for p in pool if p not in picks])
+        if t is None:
+            break
+        picks.append(t)
     return picks
 
 
@@ -580,16 +601,19 @@ def commentary(ctx: DocContext, rng: Rng, block) -> TextBlock | None:
         key = lambda c: c[1].value.absolute() if hasattr(c[1].value, "absolute") else c[1].value.value  # noqa: E731
         top, low = max(cells, key=key), min(cells, key=key)
         metric = _metric_of(top[1].label)
-        text = _fill(rng.choice(register(ctx).table_comments), ctx, rng, top=top[0], low=low[0], top_text=with_unit(top[1]),
+        said = ctx.template(rng, register(ctx).table_comments)  # no skeleton a third time: no comment then
+        if said is None:
+            return None
+        text = _fill(said, ctx, rng, top=top[0], low=low[0], top_text=with_unit(top[1]),
                      low_text=with_unit(low[1]), metric_lc=metric)
         last = block.rows[-1]
         if block.total_row and last[j].fact_ids:
             total = index[last[j].fact_ids[0]]  # a sum says "in total", an average row "on average"
             summed = last[0].text == "Total" or (total.derivation is not None and total.derivation.op == "sum")
-            template = TOTAL_COMMENT if summed else MEAN_COMMENT
-            if template is MEAN_COMMENT:  # "On average, average transit time ..." says it twice
+            if not summed:  # "On average, average transit time ..." says it twice
                 metric = metric.removeprefix("average ").removeprefix("mean ")
-            text += " " + template.format(metric_lc=metric, total_text=with_unit(index[last[j].fact_ids[0]]),
+            template = ctx.template(rng, TOTAL_COMMENT if summed else MEAN_COMMENT)
+            text += "" if template is None else " " + template.format(metric_lc=metric, total_text=with_unit(index[last[j].fact_ids[0]]),
                                           item_kinds=plural(ctx.domain.item_kind))
         return TextBlock(id=ctx.book.block_id(), spans=[lit(text)])
     if isinstance(block, FigureBlock) and block.chart != "pie":
@@ -602,7 +626,10 @@ def commentary(ctx: DocContext, rng: Rng, block) -> TextBlock | None:
         metric = _metric_of(first.label)
         over_time = block.categories[0] not in ctx.domain.items
         top_text, low_text = with_unit(index[s.points[i_top].fact_ids[0]]), with_unit(index[s.points[i_low].fact_ids[0]])
-        text = _fill(rng.choice(CHART_COMMENTS if over_time else CATEGORY_COMMENTS), ctx, rng, series=s.name,
+        said = ctx.template(rng, CHART_COMMENTS if over_time else CATEGORY_COMMENTS)
+        if said is None:
+            return None
+        text = _fill(said, ctx, rng, series=s.name,
                      metric_lc=metric, top=block.categories[i_top], low=block.categories[i_low], top_text=top_text,
                      low_text=low_text)
         return TextBlock(id=ctx.book.block_id(), spans=[lit(text)])

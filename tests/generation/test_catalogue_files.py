@@ -54,7 +54,7 @@ def _plant_prose(where: str, value: object) -> dict:
 
 @pytest.mark.parametrize(("where", "value", "expected"), [
     ("report.lead_inss", ["Overall, "], "catalogue/prose.yaml: report.lead_inss: Extra inputs are not permitted"),
-    ("exhibits.total_comment", 5, "catalogue/prose.yaml: exhibits.total_comment: Input should be a valid string"),
+    ("exhibits.total_comment", [5], "catalogue/prose.yaml: exhibits.total_comment[0]: Input should be a valid string"),
     ("minutes.remarks", [], "catalogue/prose.yaml: minutes.remarks: Tuple should have at least 1 item"),
 ])
 def test_a_misspelt_key_or_a_wrong_type_in_prose_fails_naming_file_and_key(where, value, expected):

@@ -74,7 +74,7 @@ def test_planted_attendance_that_speaks_first_takes_the_discussion(monkeypatch):
                 section = _text(b)
             elif section == "1. Attendance" and b.type != "annotation" and not b.genre_block:
                 general += 1
-    assert general > 3
+    assert general >= 2  # (0 as it is: attendance speaks alone; a paragraph a page where the text is scarce)
 
 
 def test_the_closing_items_of_long_minutes_take_a_page_each(monkeypatch):
