@@ -58,13 +58,16 @@ def expand(template: str) -> list[str]:
     return [s for word in m.group(1).split("|") for s in expand(template[:m.start()] + word + template[m.end():])]
 
 
-def _expanded(pool: object) -> object:
-    return tuple(s for t in pool for s in expand(t)) if isinstance(pool, (list, tuple)) else pool
+def expanded(pool: object) -> object:
+    """A pool's templates with their word choices expanded (``expand``); anything else as it is."""
+    if not isinstance(pool, (list, tuple)):
+        return pool
+    return tuple(s for t in pool for s in (expand(t) if isinstance(t, str) else [t]))  # (a non-string fails later)
 
 
 def _pool(*facts: str, words: tuple[str, ...] = WORDS) -> object:
     return Annotated[tuple[template_type(*words, once=facts), ...], Field(min_length=1),  # type: ignore[misc]
-                     BeforeValidator(_expanded)]
+                     BeforeValidator(expanded)]
 
 
 class RegisterText(Entry):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import Annotated
 
-from pydantic import Field, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
 from synthdocqa.generation.catalogue import Entry, load
 from synthdocqa.generation.catalogue import template as template_type
@@ -83,16 +83,23 @@ class ReportText(Entry):
     tails: _pool(Fill)
 
 
-class ExhibitText(Entry):
-    """What the prose says of a table or chart: the sentence that refers to it and those on its values."""
+def _choices(kind: object) -> object:
+    """A pool whose ``[a|b]`` word choices stand for each combination (``discourse.expand``, at load)."""
+    return Annotated[tuple[kind, ...], Field(min_length=1), BeforeValidator(discourse.expanded)]  # type: ignore[valid-type]
 
-    reference_sentences: _pool(ReferenceSentence)
-    table_comments: _pool(TableComment)
-    neutral_table_comments: _pool(TableComment)
-    total_comment: _pool(TotalComment)
-    mean_comment: _pool(TotalComment)
-    chart_comments: _pool(ChartComment)
-    category_comments: _pool(ChartComment)
+
+class ExhibitText(Entry):
+    """What the prose says of a table or chart: the sentence that refers to it and those on its values (a
+    long archive refers to sixty tables: its word choices keep any skeleton to two uses)."""
+
+    reference_sentences: _choices(ReferenceSentence)
+    table_comments: _choices(TableComment)
+    neutral_table_comments: _choices(TableComment)
+    total_comment: _choices(TotalComment)
+    mean_comment: _choices(TotalComment)
+    chart_comments: _choices(ChartComment)
+    category_comments: _choices(ChartComment)
+    dated_rows_comments: _choices(template_type("n", "first", "last"))
 
 
 class MinutesText(Entry):
@@ -193,6 +200,7 @@ TOTAL_COMMENT = TEXT.exhibits.total_comment
 MEAN_COMMENT = TEXT.exhibits.mean_comment
 CHART_COMMENTS = TEXT.exhibits.chart_comments
 CATEGORY_COMMENTS = TEXT.exhibits.category_comments
+DATED_ROWS_COMMENTS = TEXT.exhibits.dated_rows_comments
 
 MINUTES_OPENERS = TEXT.minutes.openers
 MINUTES_DISCUSSION = TEXT.minutes.discussion
@@ -473,10 +481,8 @@ def discussion(ctx: DocContext, rng: Rng, block, n_sentences: int) -> TextBlock 
     # an exhibit is always referred to: once every reference is said twice, the least said again
     template = ctx.template(rng, REFERENCE_SENTENCES) or rng.choice(REFERENCE_SENTENCES)
     head = what.split(",")[0].split(" by ")[0]
-    is_plural = head.endswith("s") and not head.endswith("ss") and not re.match(  # "share of reports" is one
-        r"(the )?(share|number|total|average|rate|level|mix|split|value) of ", head)
     sentences = [template.format(Ref=no, ref=no, what=what, What=what[0].upper() + what[1:],
-                                 verb="are" if is_plural else "is")]
+                                 verb=verb(head, "is"))]  # "schedule of postings is", "order lines are"
     said = commentary(ctx, rng, block)
     printed: set[str] = ctx.used("sentence")  # one text: no sentence of it printed twice
     for line in re.split(r"(?<=\.) (?=[A-Z])", said.spans[0].text) if said is not None else ():
@@ -585,6 +591,22 @@ def _metric_of(label: str) -> str:
     return lower_common(label.split(" of ")[0])
 
 
+def _dated_rows(ctx: DocContext, rng: Rng, block: TableBlock) -> TextBlock | None:
+    """What a register keyed by date says at a glance (a ledger, a schedule of postings): how many entries,
+    from which date to which (literal text: the dates are its cells'). None for any other table."""
+    body = block.rows[:-1] if block.total_row else block.rows
+    dates = [ctx.book.by_id[row[0].fact_ids[0]] for row in body if row[0].fact_ids]
+    dates = [f for f in dates if f.value.kind == "date"]
+    if len(dates) < 3 or len(dates) != len(body):
+        return None
+    first, last = min(dates, key=lambda f: f.value.value), max(dates, key=lambda f: f.value.value)
+    said = ctx.template(rng, DATED_ROWS_COMMENTS)
+    if said is None or first.value.value == last.value.value:
+        return None
+    text = said.format(n=len(dates), first=first.text, last=last.text)
+    return TextBlock(id=ctx.book.block_id(), spans=[lit(text)])
+
+
 def commentary(ctx: DocContext, rng: Rng, block) -> TextBlock | None:
     """A paragraph restating facts of a table or chart on the page (literal text, see module doc); names of
     items keep their case."""
@@ -597,7 +619,7 @@ def commentary(ctx: DocContext, rng: Rng, block) -> TextBlock | None:
         cells = [(lab, f) for lab, f in cells if f.value.kind in ("money", "number", "percent")
                  and not lab.startswith("Other ")]
         if len(cells) < 2:
-            return None
+            return _dated_rows(ctx, rng, block)
         key = lambda c: c[1].value.absolute() if hasattr(c[1].value, "absolute") else c[1].value.value  # noqa: E731
         top, low = max(cells, key=key), min(cells, key=key)
         metric = _metric_of(top[1].label)
