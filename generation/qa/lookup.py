@@ -195,6 +195,8 @@ def reverse_lookup(ctx: QAContext, b: Block, rng: Rng) -> Draft | None:
     ka, f = rng.choice(answers)
     if ka and sum(1 for r in recs if r.fields.get(ka) and r.fields[ka].text == f.text) == len(recs):
         return None  # every row has the same answer: the key would not matter
+    if {ka.lower(), kj.lower()} & (FUNCTION_WORDS - {"name", "value"}):
+        return None  # "who is the by of the time ...": a column named by a preposition is no noun to ask by
     form = "head" if not ka else "person" if isinstance(f.value, PersonValue) else "other"
     where = ctx.ref(b)
     q = pick(rng, REVERSE[form], noun=rec.noun, where=where, kj=kj, vj=key.text, ka=ka)
