@@ -31,6 +31,7 @@ import datetime as dt
 import functools
 import math
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from statistics import NormalDist
@@ -1143,10 +1144,11 @@ def _fill_foot(doc: _Doc, run: _Run, page: _Page, closed: bool, last_page: bool,
         if not placed:
             break
     shown = {e: doc.mix.get(e, 0.0) for e in ("table", "figure")}
-    if scarce and any(shown.values()) and page.room >= NARRATIVE_FILL:
-        exhibit = weighted(page.prng.fork("spent"), shown, ELEMENT_DRAW_ORDER)
-        if page.room >= _min_height(exhibit):
-            _fill_page(doc, run, page, [exhibit], None, last_page=last_page, no_next=no_next)
+    fits = [e for e in ("table", "figure") if shown[e] > 0 and page.room >= max(NARRATIVE_FILL, _min_height(e))]
+    if scarce and fits:  # the exhibit furthest below its share of the mix so far (a chart needs more room)
+        placed = Counter(b.type for pg in run.pages for b in pg.blocks) + Counter(b.type for b in page.blocks)
+        exhibit = min(fits, key=lambda e: placed[e] / shown[e])
+        _fill_page(doc, run, page, [exhibit], None, last_page=last_page, no_next=no_next)
 
 
 def _end_page(doc: _Doc, run: _Run, page: _Page) -> PagePlan:

@@ -40,7 +40,7 @@ from .tables import (
     summable,
     whole,
 )
-from .wording import lower_common, plural
+from .wording import BE, lower_common, plural, verb
 
 WORDS = ("item", "metric_lc", "Metric", "kind", "kinds", "n", "role", "p0", "p1")
 
@@ -152,12 +152,28 @@ def _pick(ctx: DocContext, rng: Rng, pool: tuple[str, ...], measure: str = "") -
     return ctx.template(rng, pool)
 
 
+NAMED_SUBJECTS = re.compile(r"\{(item2?|top|low|a|z)\} ([a-z]+)\b")
+"""A slot holding an item's name, and the word after it: the verb when the name is the subject."""
+
+
+def _agreeing(template: str, words: dict[str, object]) -> str:
+    """``template`` with each present-tense verb after an item's name agreeing with the name (``wording.verb``):
+    "Contractors lead by 292", "Gearboxes record", "Interns were ahead"; a past tense needs nothing."""
+    def fix(m: re.Match) -> str:
+        name, word = words.get(m.group(1)), m.group(2)
+        if not isinstance(name, str) or not (word in BE or word.endswith("s")) or word.endswith("ss"):
+            return m.group(0)
+        return "{" + m.group(1) + "} " + verb(name, word)
+    return NAMED_SUBJECTS.sub(fix, template)
+
+
 def sentence(template: str | None, facts: dict[str, list[Span]], words: dict[str, object]) -> list[Span]:
     """``template`` as spans: each fact placeholder its spans, the words between them literal text (none for
     no template: ``_pick`` found every one of the move said twice)."""
     out: list[Span] = []
     if template is None:
         return out
+    template = _agreeing(template, words)
     text = ""
     for literal, name, _, _ in Formatter().parse(template):
         text += literal
@@ -511,7 +527,7 @@ def _peers(ctx: DocContext, rng: Rng, text: RegisterText, m, item: str, p1: str,
     the leader, the lowest)."""
     values, total, shares = whole(ctx, m, p1)  # the shares every table of the measure and period prints
     d = ctx.domain
-    if summable(m) and total > 0 and values.get(item, 0) > 0:
+    if summable(m) and total > 0 and values.get(item, 0) > 0 and shares[item] > 0:  # no "its share was 0.0%"
         f_all = metric_fact(ctx, m, total, f"Total {lower_common(m.name)} of the {len(d.items)} {plural(d.item_kind)} "
                             f"in {p1}", attribute=m.slug, period=p1, group=bid, items=list(d.items))
         f_share = ctx.book.percent(f"Share of {item} in the total of {lower_common(m.name)} ({p1})",
