@@ -68,17 +68,20 @@ def place_free(options: Sequence[str], slots: dict[str, str]) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-AGREEING_SLOTS = ("d", "m")
-"""Slots holding the noun phrase a phrasing's "is the ..." is about (a description, a measure)."""
+AGREEING_SLOTS = ("d", "m", "da")
+"""Slots holding the noun phrase a phrasing's "is the ..." is about (a description, a measure, the first of two
+descriptions compared)."""
 
 
 def agreeing(template: str, slot: str, phrase: str) -> str:
-    """``template`` with its "is the {slot}" agreeing with ``phrase`` ("Is the on-time responses ..." ->
-    "Are the on-time responses ...", by ``wording.verb``)."""
+    """``template`` with its "is the {slot}" ("does", "has") agreeing with ``phrase`` ("Is the on-time
+    responses ..." -> "Are the on-time responses ...", "does the emissions" -> "do the emissions", by
+    ``wording.verb``)."""
     def fix(m: re.Match) -> str:
         v = verb(phrase, m.group(1).lower())
         return (v[:1].upper() + v[1:] if m.group(1)[0].isupper() else v) + m.group(2)
-    return re.sub(r"\b([Ii]s|[Ww]as)( the (?:total |average )?\{" + slot + r"\})", fix, template)
+    return re.sub(r"\b([Ii]s|[Ww]as|[Dd]oes|[Hh]as)( the (?:total |average |largest |smallest |highest |lowest )?"
+                  r"\{" + slot + r"\})", fix, template)
 
 
 def pick(rng: Rng, options: Sequence[str], key: str = "q", **slots: str) -> str:

@@ -137,6 +137,8 @@ def test_questions_agree_with_their_subject():
         "Are the {d} {v}? What are the {d}?"
     assert agreeing("What was the total {m} in 2024?", "m", "speak-up reports") == "What were the total {m} in 2024?"
     assert agreeing("Is the {d} {v}?", "d", "patch compliance of Site A") == "Is the {d} {v}?"
+    assert agreeing("By how much does the {m} of {a} exceed?", "m", "emissions") == "By how much do the {m} of {a} exceed?"
+    assert agreeing("What is the largest {m}?", "m", "open cases") == "What are the largest {m}?"
     assert sentence("what is the energy produced of Sunfield Solar in Q1 2024?") == \
         "What is the energy produced for Sunfield Solar in Q1 2024?"
     assert sentence("what is the revenue of Sunfield Solar?") == "What is the revenue of Sunfield Solar?"
