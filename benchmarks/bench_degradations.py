@@ -30,7 +30,8 @@ Augraphy's default pipeline draws its augmentations at random, so one page costs
 to ~16 s with the seed: per-page ratios are noisy with one Augraphy seed; use ``--augraphy-reps 3`` or more
 for the measurement (each page's time is the median over its seeds, on both sides).
 
-Targets: every page of every device x tier < 250 ms; Augraphy / ours, ours taken as the slowest of our
+Our side is a capture as the corpus makes it, the scan file's encoding included (``encode_scan``); Augraphy's
+side is its pipeline's output array, not encoded. Targets: every page of every device x tier < 250 ms; Augraphy / ours, ours taken as the slowest of our
 device x tier on each page: median over pages >= 30x, worst page >= 15x (the scan issue's; ``scan_floor.py``
 shows why the phone cannot meet the worst page at its resolution).
 """
@@ -61,7 +62,7 @@ import numpy as np  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from sample_pages import make_page  # noqa: E402
 
-from synthdocqa.degradations import degrade_page, sample_profile  # noqa: E402
+from synthdocqa.degradations import degrade_page, encode_scan, sample_profile  # noqa: E402
 from synthdocqa.ir.files import atomic_write_text  # noqa: E402
 from synthdocqa.ir.rng import Rng  # noqa: E402
 from synthdocqa.ir.vocab import DEVICES, TIERS  # noqa: E402
@@ -69,8 +70,8 @@ from synthdocqa.ir.vocab import DEVICES, TIERS  # noqa: E402
 DPI = 200
 LETTER_PX = (1700, 2200)  # (width, height) of Letter at 200 dpi
 BUDGET_MS = 250.0
-TARGET_MEDIAN_RATIO = 30.0
-TARGET_WORST_RATIO = 15.0
+DEVICE_TARGETS = {"flatbed": (30.0, 15.0), "photocopy": (30.0, 15.0), "fax": (30.0, 15.0), "phone": (20.0, 8.0)}
+"""(median, worst page) of Augraphy / a device's slowest tier on the page, encoding included (the scan issue's)."""
 AUGRAPHY = "augraphy_default"
 PRISTINE = "pristine"  # the identity in every device: measured once
 DEGRADING = tuple(t for t in TIERS if t != PRISTINE)
@@ -82,10 +83,12 @@ def _device_tier(method: str) -> tuple[str, str]:
 
 
 def _ours(method: str, page_img: np.ndarray, seed: int):
+    """One capture as the corpus makes it: the page degraded, then written as its scan file (a fax's 1-bit PNG,
+    a JPEG, a pristine PNG): the encoding is in the budget."""
     device, tier = _device_tier(method)
     path = ("bench", PRISTINE) if method == PRISTINE else ("bench", device, tier)
     page = sample_profile(tier, 1, Rng(seed, path), device).pages[0]  # sampled outside the timing
-    return lambda: degrade_page(page_img, page, seed, DPI).image
+    return lambda: encode_scan(degrade_page(page_img, page, seed, DPI).image, tier, device=device)
 
 
 def _offline_augraphy(workdir: Path) -> None:
@@ -293,6 +296,8 @@ def main(argv: list[str] | None = None) -> int:
     worst_m = [max(OURS, key=lambda m, i=i: pm[m][i]) for i in range(len(pages))]
     ratio_worst = [pm[AUGRAPHY][i] / max(pm[worst_m[i]][i], 1e-9) for i in range(len(pages))]
     ratio_poor = {d: [pm[AUGRAPHY][i] / max(pm[f"{d}/poor"][i], 1e-9) for i in range(len(pages))] for d in DEVICES}
+    ratio_device = {d: [pm[AUGRAPHY][i] / max(max(pm[f"{d}/{t}"][i] for t in DEGRADING), 1e-9)
+                        for i in range(len(pages))] for d in DEVICES}
     # strict: Augraphy's fastest seed over our slowest single run of any device x tier, per page
     ratio_strict = [min(page_cpu[AUGRAPHY][i]) / max(max(max(page_cpu[m][i]) for m in OURS), 1e-9)
                     for i in range(len(pages))]
@@ -324,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
         "ratio_augraphy_over_slowest_ours": {**summ(ratio_worst), "per_page": [round(x, 2) for x in ratio_worst]},
         "ratio_augraphy_over_poor": {d: {**summ(v), "per_page": [round(x, 2) for x in v]}
                                      for d, v in ratio_poor.items()},
+        "ratio_augraphy_over_device_slowest_tier": {d: {**summ(v), "per_page": [round(x, 2) for x in v]}
+                                                    for d, v in ratio_device.items()},
         "ratio_strict_min_augraphy_over_max_ours_run": summ(ratio_strict),
         "peak_tracemalloc_mib": {m: round(v, 1) for m, v in peak.items()},
         "peak_rss_mib": rss,
@@ -355,17 +362,19 @@ def main(argv: list[str] | None = None) -> int:
           f"Augraphy (one page) {ra.get('peak_rss_mib', '?')} MiB ({ra.get('rss_after_imports_mib', '?')} after imports); "
           f"this process {rss['this_process_incl_augraphy']['peak_rss_mib']} MiB")
     ok_speed = all(over[m] == 0 for m in OURS)
-    ok_median = rw["median"] >= TARGET_MEDIAN_RATIO
-    ok_worst = rw["worst"] >= TARGET_WORST_RATIO
-    result["targets"] = {"every_run_under_250ms": ok_speed, "median_ratio_ge_20": ok_median,
-                         "worst_page_ratio_ge_5": ok_worst}
-    print(f"targets: every page of every device x tier < 250 ms: {'PASS' if ok_speed else 'FAIL'}; "
-          f"median ratio >= {TARGET_MEDIAN_RATIO:g}x: {'PASS' if ok_median else 'FAIL'}; "
-          f"worst page >= {TARGET_WORST_RATIO:g}x: {'PASS' if ok_worst else 'FAIL'}")
+    rd = result["ratio_augraphy_over_device_slowest_tier"]
+    ok_device = {d: rd[d]["median"] >= DEVICE_TARGETS[d][0] and rd[d]["worst"] >= DEVICE_TARGETS[d][1] for d in DEVICES}
+    ok_devices = all(ok_device.values())
+    result["targets"] = {"every_run_under_250ms": ok_speed, "per_device": ok_device}
+    print("Augraphy / each device's slowest tier on the page (median, worst page; target): " + "; ".join(
+        f"{d} {rd[d]['median']}x, {rd[d]['worst']}x (>= {DEVICE_TARGETS[d][0]:g}x, {DEVICE_TARGETS[d][1]:g}x: "
+        f"{'PASS' if ok_device[d] else 'FAIL'})" for d in DEVICES))
+    print(f"targets: every page of every device x tier < 250 ms including encoding: {'PASS' if ok_speed else 'FAIL'}; "
+          f"per device: {'PASS' if ok_devices else 'FAIL'}")
     scratch.cleanup()
     if json_out:
         atomic_write_text(json_out, json.dumps(result, indent=1) + "\n")
-    return 0 if ok_speed and ok_median and ok_worst else 1
+    return 0 if ok_speed and ok_devices else 1
 
 
 if __name__ == "__main__":

@@ -10,11 +10,12 @@ rest on it) is carried through the scan's transforms, cut out upright and read b
 the legibility view reads a corpus (``corpus.views.legibility``: best of its readings).
 
 Per device x tier: the share of spans read exactly (CER 0 after case and whitespace are normalised),
-the share legible (CER <= 0.10), the share unreadable (CER > 0.5) and the mean CER. The verdict:
+the share legible (CER <= 0.10), the share unreadable (CER > 0.5), the mean CER, and page by page the exact
+share of a page's spans: its 10th percentile over the pages (``p10_page_exact``) and the worst page. The verdict:
 
-* within each device, the exact share never rises and the mean CER never falls from pristine to poor
-  (beyond ``NOISE``);
-* every device keeps ``DEGRADED_FLOOR`` of its spans exact at degraded and ``POOR_FLOOR`` at poor;
+* within each device, the mean CER rises from each tier to the next by at least ``RISE`` (the tiers separate);
+* every device keeps ``DEGRADED_FLOOR`` of its spans exact at degraded and ``POOR_FLOOR`` at poor, on the page
+  at the 10th percentile (nine pages in ten do at least that well), not only on average;
 * at each tier the devices' mean CERs lie within ``BAND`` of each other (a tier means the same whatever
   the device).
 
@@ -46,10 +47,11 @@ POOR_FLOOR = 0.25
 BAND = 0.10
 """Most the devices' mean CERs may differ at one tier."""
 UNREADABLE = 0.5
-NOISE = (0.03, 0.02)
-"""How far the exact share may rise, and the mean CER fall, from one tier to the next and still count as
-monotone: one span of ~150 moves the share by 0.7 points, and Tesseract slips on crops a person reads at once
-(a name read on its pristine crop and on none of the three photocopy-good crops of one page: "Nikolai" -> "")."""
+RISE = {"good": 0.002, "fair": 0.01, "degraded": 0.03, "poor": 0.05}
+"""The least the mean CER of a device must rise from the tier before to this one: a tier reads measurably
+worse than the one before it on every device."""
+PAGE_QUANTILE = 0.10
+"""The page whose exact share the floors hold at: nine pages in ten read at least as well."""
 
 
 def page_spans(reader, doc_id: str) -> dict[int, list[dict]]:
@@ -87,16 +89,18 @@ def choose_pages(corpus: Path, n: int, seed: int, min_spans: int = 4) -> list[tu
     return out
 
 
-def read_page(job: tuple[str, int, str, list[dict], int]) -> list[dict]:
-    """Every device x tier of one page: one row per device x tier with each span's reading."""
+def read_page(job: tuple) -> list[dict]:
+    """Every device x tier of one page (or those the job names): one row per device x tier with each span's
+    reading."""
     from synthdocqa.ir.qa_models import Evidence
 
-    doc_id, page_no, path, spans, seed = job
+    doc_id, page_no, path, spans, seed = job[:5]
+    devices, tiers = (job[5], job[6]) if len(job) > 5 else (DEVICES, TIERS)
     clean = cv2.cvtColor(cv2.imread(path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
     dpi = round(float(np.median([s["dpi"] for s in spans])))
     crops, texts, where = [], [], []
-    for device in DEVICES:
-        for tier in TIERS:
+    for device in devices:
+        for tier in tiers:
             prof = sample_profile(tier, 1, Rng(seed, ("scan-legibility", doc_id, page_no, device, tier)), device)
             page = prof.pages[0]
             deg = degrade_page(clean, page, seed, dpi)
@@ -111,7 +115,7 @@ def read_page(job: tuple[str, int, str, list[dict], int]) -> list[dict]:
                 where.append((device, tier))
     readings = read_crops(crops, texts)
     rows: dict[tuple[str, str], dict] = {}
-    for (device, tier), text, reading in zip(where, texts, readings, strict=True):
+    for (device, tier), text, (reading, _) in zip(where, texts, readings, strict=True):
         r = rows.setdefault((device, tier), {"doc_id": doc_id, "page_no": page_no, "device": device, "tier": tier,
                                              "cers": []})
         r["cers"].append(cer(text, reading))
@@ -131,7 +135,8 @@ def summarise(rows: list[dict]) -> dict[str, dict[str, dict]]:
                 "spans": len(a), "exact": round(float(np.mean(a == 0)), 4),
                 "legible": round(float(np.mean(a <= CER_THRESHOLD)), 4),
                 "unreadable": round(float(np.mean(a > UNREADABLE)), 4), "mean_cer": round(float(a.mean()), 4),
-                "worst_page_exact": round(min(pages), 4)}
+                "p10_page_exact": round(float(np.quantile(pages, PAGE_QUANTILE, method="lower")), 4),
+                "median_page_exact": round(float(np.median(pages)), 4), "worst_page_exact": round(min(pages), 4)}
     return out
 
 
@@ -139,14 +144,17 @@ def verdict(summary: dict[str, dict[str, dict]]) -> list[str]:
     """What fails (empty: the tiers hold)."""
     bad = []
     for device, by_tier in summary.items():
-        seq = [by_tier[t] for t in TIERS if t in by_tier]
+        seq = [t for t in TIERS if t in by_tier]
         for lo, hi in zip(seq, seq[1:], strict=False):
-            if hi["exact"] > lo["exact"] + NOISE[0] or hi["mean_cer"] < lo["mean_cer"] - NOISE[1]:
-                bad.append(f"{device}: not monotone between tiers ({lo} -> {hi})")
-        if "degraded" in by_tier and by_tier["degraded"]["exact"] < DEGRADED_FLOOR:
-            bad.append(f"{device} degraded: {by_tier['degraded']['exact']:.0%} exact < {DEGRADED_FLOOR:.0%}")
-        if "poor" in by_tier and by_tier["poor"]["exact"] < POOR_FLOOR:
-            bad.append(f"{device} poor: {by_tier['poor']['exact']:.0%} exact < {POOR_FLOOR:.0%}")
+            rise = by_tier[hi]["mean_cer"] - by_tier[lo]["mean_cer"]
+            if rise < RISE[hi]:
+                bad.append(f"{device}: mean CER rises {rise:+.3f} from {lo} to {hi} (at least {RISE[hi]:+.3f})")
+        for tier, floor in (("degraded", DEGRADED_FLOOR), ("poor", POOR_FLOOR)):
+            if tier in by_tier:
+                s = by_tier[tier]
+                if s["exact"] < floor or s["p10_page_exact"] < floor:
+                    bad.append(f"{device} {tier}: {s['exact']:.0%} exact, {s['p10_page_exact']:.0%} on the page at "
+                               f"the 10th percentile (floor {floor:.0%})")
     for tier in TIERS:
         cers = {d: s[tier]["mean_cer"] for d, s in summary.items() if tier in s}
         if cers and max(cers.values()) - min(cers.values()) > BAND:
@@ -156,9 +164,11 @@ def verdict(summary: dict[str, dict[str, dict]]) -> list[str]:
 
 
 def table(summary: dict[str, dict[str, dict]]) -> str:
+    """Cell: exact share / mean CER / exact share of the page at the 10th percentile."""
     lines = ["| device | " + " | ".join(TIERS) + " |", "|---|" + "---|" * len(TIERS)]
     for device, by_tier in summary.items():
-        cells = [f"{s['exact']:.0%} / {s['mean_cer']:.3f}" if (s := by_tier.get(t)) else "" for t in TIERS]
+        cells = [f"{s['exact']:.0%} / {s['mean_cer']:.3f} / {s['p10_page_exact']:.0%}" if (s := by_tier.get(t)) else ""
+                 for t in TIERS]
         lines.append(f"| {device} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -170,11 +180,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=2)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--devices", default=",".join(DEVICES), help="comma-separated devices (default: all)")
+    ap.add_argument("--tiers", default=",".join(TIERS), help="comma-separated tiers (default: all; the verdict "
+                                                              "reads only what was measured)")
     args = ap.parse_args(argv)
+    devices = tuple(d for d in DEVICES if d in args.devices.split(","))
+    tiers = tuple(t for t in TIERS if t in args.tiers.split(","))
     pages = choose_pages(args.corpus, args.pages, args.seed)
     if len(pages) < args.pages:
         print(f"only {len(pages)} pages with evidence in {args.corpus}", file=sys.stderr)
-    jobs = [(d, p, str(path), spans, args.seed) for d, p, path, spans in pages]
+    jobs = [(d, p, str(path), spans, args.seed, devices, tiers) for d, p, path, spans in pages]
     rows: list[dict] = []
     with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool:
         for i, page_rows in enumerate(pool.map(read_page, jobs), start=1):
@@ -183,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"{len(page_rows[0]['cers'])} spans)", file=sys.stderr, flush=True)
     summary = summarise(rows)
     bad = verdict(summary)
-    print("exact-read share / mean CER of the evidence spans, per device x tier "
+    print("exact-read share / mean CER / exact share of the 10th-percentile page, per device x tier "
           f"({len(pages)} pages, {sum(len(p[3]) for p in pages)} spans a capture):")
     print(table(summary))
     print("PASS" if not bad else "FAIL:\n  " + "\n  ".join(bad))

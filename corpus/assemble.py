@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from synthdocqa.corpus.store import DocFiles, DocRecord, PageRecord
 from synthdocqa.generation.planner import plan_document
@@ -27,6 +28,9 @@ from synthdocqa.ir.qa_models import Assertion, QAPair
 from synthdocqa.ir.rendermap import RenderMap
 from synthdocqa.ir.spec import CorpusSpec
 from synthdocqa.ir.vocab import Device, Tier
+
+if TYPE_CHECKING:
+    from synthdocqa.degradations import FaxOrigin
 
 GENERATOR_VERSION = "1"
 
@@ -160,16 +164,28 @@ def render(doc: DocumentIR) -> RenderedDocument:
     raise RuntimeError(f"{doc.doc_id}: the table of contents did not settle in {CONTENTS_PASSES} renders")
 
 
+def fax_origin(doc: DocumentIR) -> FaxOrigin | None:
+    """What a fax of ``doc`` says it is: sent by its issuer from the issuer's number, on or after its date
+    (None for a document without a date or an issuer: the header's own draw then)."""
+    from synthdocqa.degradations import FaxOrigin
+
+    issuer = next((e for e in doc.entities if e.role == "issuer"), None)
+    if doc.as_at is None or issuer is None:
+        return None
+    return FaxOrigin(doc.as_at, issuer.name, issuer.attributes.get("phone", ""))
+
+
 def sample_scans(spec: CorpusSpec, index: int, rendered: RenderedDocument) -> DocumentIR:
     """The IR with its scan parameters sampled, now that the page count is known; every image after this is
     a pure function of the finished IR (replayable from ir.json)."""
-    from synthdocqa.degradations import page_captures, sample_profile
+    from synthdocqa.degradations import mark_targets, page_captures, sample_profile
 
     doc = rendered.doc
     n_pages = len(rendered.render_map.pages)
     tier, device = doc.perturbation.tier, doc.perturbation.device
     profile = sample_profile(tier, n_pages, Rng(doc.seed, doc.seed_path).fork("scan"), device,
-                             page_captures(spec.scan_plan, index, tier, device, n_pages))
+                             page_captures(spec.scan_plan, index, tier, device, n_pages), fax=fax_origin(doc),
+                             targets=mark_targets(doc, rendered.render_map))
     doc = doc.model_copy(update={"perturbation": profile})
     # Through its JSON once: the scans are made from exactly the IR that ir.json stores and a replay reads
     # back (model_copy does not validate the update, and JSON normalises what validation would).

@@ -84,9 +84,11 @@ MARGIN = 0.15
 TEXT_HEIGHT_PX = 40
 """Line height the crop is scaled to (Tesseract reads best around 30-40 px capital height)."""
 PAD_PX = 10
-READINGS: tuple[tuple[str, int], ...] = (("crop", 7), ("crop", 8), ("wide", 7), ("binary", 7))
-"""How a span is read, in order: the crop as one line (``--psm 7``), as one word (``--psm 8``), with a wide
-white border, Otsu-binarised. A span is read the next way only while no reading so far is legible, and the
+READINGS: tuple[tuple[str, int], ...] = (("crop", 7), ("level", 7), ("crop", 8), ("wide", 7), ("binary", 7))
+"""How a span is read, in order: the crop as one line (``--psm 7``); levelled (its white pad made the paper's own
+grey, then stretched to full contrast and set in a wide white border: on a grey or shaded scan the pad's white
+edge round a one-digit table cell reads as a stroke); as one word (``--psm 8``); with a wide white border;
+Otsu-binarised. A span is read the next way only while no reading so far is legible, and the
 best reading counts: Tesseract drops short cells ("1", "35") or a decimal point in one setting and reads them
 in another, which says more about Tesseract than about the scan."""
 
@@ -186,21 +188,46 @@ def _variant(crop: np.ndarray, variant: str) -> np.ndarray:
         return cv2.copyMakeBorder(crop, PAD_PX, PAD_PX, 6 * PAD_PX, 6 * PAD_PX, cv2.BORDER_CONSTANT, value=255)
     if variant == "binary":
         return cv2.threshold(crop, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)[1]
+    if variant == "level":
+        core = crop[PAD_PX:-PAD_PX, PAD_PX:-PAD_PX]
+        out = crop.copy()
+        if core.size:
+            paper = int(np.median(core))
+            out[:PAD_PX], out[-PAD_PX:], out[:, :PAD_PX], out[:, -PAD_PX:] = paper, paper, paper, paper
+        out = cv2.normalize(out, None, 0, 255, cv2.NORM_MINMAX)
+        return cv2.copyMakeBorder(out, PAD_PX, PAD_PX, 3 * PAD_PX, 3 * PAD_PX, cv2.BORDER_CONSTANT, value=255)
     return crop
 
 
-def read_crops(crops: list[np.ndarray], texts: list[str]) -> list[str]:
-    """Tesseract's best reading of each crop against the text drawn there, the ways of ``READINGS`` in turn
-    (a crop is read the next way only while no reading so far is legible)."""
+def digits_of(text: str) -> str:
+    """The digits of a text in order: what a reader must get right to give a figure's answer."""
+    return "".join(ch for ch in text if ch.isdigit())
+
+
+def digits_exact(reference: str, reading: str) -> bool:
+    """The reading's digits are the drawn text's, in order (a text without digits always passes)."""
+    return digits_of(reference) == digits_of(_trim_edges(normalise(reading), normalise(reference)))
+
+
+def _done(text: str, reading: str | None, exact: bool) -> bool:
+    return reading is not None and cer(text, reading) <= CER_THRESHOLD and exact
+
+
+def read_crops(crops: list[np.ndarray], texts: list[str]) -> list[tuple[str, bool]]:
+    """Tesseract's best reading of each crop against the text drawn there, and whether any reading gave its
+    digits exactly, the ways of ``READINGS`` in turn (a crop is read the next way only while no reading so far
+    is both legible and exact in its digits)."""
     best: list[str | None] = [None] * len(crops)
+    exact = [not digits_of(t) for t in texts]
     for variant, psm in READINGS:
-        todo = [i for i, b in enumerate(best) if b is None or cer(texts[i], b) > CER_THRESHOLD]
+        todo = [i for i, b in enumerate(best) if not _done(texts[i], b, exact[i])]
         if not todo:
             break
         for i, text in zip(todo, ocr_lines([_variant(crops[i], variant) for i in todo], psm=psm), strict=True):
+            exact[i] = exact[i] or digits_exact(texts[i], text)
             if best[i] is None or cer(texts[i], text) < cer(texts[i], best[i]):
                 best[i] = text
-    return [b or "" for b in best]
+    return [(b or "", e) for b, e in zip(best, exact, strict=True)]
 
 
 # ----------------------------------------------------------------- the evidence of a document
@@ -208,6 +235,15 @@ def read_crops(crops: list[np.ndarray], texts: list[str]) -> list[str]:
 UNREADABLE_CER = 0.5
 """A span whose best reading differs from the drawn text in more than half its characters is gone from the
 scan for a reader: a QA pair resting on it is not answerable from the scan (``QAPair.answerable_from_scan``)."""
+
+ANSWERABLE_RULE = "cer<=0.5+digits-exact"
+"""The name of the rule behind ``answerable_from_scan``, as reports and exports state it: every evidence span
+of the pair reads with a CER of at most ``UNREADABLE_CER``, and every span that carries digits has them read
+exactly, in order, by one of the ways of ``READINGS`` (the crop as a line or a word, with a wide border,
+binarised). A figure read "GBP 3,160" for "GBP 3,360" is near in CER and a wrong answer."""
+
+ANSWERABLE_RULE_TEXT = ("every evidence span reads on the scan file with a Tesseract CER of at most 0.5, and every "
+                        "digit of a span reads exactly")
 
 
 def spans_of(a: Assertion) -> list[Evidence]:
@@ -224,9 +260,10 @@ def span_key(e: Evidence) -> tuple:
 
 
 def read_evidence(scans: Mapping[int, bytes], assertions: Sequence[Assertion], rotation: Mapping[str, float]
-                  ) -> dict[tuple, tuple[str, float]]:
+                  ) -> dict[tuple, tuple[str, float, bool]]:
     """Tesseract's best reading of every evidence span of ``assertions`` on its page's scan file (the encoded
-    bytes, decoded as a reader of the corpus decodes them) and its CER, by ``span_key``. ``rotation``: the
+    bytes, decoded as a reader of the corpus decodes them), its CER and whether its digits read exactly
+    (``read_crops``), by ``span_key``. ``rotation``: the
     angle a block's spans were drawn at (stamps), by block id. One ``tesseract`` process per reading pass."""
     import cv2
 
@@ -246,17 +283,23 @@ def read_evidence(scans: Mapping[int, bytes], assertions: Sequence[Assertion], r
         crops.append(crop_span(images[page_no], e, rotation.get(e.block_id, 0.0)))
     keys = list(spans)
     readings = read_crops(crops, [k[2] for k in keys])
-    return {k: (r, cer(k[2], r)) for k, r in zip(keys, readings, strict=True)}
+    return {k: (r, cer(k[2], r), exact) for k, (r, exact) in zip(keys, readings, strict=True)}
 
 
-def mark_answerable(qa: Sequence[QAPair], assertions: Sequence[Assertion], read: Mapping[tuple, tuple[str, float]]
-                    ) -> None:
-    """Record the readings on the records, in place: each evidence span's ``scan_cer``, and each QA pair's
-    ``answerable_from_scan`` (every span of every assertion of the pair at most ``UNREADABLE_CER``)."""
-    worst: dict[str, float] = {}
+def span_answerable(span_cer: float | None, digits_read: bool | None) -> bool:
+    """``ANSWERABLE_RULE`` for one span: read within ``UNREADABLE_CER`` and its digits exact (None: not read
+    that way, which does not count against it)."""
+    return (span_cer is None or span_cer <= UNREADABLE_CER) and digits_read is not False
+
+
+def mark_answerable(qa: Sequence[QAPair], assertions: Sequence[Assertion],
+                    read: Mapping[tuple, tuple[str, float, bool]]) -> None:
+    """Record the readings on the records, in place: each evidence span's ``scan_cer`` and ``scan_digits``, and
+    each QA pair's ``answerable_from_scan`` (``ANSWERABLE_RULE`` on every span of every assertion of the pair)."""
+    ok: dict[str, bool] = {}
     for a in assertions:
         for e in spans_of(a):
-            e.scan_cer = read[span_key(e)][1]
-            worst[a.qa_id] = max(worst.get(a.qa_id, 0.0), e.scan_cer)
+            _, e.scan_cer, e.scan_digits = read[span_key(e)]
+            ok[a.qa_id] = ok.get(a.qa_id, True) and span_answerable(e.scan_cer, e.scan_digits)
     for q in qa:
-        q.answerable_from_scan = worst.get(q.id, 0.0) <= UNREADABLE_CER
+        q.answerable_from_scan = ok.get(q.id, True)

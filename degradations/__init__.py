@@ -10,8 +10,9 @@ produce.
 
 from .devices import DEVICE_OVERRIDES, stage_table
 from .geometry import Compose, CurlWarp, Homography, Transform, map_box, map_boxes, map_points
+from .marks import MarkTarget, choose_marks, mark_targets
 from .pipeline import DegradedPage, apply_stage, degrade_page, resolve_params
-from .sampling import page_captures, sample_profile, sample_stage
+from .sampling import FaxOrigin, page_captures, sample_profile, sample_stage
 from .scan import encode_image, encode_scan, scan_extension, scan_format, scan_pdf
 from .stages import (
     GEOMETRIC_STAGES,
@@ -27,8 +28,8 @@ from .tiers import REFERENCE_DPI, SCAN_FORMAT, TIER_TABLE
 
 __all__ = [
     "DEVICE_OVERRIDES", "GEOMETRIC_STAGES", "REFERENCE_DPI", "SCAN_FORMAT", "STAGES", "TIER_TABLE",
-    "Compose", "CurlWarp", "DegradedPage", "GeometricStage", "Homography", "PixelStage", "Plan",
-    "ResolutionStage", "Stage", "Transform", "apply_stage", "degrade_page", "encode_image", "encode_scan",
-    "get_stage", "map_box", "map_boxes", "map_points", "resolve_params", "sample_profile", "sample_stage",
+    "Compose", "CurlWarp", "DegradedPage", "FaxOrigin", "MarkTarget", "GeometricStage", "Homography", "PixelStage", "Plan",
+    "ResolutionStage", "Stage", "Transform", "apply_stage", "choose_marks", "degrade_page", "encode_image", "encode_scan",
+    "get_stage", "map_box", "map_boxes", "map_points", "mark_targets", "resolve_params", "sample_profile", "sample_stage",
     "page_captures", "scan_extension", "scan_format", "scan_pdf", "stage_table",
 ]

@@ -1,17 +1,20 @@
 """Capture devices: the top of the perturbation profile. A device is a recipe of stages; the tier is the
 severity within it.
 
-* ``flatbed``: a sheet on the glass of a flatbed or ADF scanner (the original tier table, ``tiers.py``).
+* ``flatbed``: a sheet on the glass of a flatbed or ADF scanner (the original tier table, ``tiers.py``): flat,
+  the lid presses it on the glass (no curl, no crease lift).
 * ``photocopy``: a copy of a copy, then scanned: grey, sharp and contrasty, toner streaks and dropouts,
-  dirty-roller bands, scanner lines, now and then a double feed.
+  dirty-roller bands, scanner lines, now and then a double feed; flat on the glass like the flatbed's.
 * ``fax``: a fax received and scanned: 1 bit per pixel at fax resolution (fine 200x200 dpi, standard
-  200x100), thresholded (text mode) or error-diffused (photo mode), feed skew, line noise; stored as PNG
-  (JPEG would smear the 1-bit dots).
-* ``phone``: a phone photo of the page: perspective, curl, uneven light and shadow, vignetting, motion
-  blur, sensor noise, moire from the print screen, colour fringes, strong JPEG.
+  200x100), thresholded (text mode) or error-diffused (photo mode), feed skew, line noise, the sending
+  machine's header line (dated the day the document went out, from its issuer); flat (the rollers pull the
+  sheet through straight); stored as a 1-bit PNG, what a fax file holds (``scan.py``).
+* ``phone``: a phone photo of the page: perspective, curl and a lifted crease (the only device where the
+  sheet is not pressed flat), uneven light and shadow, vignetting, motion blur, sensor noise, moire from the
+  print screen, colour fringes, strong JPEG.
 
-What the sheet itself carries - punch holes and staples, handwriting and highlighter, a watermark - does
-not depend on the device: those stages come from one table by tier (``SHEET``) in every device.
+What the sheet itself carries - punch holes and staples, a reader's pen and highlighter marks, a watermark -
+does not depend on the device: those stages come from one table by tier (``SHEET``) in every device.
 ``pristine`` is the digital original in every device (no stage on).
 
 A device table has the form of a tier table (``tiers.py`` explains the entries); ``stage_table`` merges
@@ -31,31 +34,31 @@ _OFF: dict[str, Any] = {"p": 0.0, "params": {}}
 
 _HOLES = {"holes": {"choice": [0, 2, 3]}, "hole_side": {"choice": ["left", "top"]}, "hole_px": [22.0, 30.0]}
 
-def _sheet(fold: tuple[float, float, float] | None, binding: tuple[float, float, float],
-           markup: tuple[float, list[int], list[int], list[float]], watermark: tuple[float, list[float]],
-           ) -> dict[str, dict[str, Any]]:
-    """One tier of the sheet's marks: (p, shift_px lo, hi) of a crease shift; (p, staple p, clip p) of the
-    binding; (p, highlights, scribbles, highlight_px) of the markup; (p, opacity) of the watermark."""
-    out: dict[str, dict[str, Any]] = {}
-    if fold is not None:
-        out["fold_shift"] = {"p": fold[0], "params": {
-            "orientation": {"choice": ["h", "v"]}, "position": [0.25, 0.75], "shift_px": [fold[1], fold[2]],
-            "slide_px": [-1.0, 1.0], "band_px": [6.0, 16.0]}}
-    out["binding_marks"] = {"p": binding[0], "params": {**_HOLES, "staple": {"p": binding[1]},
-                                                        "clip": {"p": binding[2]}}}
-    out["markup"] = {"p": markup[0], "params": {"n_highlights": {"int": markup[1]}, "n_scribbles": {"int": markup[2]},
-                                                "highlight_px": markup[3], "pen": {"choice": ["blue", "black"]}}}
-    out["watermark"] = {"p": watermark[0], "params": {"text": {"choice": ["CONFIDENTIAL", "COPY", "DRAFT"]},
-                                                      "opacity": watermark[1], "angle_deg": [25.0, 50.0]}}
-    return out
+def _sheet(binding: tuple[float, float, float], markup: tuple[float, list[int], list[int]],
+           watermark: tuple[float, list[float]]) -> dict[str, dict[str, Any]]:
+    """One tier of the sheet's marks: (p, staple p, clip p) of the binding; (p, highlights, pen marks) of the
+    markup (what they go on: ``marks.py``); (p, opacity) of the watermark."""
+    return {
+        "binding_marks": {"p": binding[0], "params": {**_HOLES, "staple": {"p": binding[1]}, "clip": {"p": binding[2]}}},
+        "markup": {"p": markup[0], "params": {"n_highlights": {"int": markup[1]}, "n_scribbles": {"int": markup[2]},
+                                              "pen": {"choice": ["blue", "black"]}}},
+        "watermark": {"p": watermark[0], "params": {"text": {"choice": ["CONFIDENTIAL", "COPY", "DRAFT"]},
+                                                    "opacity": watermark[1], "angle_deg": [25.0, 50.0]}},
+    }
+
+
+def _fold(p: float, shift: tuple[float, float]) -> dict[str, Any]:
+    """A crease that lifts the sheet: the content beyond it shifts by ``shift`` px. Only a photographed page
+    shows it; glass (flatbed, copier) and a fax's rollers press the sheet flat."""
+    return {"p": p, "params": {"orientation": {"choice": ["h", "v"]}, "position": [0.25, 0.75],
+                               "shift_px": list(shift), "slide_px": [-1.0, 1.0], "band_px": [6.0, 16.0]}}
 
 
 SHEET: dict[str, dict[str, dict[str, Any]]] = {
-    "good": _sheet(None, (0.15, 0.3, 0.1), (0.1, [0, 1], [0, 1], [26.0, 34.0]), (0.05, [0.06, 0.1])),
-    "fair": _sheet((0.1, 0.5, 1.5), (0.3, 0.4, 0.15), (0.25, [0, 2], [0, 2], [26.0, 36.0]), (0.1, [0.08, 0.14])),
-    "degraded": _sheet((0.3, 0.8, 2.5), (0.45, 0.5, 0.2), (0.4, [1, 2], [1, 3], [28.0, 38.0]),
-                       (0.15, [0.1, 0.18])),
-    "poor": _sheet((0.5, 1.0, 3.5), (0.6, 0.6, 0.25), (0.6, [1, 3], [2, 4], [28.0, 40.0]), (0.2, [0.12, 0.22])),
+    "good": _sheet((0.15, 0.3, 0.1), (0.1, [0, 1], [0, 1]), (0.05, [0.06, 0.1])),
+    "fair": _sheet((0.3, 0.4, 0.15), (0.25, [0, 2], [0, 2]), (0.1, [0.08, 0.14])),
+    "degraded": _sheet((0.45, 0.5, 0.2), (0.4, [1, 2], [1, 3]), (0.15, [0.1, 0.18])),
+    "poor": _sheet((0.6, 0.6, 0.25), (0.6, [1, 3], [2, 4]), (0.2, [0.12, 0.22])),
 }
 """What the sheet carries whatever the device, by tier (``pristine`` has none)."""
 
@@ -235,10 +238,10 @@ no camera makes salt-and-pepper dots, and a phone photo is never thresholded."""
 
 
 def _scene(tier: str, scale: list[float], resample: list[float], hand: list[float], glare: tuple[float, list[float]],
-           falloff: list[float]) -> dict[str, dict[str, Any]]:
+           falloff: list[float], fold: tuple[float, tuple[float, float]] | None) -> dict[str, dict[str, Any]]:
     """What the scene adds to a phone tier: the page's place on the desk, the sensor's resolution, the hand's
     shadow (added to the tier's light), the glare, the focus fall-off (added to its blur), noise without
-    salt-and-pepper."""
+    salt-and-pepper, and a crease that lifts the sheet (``fold``: p and shift)."""
     light = PHONE[tier]["lighting"]
     blur = PHONE[tier].get("blur", TIER_TABLE[tier]["blur"])
     noise = PHONE[tier].get("noise", TIER_TABLE[tier]["noise"])
@@ -251,14 +254,15 @@ def _scene(tier: str, scale: list[float], resample: list[float], hand: list[floa
         "glare": {"p": glare[0], "params": {"strength": glare[1], "size": [0.08, 0.16]}},
         "blur": {"p": 1.0, "params": {**blur["params"], "falloff_px": falloff, "falloff_deg": [0.0, 360.0]}},
         "noise": {"p": 1.0, "params": {**noise["params"], "salt_pepper": [0.0, 0.0]}},
+        **({"fold_shift": _fold(*fold)} if fold is not None else {}),
     }
 
 
 for _tier, _args in {
-    "good": ([0.92, 0.96], [0.94, 0.98], [0.0, 0.0], (0.1, [0.2, 0.35]), [0.0, 0.5]),
-    "fair": ([0.9, 0.94], [0.9, 0.94], [0.0, 0.15], (0.2, [0.3, 0.5]), [0.4, 0.9]),
-    "degraded": ([0.88, 0.92], [0.88, 0.92], [0.05, 0.2], (0.3, [0.4, 0.6]), [0.3, 0.6]),
-    "poor": ([0.86, 0.9], [0.86, 0.9], [0.1, 0.25], (0.4, [0.5, 0.75]), [0.5, 1.0]),
+    "good": ([0.92, 0.96], [0.94, 0.98], [0.0, 0.0], (0.1, [0.2, 0.35]), [0.0, 0.5], None),
+    "fair": ([0.9, 0.94], [0.9, 0.94], [0.0, 0.15], (0.2, [0.3, 0.5]), [0.4, 0.9], (0.1, (0.5, 1.5))),
+    "degraded": ([0.88, 0.92], [0.88, 0.92], [0.05, 0.2], (0.3, [0.4, 0.6]), [0.3, 0.6], (0.3, (0.8, 2.5))),
+    "poor": ([0.86, 0.9], [0.86, 0.9], [0.1, 0.25], (0.4, [0.5, 0.75]), [0.5, 1.0], (0.5, (1.0, 3.5))),
 }.items():
     PHONE[_tier] = {**PHONE[_tier], **_scene(_tier, *_args)}
 

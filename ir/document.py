@@ -19,7 +19,7 @@ __all__ = [
     "StageParams",
 ]
 
-IR_SCHEMA_VERSION = "1.7"
+IR_SCHEMA_VERSION = "1.8"
 """1.1: capture device of the scan (``PerturbationProfile.device``) and the tier and device of each page.
 1.2: the document's paper size (``DocumentIR.page_size``), the same on every page.
 1.3: the part of the document a page belongs to (``PagePlan.role``: cover, contents or body).
@@ -30,7 +30,9 @@ IR_SCHEMA_VERSION = "1.7"
 posting, a risk's score), asked again by ``verify`` like a driver.
 1.7: a paragraph of running text is marked (``TextBlock.running``): its sentences state the world's figures, and
 the element mix counts drawn elements without it; whether the document is marked confidential
-(``DocumentIR.confidential``): a layout's confidentiality footer is drawn only on a document so marked."""
+(``DocumentIR.confidential``): a layout's confidentiality footer is drawn only on a document so marked.
+1.8: a reader's marks, each with the box of the text it goes on (``ir.perturbation.Mark``, the markup stage's
+``marks``); a fax header's sender number as the issuer writes it (``number_text``)."""
 
 class PagePlan(Model):
     page_no: int = Field(ge=1)

@@ -6,12 +6,28 @@ The scan pipeline and the ``degrade`` command need only these three models; keep
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field
 
 from .base import Model, StageNameField
 from .vocab import DEFAULT_DEVICE, Device, Tier
 
-ParamValue = float | int | bool | str | list[float] | list[int]
+
+class Mark(Model):
+    """A reader's mark on the sheet (the markup stage, ``degradations.marks``): what it is, what it goes on and
+    the box of the text it goes on, in fractions of the page (x0, y0, x1, y1): ``ir.json`` says what each mark
+    touches."""
+
+    kind: Literal["highlight", "circle", "underline", "tick", "initials"]
+    on: str = Field(description="what the marked text is: figure, total, name, approval (or line: a run of print "
+                                "found on a page without a render map)")
+    box: list[float] = Field(min_length=4, max_length=4)
+    text: str = Field(default="", description="the text drawn in the box")
+    ink: str = Field(default="", description="a highlighter's ink (yellow, green, pink); empty for the pen")
+
+
+ParamValue = float | int | bool | str | list[float] | list[int] | list[Mark]
 
 
 class StageParams(Model):

@@ -28,6 +28,9 @@ class Evidence(Model):
                                    "and the geometric stages that moved part of it out of the scan's frame")
     scan_cer: float | None = Field(default=None, ge=0.0, le=1.0, description="character error rate of Tesseract's "
                                    "reading of the span cut out of the scan file (None: the scan was not read)")
+    scan_digits: bool | None = Field(default=None, description="every digit of the span read exactly, in order, in "
+                                     "one of Tesseract's readings of it (``corpus.ocr.read_crops``; true for a span "
+                                     "without digits; None: the scan was not read)")
 
 
 class StringAnswer(Model):
@@ -105,6 +108,7 @@ class QAPair(Model):
     fact_ids: list[str] = Field(default_factory=list)
     assertion_ids: list[str] = Field(default_factory=list)
     answerable_from_scan: bool | None = Field(default=None, description="every evidence span of the pair reads on "
-                                              "the scan file with a CER of at most 0.5 (Tesseract, "
-                                              "``corpus.ocr.UNREADABLE_CER``); true when it has no evidence to read; "
-                                              "None: the scans were not read (no Tesseract where it was generated)")
+                                              "the scan file with a CER of at most 0.5 and its digits exactly "
+                                              "(Tesseract; the rule ``corpus.ocr.ANSWERABLE_RULE``); true when it has "
+                                              "no evidence to read; None: the scans were not read (no Tesseract "
+                                              "where it was generated)")

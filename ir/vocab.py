@@ -165,7 +165,7 @@ ChildStreamName = Literal[
     # degradations: the scan of a page, stage by stage
     "scan", "stage", "enabled", "param", "phase", "geometry", "look", "place", "blotch", "dropout", "edge", "fibre",
     "gauss", "lines", "perspective", "rollers", "salt_pepper", "smudge", "speckle", "streaks", "desk", "grain",
-    "hand",
+    "hand", "sent",
     # judges: simulation, synthesis and resampling
     "alpha", "backoff", "bootstrap", "cat", "design", "form", "injection", "item", "llm", "metric", "missing",
     "noise", "rater", "response", "split", "splits", "unbalanced",

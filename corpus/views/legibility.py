@@ -37,10 +37,11 @@ from synthdocqa.ir.files import atomic_write_bytes, sha256_bytes
 from synthdocqa.ir.vocab import TIERS
 
 from ..ocr import (
+    ANSWERABLE_RULE,
     CER_THRESHOLD,
-    UNREADABLE_CER,
     OCRError,
     read_evidence,
+    span_answerable,
     span_key,
     spans_of,
     tesseract_version,
@@ -55,9 +56,10 @@ from ..store import (
 
 META_KEY = b"synthdocqa.legibility"
 
-ASSERTION_COLUMNS = ["assertion_id", "qa_id", "doc_id", "tier", "page_no", "n_spans", "cer", "legible",
-                     "spans_json"]
-QA_COLUMNS = ["qa_id", "doc_id", "tier", "n_assertions", "n_spans", "cer", "legible", "answerable_from_scan"]
+ASSERTION_COLUMNS = ["assertion_id", "qa_id", "doc_id", "tier", "page_no", "n_spans", "cer", "digits_exact",
+                     "legible", "spans_json"]
+QA_COLUMNS = ["qa_id", "doc_id", "tier", "n_assertions", "n_spans", "cer", "digits_exact", "legible",
+              "answerable_from_scan"]
 
 
 class LegibilityError(OCRError):
@@ -86,17 +88,18 @@ def document_legibility(reader: CorpusReader, doc_id: str, fresh: bool = True) -
         if record.ocr is None and any(spans_of(a) for a in assertions):
             raise LegibilityError(f"{doc_id}: its scans were not read when it was generated (no Tesseract there); "
                                   "run `synthdocqa legibility` to read them")
-        read = {span_key(e): (None, e.scan_cer) for a in assertions for e in spans_of(a)}
+        read = {span_key(e): (None, e.scan_cer, e.scan_digits) for a in assertions for e in spans_of(a)}
     rows = []
     for a in assertions:
         own = spans_of(a)
-        detail = [{"page_no": e.page_no, "text": e.text, "ocr": read[span_key(e)][0], "cer": read[span_key(e)][1]}
-                  for e in own]
+        detail = [{"page_no": e.page_no, "text": e.text, "ocr": read[span_key(e)][0], "cer": read[span_key(e)][1],
+                   "digits": read[span_key(e)][2]} for e in own]
         worst = max((d["cer"] for d in detail), default=0.0)
         page_no = min((e.page_no for e in own), default=0)
         rows.append({
             "assertion_id": a.id, "qa_id": a.qa_id, "doc_id": doc_id, "tier": page_tier.get(page_no, record.tier),
             "page_no": page_no, "n_spans": len(own), "cer": worst,
+            "digits_exact": all(d["digits"] is not False for d in detail),
             "legible": all(d["cer"] <= CER_THRESHOLD for d in detail),
             "spans_json": json.dumps(detail, ensure_ascii=False)})
     return rows
@@ -112,14 +115,17 @@ def qa_rows(assertion_rows: list[dict[str, Any]], marked: dict[str, bool | None]
     marked = marked or {}
     return [{"qa_id": q, "doc_id": rs[0]["doc_id"], "tier": rs[0]["tier"], "n_assertions": len(rs),
              "n_spans": sum(r["n_spans"] for r in rs), "cer": max(r["cer"] for r in rs),
+             "digits_exact": all(r["digits_exact"] for r in rs),
              "legible": all(r["legible"] for r in rs), "answerable_from_scan": marked.get(q)}
             for q, rs in by_qa.items()]
 
 
 def falsely_answerable(qa: list[dict[str, Any]]) -> list[str]:
-    """QA ids marked answerable from the scan although a span of theirs reads with a CER over
-    ``UNREADABLE_CER``: what the check of ``synthdocqa legibility`` counts (it must be none)."""
-    return [r["qa_id"] for r in qa if r["answerable_from_scan"] is True and r["cer"] > UNREADABLE_CER]
+    """QA ids marked answerable from the scan although a span of theirs breaks ``ANSWERABLE_RULE`` (reads with a
+    CER over ``UNREADABLE_CER``, or with a digit wrong): what the check of ``synthdocqa legibility`` counts (it
+    must be none)."""
+    return [r["qa_id"] for r in qa if r["answerable_from_scan"] is True
+            and not span_answerable(r["cer"], r["digits_exact"])]
 
 
 # ----------------------------------------------------------------- the corpus
@@ -180,13 +186,14 @@ def measure_legibility(corpus_dir: str | os.PathLike[str], workers: int = 1,
         marked.update({q.id: q.answerable_from_scan for q in reader.qa(d)})
     qa = qa_rows(rows, marked)
     meta = {"corpus_manifest_sha256": sha256_bytes(reader.manifest_bytes()), "cer_threshold": str(CER_THRESHOLD),
-            "tesseract": version, "psm": "7", "read": "now" if fresh else "at generation"}
+            "tesseract": version, "psm": "7", "read": "now" if fresh else "at generation",
+            "answerable_rule": ANSWERABLE_RULE}
     root = Path(corpus_dir)
     atomic_write_bytes(root / LEGIBILITY_TABLE, _parquet(rows, ASSERTION_COLUMNS, meta))
     atomic_write_bytes(root / LEGIBILITY_QA_TABLE, _parquet(qa, QA_COLUMNS, meta))
     false = falsely_answerable(qa)
     return {"documents": len(ids), "assertions": len(rows), "qa_pairs": len(qa), "tesseract": version,
-            "cer_threshold": CER_THRESHOLD, "by_tier": tier_summary(rows, qa),
+            "cer_threshold": CER_THRESHOLD, "answerable_rule": ANSWERABLE_RULE, "by_tier": tier_summary(rows, qa),
             "marked_answerable": sum(r["answerable_from_scan"] is True for r in qa),
             "not_marked": sum(r["answerable_from_scan"] is None for r in qa),
             "falsely_answerable": len(false), "falsely_answerable_ids": false[:20]}

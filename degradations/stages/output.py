@@ -5,6 +5,8 @@ JPEG encoding, the other output stages, are in ``capture``. The error diffusion 
 
 from __future__ import annotations
 
+import datetime as dt
+
 import cv2
 import numpy as np
 
@@ -119,15 +121,17 @@ _MONTHS = ("JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT",
 
 def header_text(p: Params) -> str:
     """The header line a sending fax prints (its TTI): date and time sent, the sender's name and number,
-    and the page as n/m, in the fixed layout of an office machine."""
-    day = int(p["day"])  # day of the year, 0..364 of a non-leap year
-    month = next(m for m, end in enumerate((31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334, 365)) if day < end)
-    dom = day - (0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334)[month] + 1
+    and the page as n/m, in the fixed layout of an office machine. ``day`` is the day of ``year`` (0-based);
+    ``number_text`` (the issuer's number as it prints it) stands for ``country`` and ``number`` when given."""
+    sent = dt.date(int(p["year"]), 1, 1) + dt.timedelta(days=int(p["day"]))
     minute = int(p["minute"])
-    number = f"{int(p['number']):010d}"
-    return (f"{_MONTHS[month]}-{dom:02d}-{int(p['year'])} {minute // 60:02d}:{minute % 60:02d}   FROM: "
-            f"{p['sender']}   +{int(p['country'])} {number[:3]} {number[3:6]} {number[6:]}   "
-            f"P.{int(p.get('page', 1)):03d}/{int(p.get('pages', 1)):03d}")
+    if "number_text" in p:
+        number = str(p["number_text"])
+    else:
+        digits = f"{int(p['number']):010d}"
+        number = f"+{int(p['country'])} {digits[:3]} {digits[3:6]} {digits[6:]}"
+    return (f"{_MONTHS[sent.month - 1]}-{sent.day:02d}-{sent.year} {minute // 60:02d}:{minute % 60:02d}   FROM: "
+            f"{p['sender']}   {number}   P.{int(p.get('page', 1)):03d}/{int(p.get('pages', 1)):03d}")
 
 
 def fax_header(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:

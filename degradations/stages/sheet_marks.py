@@ -180,9 +180,6 @@ def binding_marks(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
     return out
 
 
-_HIGHLIGHTERS = ((255.0, 240.0, 60.0), (140.0, 245.0, 110.0), (255.0, 140.0, 200.0))  # yellow, green, pink
-
-
 _PENS = {"blue": (30.0, 50.0, 165.0), "black": (25.0, 25.0, 30.0)}
 
 
@@ -198,75 +195,95 @@ def _wobble(g: np.random.Generator, n: int, amp: float) -> np.ndarray:
     return amp * smooth_1d(g, n, max(n / 4.0, 2.0))
 
 
-def _pen_stroke(g: np.random.Generator, kind: str, w: int, h: int, size: float) -> np.ndarray:
-    """One hand-drawn stroke of ``kind`` at a uniform place of the page interior (5%-95%), (N, 2)."""
+def _band(g: np.random.Generator, x0: float, x1: float, yc: float, band: float) -> np.ndarray:
+    """A highlighter stroke along [x0, x1] centred on ``yc``, ``band`` high: chisel-tipped, slightly wobbly."""
+    length = max(x1 - x0, band)
+    n = max(int(length / 15.0), 6)
+    u = np.linspace(0.0, length, n)
+    mid = u * g.normal(0.0, 0.005) + _wobble(g, n, 0.06 * band)
+    half = 0.5 * band * (1.0 + _wobble(g, n, 0.05))
+    tip = 0.25 * band  # chisel tip: the ends are slanted
+    top = np.stack([u + tip, mid - half], 1)
+    bottom = np.stack([u - tip, mid + half], 1)
+    return np.vstack([top, bottom[::-1]]) + np.array([x0, yc])
+
+
+def _pen_mark(g: np.random.Generator, kind: str, box: tuple[float, float, float, float], w: int) -> np.ndarray:
+    """One hand-drawn stroke of ``kind`` on the text in ``box`` (page pixels), (N, 2): an underline under it, a
+    circle round it, a tick before it (after it where the margin is too narrow), initials after it."""
+    x0, y0, x1, y1 = box
+    lh = max(y1 - y0, 4.0)  # the line's height sets the hand's scale
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
     if kind == "underline":
-        length = g.uniform(0.08, 0.3) * w
+        length = (x1 - x0) + lh * g.uniform(0.1, 0.5)
         n = max(int(length / 6.0), 8)
         u = np.linspace(0.0, length, n)
-        v = u * g.normal(0.0, 0.02) + _wobble(g, n, 0.08 * size)
+        v = u * g.normal(0.0, 0.01) + _wobble(g, n, 0.08 * lh)
         pts = np.stack([u, v], 1)
-        pts[-3:, 1] -= np.array([0.0, 0.15, 0.4]) * size * g.uniform(0.0, 1.0)  # a flick at the end
-    elif kind == "tick":
-        s = size * g.uniform(0.8, 1.3)
-        a = np.array([[0.0, 0.45 * s], [0.35 * s, 0.9 * s], [1.1 * s, -0.4 * s]])
-        t = np.linspace(0.0, 1.0, 8)[:, None]
-        pts = np.vstack([a[0] + t * (a[1] - a[0]), a[1] + t[1:] * (a[2] - a[1])])
-        pts = pts + np.stack([_wobble(g, len(pts), 0.03 * s), _wobble(g, len(pts), 0.03 * s)], 1)
-    elif kind == "circle":
-        rx, ry = g.uniform(0.04, 0.1) * w, g.uniform(0.7, 1.2) * size
+        pts[-3:, 1] -= np.array([0.0, 0.15, 0.4]) * lh * g.uniform(0.0, 1.0)  # a flick at the end
+        return pts + np.array([x0 - lh * g.uniform(0.05, 0.25), y1 + 0.18 * lh])
+    if kind == "circle":
+        rx, ry = (x1 - x0) / 2 + lh * g.uniform(0.35, 0.6), lh * g.uniform(0.85, 1.05)
         a0 = g.uniform(0.0, 2.0 * np.pi)
         n = 60
         a = a0 + np.linspace(0.0, 2.0 * np.pi * g.uniform(1.03, 1.15), n)
-        rad = 1.0 + _wobble(g, n, 0.05)
-        pts = np.stack([rx * rad * np.cos(a), ry * rad * np.sin(a)], 1)
-    else:  # "scribble": loopy cursive-like writing, a prolate cycloid
-        loops = int(g.integers(3, 8))
-        r, d = 0.22 * size, 0.4 * size
-        t = np.linspace(0.0, 2.0 * np.pi * loops, 16 * loops)
-        pts = np.stack([r * t - d * np.sin(t), -d * np.cos(t) * (1.0 + _wobble(g, len(t), 0.15))], 1)
-        pts[:, 1] += _wobble(g, len(t), 0.15 * size)
-    theta = g.normal(0.0, 0.05)
-    rot = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
-    return _place(g, pts @ rot.T, w, h)
+        rad = 1.0 + _wobble(g, n, 0.04)
+        return np.stack([cx + rx * rad * np.cos(a), cy + ry * rad * np.sin(a)], 1)
+    if kind == "tick":
+        s = lh * g.uniform(1.0, 1.4)
+        a = np.array([[0.0, 0.0], [0.35 * s, 0.45 * s], [1.1 * s, -0.85 * s]])
+        t = np.linspace(0.0, 1.0, 8)[:, None]
+        pts = np.vstack([a[0] + t * (a[1] - a[0]), a[1] + t[1:] * (a[2] - a[1])])
+        pts = pts + np.stack([_wobble(g, len(pts), 0.03 * s), _wobble(g, len(pts), 0.03 * s)], 1)
+        left = x0 - 1.6 * s
+        x = left if left > 0.03 * w else x1 + 0.5 * lh
+        return pts + np.array([x, cy])
+    # "initials": two or three loops of a quick hand after the line
+    loops = int(g.integers(2, 4))
+    r, d = 0.18 * lh, 0.45 * lh
+    t = np.linspace(0.0, 2.0 * np.pi * loops, 16 * loops)
+    pts = np.stack([r * t - d * np.sin(t), -d * np.cos(t) * (1.0 + _wobble(g, len(t), 0.15))], 1)
+    pts[:, 1] += _wobble(g, len(t), 0.15 * lh)
+    right = x1 + 0.8 * lh
+    x = right if right + pts[:, 0].max() < 0.97 * w else x0 - 0.8 * lh - pts[:, 0].max()
+    return pts + np.array([x, cy])
 
 
-def _place(g: np.random.Generator, pts: np.ndarray, w: int, h: int) -> np.ndarray:
-    """``pts`` moved to a uniform position with their bounding box inside the page interior (5%-95%;
-    centred when too big to fit)."""
-    lo, hi = pts.min(axis=0), pts.max(axis=0)
-    out = pts.copy()
-    for axis, size in ((0, w), (1, h)):
-        a, b = 0.05 * size - lo[axis], 0.95 * size - hi[axis]
-        out[:, axis] += g.uniform(a, b) if b > a else 0.5 * (a + b)
-    return out
+def _page_marks(img: np.ndarray, p: Params, rng: Rng) -> list[dict]:
+    """The marks to draw: the recorded ones (``marks``: chosen from the page's render map when the scan was
+    sampled), else marks on the runs of print the page shows (a page degraded on its own)."""
+    if "marks" in p:  # ``ir.perturbation.Mark`` records (or their dicts, called directly)
+        return [m if isinstance(m, dict) else m.model_dump() for m in p["marks"]]
+    from ..marks import MarkTarget, choose_marks, text_line_boxes
+
+    lines = [MarkTarget("line", b, "") for b in text_line_boxes(img)]
+    return choose_marks(lines, int(p["n_highlights"]), int(p["n_scribbles"]), "", rng.fork("place"))
 
 
-def _markup_geometry(w: int, h: int, p: Params, rng: Rng) -> list[_Mark]:
-    """The highlighter bands and pen strokes (drawn from its own fork, apart from the ink draws)."""
+def _markup_geometry(w: int, h: int, marks: list[dict], p: Params, rng: Rng) -> list[_Mark]:
+    """The highlighter bands and pen strokes on their boxes (drawn from its own fork, apart from the ink draws)."""
+    from ..marks import mark_rules
+
+    inks = mark_rules()["ink_rgb"]
     g = rng.gen
-    marks: list[_Mark] = []
-    band = max(float(p["highlight_px"]), 2.0)
-    for _ in range(int(p["n_highlights"])):
-        length = g.uniform(0.12, 0.45) * w
-        n = max(int(length / 15.0), 6)
-        u = np.linspace(0.0, length, n)
-        mid = u * g.normal(0.0, 0.01) + _wobble(g, n, 0.1 * band)
-        half = 0.5 * band * (1.0 + _wobble(g, n, 0.05))
-        tip = 0.25 * band  # chisel tip: the ends are slanted
-        top = np.stack([u + tip, mid - half], 1)
-        bottom = np.stack([u - tip, mid + half], 1)
-        poly = _place(g, np.vstack([top, bottom[::-1]]), w, h)
-        colour = _HIGHLIGHTERS[int(g.integers(0, len(_HIGHLIGHTERS)))]
-        marks.append(_Mark("highlight", poly, colour, float(g.uniform(0.8, 0.95))))
+    out: list[_Mark] = []
     pen = _PENS.get(str(p["pen"]), _PENS["blue"])
     thickness = max(w / 850.0, 1.0) * g.uniform(0.8, 1.2)
-    size = 1.2 * band
-    for _ in range(int(p["n_scribbles"])):
-        kind = ("underline", "tick", "circle", "scribble")[int(g.integers(0, 4))]
-        colour = tuple(float(np.clip(c + g.normal(0.0, 6.0), 0.0, 255.0)) for c in pen)
-        marks.append(_Mark("pen", _pen_stroke(g, kind, w, h, size), colour, thickness))  # type: ignore[arg-type]
-    return marks
+    for m in marks:
+        x0, y0, x1, y1 = (float(m["box"][0]) * w, float(m["box"][1]) * h, float(m["box"][2]) * w,
+                          float(m["box"][3]) * h)
+        if m["kind"] == "highlight":
+            lh = y1 - y0
+            band = lh * g.uniform(1.15, 1.35)
+            pad = lh * g.uniform(0.15, 0.4)
+            poly = _band(g, x0 - pad, x1 + pad, (y0 + y1) / 2 + g.normal(0.0, 0.04 * lh), band)
+            colour = tuple(float(c) for c in inks.get(str(m.get("ink", "yellow")), inks["yellow"]))
+            out.append(_Mark("highlight", poly, colour, float(g.uniform(0.8, 0.95))))  # type: ignore[arg-type]
+        else:
+            colour = tuple(float(np.clip(c + g.normal(0.0, 6.0), 0.0, 255.0)) for c in pen)
+            out.append(_Mark("pen", _pen_mark(g, str(m["kind"]), (x0, y0, x1, y1), w), colour,  # type: ignore[arg-type]
+                             thickness))
+    return out
 
 
 def _mark_box(mark: _Mark) -> Box:
@@ -275,15 +292,16 @@ def _mark_box(mark: _Mark) -> Box:
 
 
 def markup(img: np.ndarray, p: Params, rng: Rng) -> np.ndarray:
-    """A reader's marks on the paper: ``n_highlights`` highlighter bands (translucent yellow, green or
-    pink, ``highlight_px`` high, slightly wobbly, streaky along the stroke, multiplied onto the print)
-    and ``n_scribbles`` ballpoint strokes in ``pen`` ("blue"/"black") ink: underlines, ticks, circles
-    round a word, loopy scribbles, anti-aliased and drawn darken-only over the print. Marks land
-    anywhere in the page interior (5% to 95%)."""
+    """A reader's marks on what the page holds (``degradations.marks``): highlighter bands over a figure, a
+    total or a name (translucent yellow, green or pink, a line high, slightly wobbly, streaky along the
+    stroke, multiplied onto the print, so the words under it stay dark), and ballpoint strokes in ``pen``
+    ("blue"/"black") ink: a circle round a total, a line under a name, a tick or initials beside an approval,
+    anti-aliased and drawn darken-only over the print. ``marks`` lists them with their boxes (fractions of
+    the page); without it the stage marks ``n_highlights`` and ``n_scribbles`` runs of print it finds."""
     h, w = img.shape[:2]
     out = img.copy()
     look = rng.fork("look").gen
-    for mark in _markup_geometry(w, h, p, rng.fork("geometry")):
+    for mark in _markup_geometry(w, h, _page_marks(img, p, rng), p, rng.fork("geometry")):
         roi = _roi(_mark_box(mark), w, h)
         if roi is None:
             continue

@@ -13,7 +13,7 @@ from synthdocqa.flows.errors import EXIT_FINDINGS
 
 
 def cmd_legibility(args: argparse.Namespace) -> int:
-    from synthdocqa.corpus.ocr import UNREADABLE_CER
+    from synthdocqa.corpus.ocr import ANSWERABLE_RULE
     from synthdocqa.corpus.store import LEGIBILITY_QA_TABLE, LEGIBILITY_TABLE, CorpusError
     from synthdocqa.corpus.views.legibility import CER_THRESHOLD, LegibilityError, measure_legibility
     from synthdocqa.flows.commands.corpus import _progress_bar
@@ -43,7 +43,7 @@ def cmd_legibility(args: argparse.Namespace) -> int:
           f"CER <= {CER_THRESHOLD:g}); wrote {LEGIBILITY_TABLE} and {LEGIBILITY_QA_TABLE} in "
           f"{time.perf_counter() - t0:.1f} s")
     print(f"answerable from the scan: {result['marked_answerable']} of {result['qa_pairs']} QA pairs marked; "
-          f"{result['falsely_answerable']} marked answerable with a span read at CER > {UNREADABLE_CER:g}"
+          f"{result['falsely_answerable']} marked answerable against the rule {ANSWERABLE_RULE}"
           + (f" ({', '.join(result['falsely_answerable_ids'][:5])})" if result["falsely_answerable"] else "")
           + (f"; {result['not_marked']} not marked (scans not read at generation)" if result["not_marked"] else ""))
     if failed:
@@ -52,7 +52,7 @@ def cmd_legibility(args: argparse.Namespace) -> int:
 
 
 def register(sub) -> None:
-    from synthdocqa.corpus.ocr import UNREADABLE_CER
+    from synthdocqa.corpus.ocr import ANSWERABLE_RULE_TEXT
     from synthdocqa.corpus.store import MANIFEST
 
     p = sub.add_parser("legibility", help="OCR the evidence on the scans: which assertions and QA pairs are still "
@@ -62,8 +62,8 @@ def register(sub) -> None:
                    help="documents read in parallel (one tesseract process each; default: CPUs, at most 4)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON")
     p.add_argument("--check", action="store_true",
-                   help=f"exit 3 when a QA pair marked answerable from the scan has a span read at CER > "
-                        f"{UNREADABLE_CER:g}, or a pair is not marked")
+                   help=f"exit 3 when a QA pair marked answerable from the scan breaks the rule ({ANSWERABLE_RULE_TEXT}), "
+                        "or a pair is not marked")
     p.add_argument("--recorded", action="store_true",
                    help="use the readings generation recorded on the evidence (no Tesseract needed) instead of "
                         "reading the scans now")

@@ -6,7 +6,14 @@ import cv2
 import numpy as np
 import pytest
 
-from synthdocqa.degradations import degrade_page, encode_scan, page_captures, sample_profile, scan_extension
+from synthdocqa.degradations import (
+    degrade_page,
+    encode_image,
+    encode_scan,
+    page_captures,
+    sample_profile,
+    scan_extension,
+)
 from synthdocqa.degradations.devices import stage_table
 from synthdocqa.ir.perturbation import PageDegradation, PerturbationProfile, StageParams
 from synthdocqa.ir.rng import Rng
@@ -62,7 +69,9 @@ def test_a_fax_is_one_bit_and_stored_as_png():
     assert data[:8] == b"\x89PNG\r\n\x1a\n" and scan_extension("fair", "fax") == ".png"
     assert scan_extension("fair", "phone") == ".jpg"
     back = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_UNCHANGED)
-    assert set(np.unique(back)) <= {0, 255}
+    assert set(np.unique(back)) <= {0, 255} and back.ndim == 2 and np.array_equal(back, out[:, :, 0])  # lossless
+    assert data[24] == 1 and data[25] == 0  # the PNG header (IHDR): bit depth 1, greyscale: what a fax file holds
+    assert len(data) < 0.7 * len(encode_image(out, "png"))  # smaller than an 8-bit RGB PNG of the same page
 
 
 def _forced(name: str, seed: int, **params: object) -> PageDegradation:
@@ -136,3 +145,15 @@ def test_monochrome_sensors_read_grey_and_give_the_page_its_channels_back(device
         assert out.shape == page.shape and out.dtype == np.uint8
         spread = int((out.max(axis=2).astype(int) - out.min(axis=2)).max())
         assert (spread == 0) is grey_sensor, (device, tier, spread)
+
+
+def test_only_a_photographed_sheet_curls_or_lifts_at_a_crease():
+    """Glass (flatbed, copier) and a fax's rollers press the sheet flat: no warp (curl, bow, perspective) and no
+    crease shift there at any tier; a phone photo of a poor page curls."""
+    for device in ("flatbed", "photocopy", "fax"):
+        for tier in TIERS:
+            table = stage_table(device, tier)
+            assert table["warp"]["p"] == 0 and table["fold_shift"]["p"] == 0, (device, tier)
+    assert stage_table("phone", "poor")["warp"]["p"] == 1.0
+    assert stage_table("phone", "poor")["warp"]["params"]["curl"][0] > 0
+    assert stage_table("phone", "degraded")["fold_shift"]["p"] > 0

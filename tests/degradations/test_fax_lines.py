@@ -62,3 +62,34 @@ def test_lost_lines_are_recorded_where_they_fall_on_ink():
     scale = deg.image.shape[0] / mask.shape[0]
     y = float(ys[len(ys) // 2]) * scale
     assert "line_errors" in deg.overdrawn_lookup()([0, y - 1, deg.image.shape[1], y + 1])
+
+
+def test_a_faxed_document_is_sent_once_by_its_issuer_on_or_after_its_date():
+    import datetime as dt
+
+    from synthdocqa.degradations import FaxOrigin
+
+    dated = dt.date(2026, 11, 7)
+    origin = FaxOrigin(dated, "Northwind Logistics plc", "+44 20 7946 0123")
+    texts = []
+    for seed in range(12):
+        profile = sample_profile("fair", 5, Rng(seed, ("doc", 0)), "fax", fax=origin)
+        headers = [next(s for s in p.stages if s.name == "fax_header") for p in profile.pages]
+        on = [h.params for h in headers if h.enabled]
+        assert on, "a fax header on none of five pages"
+        assert len({(h["year"], h["day"]) for h in on}) == 1  # one transmission, one date on every page
+        sent = dt.date(on[0]["year"], 1, 1) + dt.timedelta(days=on[0]["day"])
+        assert dated <= sent <= dated + dt.timedelta(days=7)
+        text = header_text(on[0])
+        assert "FROM: NORTHWIND LOGISTICS PLC   +44 20 7946 0123" in text
+        texts.append(text)
+    assert any("NOV-07-2026" in t for t in texts)  # mostly sent the day it is dated
+    # without an origin (a page degraded on its own) the header keeps the table's draw
+    alone = next(s for s in sample_profile("fair", 2, Rng(1, ("doc", 0)), "fax").pages[0].stages
+                 if s.name == "fax_header")
+    assert "number_text" not in alone.params
+
+
+def test_a_leap_day_prints_as_a_calendar_date():
+    p = {"year": 2028, "day": 59, "minute": 545, "sender": "A", "number_text": "+1 555 0100", "page": 1, "pages": 2}
+    assert header_text(p).startswith("FEB-29-2028 09:05   FROM: A   +1 555 0100   P.001/002")

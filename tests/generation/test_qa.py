@@ -40,14 +40,14 @@ def test_qa_is_deterministic_and_ids_link():
 
 
 def test_fixture_qa_bytes_are_pinned():
-    """The fixture's QA output, byte for byte: a change here is a change of corpus bytes (last: multi-hop questions through a shared role worded "whoever is the owner of X is also owner of"; before, the records gained
+    """The fixture's QA output, byte for byte: a change here is a change of corpus bytes (last: the evidence records gained ``scan_digits``, null here; before, multi-hop questions through a shared role worded "whoever is the owner of X is also owner of"; before, the records gained
     ``scan_cer`` and ``answerable_from_scan``, null here: this fixture reads no scan)."""
     _, _, qa, asr = _qa()
     h = hashlib.sha256()
     for x in qa + asr:
         h.update(x.to_json().encode())
     assert (len(qa), len(asr)) == (36, 51)
-    assert h.hexdigest() == "4e50d31f72f898be5897f3f3d5d0f5cdb5a45b8e9bf536cf73fd54f1cfbc2c56"
+    assert h.hexdigest() == "8d74c70dd72514d690c5011b48d0fd65ecaa3c74a33d4649ef65800dd0eaf364"
 
 
 def test_scan_boxes_travel_by_span_index():

@@ -26,6 +26,7 @@ from typing import Any
 from synthdocqa.ir.answers import ANSWER_POLICY
 from synthdocqa.ir.files import atomic_write_text, sha256_file
 
+from ...ocr import ANSWERABLE_RULE, ANSWERABLE_RULE_TEXT
 from ...store import (
     ASSERTIONS_FILE,
     ASSERTIONS_TABLE,
@@ -119,8 +120,8 @@ DESCRIPTIONS: dict[str, str] = {
     "image_page_nos": "pages whose images the question is asked about: page_nos, then any other evidence page",
     "fact_ids": "the facts the answer rests on",
     "assertion_ids": "the assertions behind the answer",
-    "answerable_from_scan": "every evidence span reads on the scan file (Tesseract CER <= 0.5); false: a scan "
-                            "stage erased or hid it, answer from the PDF only; empty: the scans were not read",
+    "answerable_from_scan": f"rule {ANSWERABLE_RULE}: {ANSWERABLE_RULE_TEXT}; false: a scan stage erased, hid "
+                            "or garbled it, answer from the PDF only; empty: the scans were not read",
     "evidence": "every span the answer cites, with its boxes",
     "evidence.assertion_id": "the assertion citing the span",
     "evidence.fact_id": "the fact drawn in the span",
@@ -133,6 +134,7 @@ DESCRIPTIONS: dict[str, str] = {
     "evidence.scan_quad": "the span's four corners [x, y] in pixels of the scan image",
     "evidence.occluded_by": "scan stages whose marks cover part of the span on the scan",
     "evidence.scan_cer": "character error rate of Tesseract reading the span on the scan (empty: not read)",
+    "evidence.scan_digits": "every digit of the span read exactly on the scan (empty: not read)",
     "evidence.image_index": "position of the span's page in image_page_nos",
     "assertion_id": "unique id",
     "claim": "atomic natural-language claim",

@@ -28,6 +28,7 @@ import yaml
 from synthdocqa.ir.answers import ANSWER_POLICY
 from synthdocqa.ir.qa_models import Assertion, Evidence, QAPair
 
+from ...ocr import ANSWERABLE_RULE, ANSWERABLE_RULE_TEXT
 from ...store import PDF_FILE, SCAN_PDF_FILE, CorpusReader, DocFiles, DocRecord, open_corpus
 from .common import EXPORT_MARKER, ExportError, canonical, export_errors, marker_of, write_export_dir
 
@@ -54,7 +55,8 @@ _FILE_TYPES = {"image": "Image", "pdf": "Pdf"}
 VALUE = {"kind": "string", "value": "string", "values": ("seq", "string"), "unit": "string", "currency": "string"}
 EVIDENCE = {"assertion_id": "string", "fact_id": "string", "block_id": "string", "page_no": "int32", "text": "string",
             "bbox_pdf": ("seq", "float64"), "bbox_page_px": ("seq", "float64"), "scan_bbox": ("seq", "float64"),
-            "scan_quad": ("seq", ("seq", "float64")), "occluded_by": ("seq", "string"), "scan_cer": "float64"}
+            "scan_quad": ("seq", ("seq", "float64")), "occluded_by": ("seq", "string"), "scan_cer": "float64",
+            "scan_digits": "bool"}
 QA_EVIDENCE = {**EVIDENCE, "image_index": "int32"}
 """Evidence of a QA row: ``image_index`` is the box's image in the row's ``images`` / ``scans``."""
 
@@ -154,7 +156,7 @@ def _ev_row(aid: str, e: Evidence) -> dict[str, Any]:
             "bbox_page_px": list(e.bbox_page_px) if e.bbox_page_px else [],
             "scan_bbox": list(e.scan_bbox) if e.scan_bbox else [],
             "scan_quad": [list(p) for p in e.scan_quad] if e.scan_quad else [],
-            "occluded_by": list(e.occluded_by), "scan_cer": e.scan_cer}
+            "occluded_by": list(e.occluded_by), "scan_cer": e.scan_cer, "scan_digits": e.scan_digits}
 
 
 def assertion_evidence(a: Assertion) -> list[Evidence]:
@@ -364,7 +366,8 @@ QA pairs by type:
   `evidence` lists every cited span: `image_index` (its image in `images` / `scans`), `page_no`,
   `bbox_page_px` (x0, y0, x1, y1 in pixels of `images[image_index]`), `scan_quad` (four x, y corners) and
   `scan_bbox` in pixels of `scans[image_index]`, `bbox_pdf` in PDF points, `text`, `occluded_by` (scan
-  stages that cover the span) and `scan_cer` (OCR character error rate on the scan). Questions with no
+  stages that cover the span), `scan_cer` (OCR character error rate on the scan) and `scan_digits` (its digits
+  read exactly). `answerable_from_scan` follows the rule `{ANSWERABLE_RULE}`: {ANSWERABLE_RULE_TEXT}. Questions with no
   evidence (unanswerable) carry no image; their document's pages are in `pages`. The answer is typed
   (`answer.kind`, `answer.value`, `answer.values` for lists, `answer.unit`, `answer.currency`), with
   `answer_text`, `accepted_answers`, `qa_type`, `element_type`, `difficulty` and `answerable_from_scan`.
