@@ -43,7 +43,18 @@ from synthdocqa.ir.rng import Rng
 from synthdocqa.ir.spec import REFERENCE_ELEMENT_MIX, CorpusSpec, PageCountDist
 from synthdocqa.ir.vocab import DEVICES, SPEAKS_ALONE, TIERS, DomainSlug, ElementType
 
-from .content import annotations, discourse, figures, forms, front_matter, genre, prose, standing, tables
+from .content import (
+    annotations,
+    discourse,
+    exhibit_text,
+    figures,
+    forms,
+    front_matter,
+    genre,
+    prose,
+    standing,
+    tables,
+)
 from .content.book import DocContext, FactBook
 from .content.countries import currencies
 from .content.formats import choose_format
@@ -308,8 +319,8 @@ def _place_held(blocks: list, held: list) -> None:
         left = PAGE_BUDGET - sum(block_height(b) for b in blocks)
         if block_height(t) <= left:
             blocks.append(t)
-        elif prose.exhibit_ref_in(t) is not None and block_height(prose.first_sentence(t)) <= left:
-            blocks.append(prose.first_sentence(t))
+        elif exhibit_text.exhibit_ref_in(t) is not None and block_height(exhibit_text.first_sentence(t)) <= left:
+            blocks.append(exhibit_text.first_sentence(t))
 
 
 def genre_blocks(ctx: DocContext, rng: Rng, section: Section) -> list:
@@ -322,9 +333,9 @@ def genre_blocks(ctx: DocContext, rng: Rng, section: Section) -> list:
             built = genre.build(kind, ctx, rng.fork("genre", kind))  # remediation plan: compliance actions)
         said = " ".join(sp.text for b in built if b.type == "text_block" for sp in b.spans)
         for b in list(built):  # a numbered exhibit is referred to, like every exhibit of the document
-            ref = prose.exhibit_ref(b) if b.type in ("table", "figure") else None
+            ref = exhibit_text.exhibit_ref(b) if b.type in ("table", "figure") else None
             if ref is not None and not re.search(rf"\b{ref[0]}\b", said):
-                c = prose.discussion(ctx, rng.fork("genre", kind), b, 1)
+                c = exhibit_text.discussion(ctx, rng.fork("genre", kind), b, 1)
                 if c is not None:
                     built.insert(built.index(b) + 1, c)
         out += built
@@ -544,7 +555,7 @@ def _appendix_page(ctx: DocContext, rng: Rng, page_no: int, opens: bool, title: 
     if ctx.recipe.keeps_register:  # a ledger-keeping genre: the long register of postings
         table = tables.register_table(ctx, rng.fork("appendix", 1), max(4, int((room - table_height(0)) // 17)))
         blocks.append(table)
-        said = prose.discussion(ctx, rng.fork("appendix", 2), table, 1)
+        said = exhibit_text.discussion(ctx, rng.fork("appendix", 2), table, 1)
         if said is not None:
             blocks.append(said)
     else:  # a report: the detailed data tables of its own kinds, as many as the page holds
@@ -556,9 +567,9 @@ def _appendix_page(ctx: DocContext, rng: Rng, page_no: int, opens: bool, title: 
             table = tables.TABLE_BUILDERS[kind](ctx, trng, max(3, min(12, rows)))
             blocks.append(table)
             room -= block_height(table)
-            said = prose.discussion(ctx, trng, table, 1)
+            said = exhibit_text.discussion(ctx, trng, table, 1)
             if said is not None:  # every exhibit is referred to: the sentence that names it at least
-                said = said if block_height(said) <= room else prose.first_sentence(said)
+                said = said if block_height(said) <= room else exhibit_text.first_sentence(said)
                 blocks.append(said)
                 room -= block_height(said)
             n += 1
@@ -873,7 +884,7 @@ def _close_section(doc: _Doc, run: _Run, sec: int) -> None:
     tail = [*run.pages[-1].blocks, *run.pending]
     for t in run.held_prose:
         left = PAGE_BUDGET - sum(block_height(b) for b in tail)
-        short = prose.first_sentence(t) if prose.exhibit_ref_in(t) is not None else None
+        short = exhibit_text.first_sentence(t) if exhibit_text.exhibit_ref_in(t) is not None else None
         tail.append(t if block_height(t) <= left or short is None else short)
     run.pages[-1] = run.pages[-1].model_copy(update={"blocks": tail,
                                                      "layout_query": _describe_page(tail, doc.style_family)})
@@ -1021,12 +1032,12 @@ def _discuss(doc: _Doc, run: _Run, page: _Page, block: TableBlock | FigureBlock,
     what does not fit the page is held to open the next one; with no next page, the reference alone."""
     ctx, ps = doc.ctx, page.ps
     n = ps.integers(5, 8) if doc.narrative else ps.integers(2, 4)
-    c = prose.discussion(ctx, brng, block, n)
+    c = exhibit_text.discussion(ctx, brng, block, n)
     if c is None:
         return
     if no_next and block_height(c) > page.room:  # no next page: the reference alone
-        c = prose.first_sentence(c)
-    metric = prose.exhibit_metric(ctx, block)  # what the organisation makes of it: the world's figures on its
+        c = exhibit_text.first_sentence(c)
+    metric = exhibit_text.exhibit_metric(ctx, block)  # what the organisation makes of it: the world's figures on its
     sizes = [s for s in [n - 2] + ([ps.integers(3, 6)] if doc.narrative else []) if s >= 2]  # measure, at length
     owed = [(metric, size, brng.fork("said", k)) for k, size in enumerate(sizes)]  # in a narrative genre
     if run.held_prose or block_height(c) > page.room:  # what does not fit the page opens the next one
@@ -1178,10 +1189,10 @@ def _finish(doc: _Doc, run: _Run) -> DocumentIR:
     if run.pending or run.closing:  # the last section's genre blocks that did not fit: they end the text
         last = len(pages) - 1 - n_appendix
         pages[last] = pages[last].model_copy(update={"blocks": [*pages[last].blocks, *run.pending, *run.closing]})
-    refs = [t for t in run.held_prose if prose.exhibit_ref_in(t) is not None]
+    refs = [t for t in run.held_prose if exhibit_text.exhibit_ref_in(t) is not None]
     if refs:  # the last exhibit's reference, on the last page (a reflection without one can go)
         last = len(pages) - 1 - n_appendix
-        pages[last] = pages[last].model_copy(update={"blocks": [*pages[last].blocks, prose.first_sentence(refs[0])]})
+        pages[last] = pages[last].model_copy(update={"blocks": [*pages[last].blocks, exhibit_text.first_sentence(refs[0])]})
     if doc.structured:
         pages[1] = front_matter.with_contents(ctx, pages)
     book = ctx.book
