@@ -158,7 +158,7 @@ ChildStreamName = Literal[
     "registers", "score", "scoring", "segments", "targets", "vendor", "weights", "year",
     # generation: an issuer's house rules (which standing text its documents carry: catalogue/standing.yaml)
     "house_rule",
-    # generation: the running text planned from the world (generation.content.discourse, planner._discuss)
+    # generation: the running text planned from the world (generation.content.discourse, page_fill._discuss)
     "periods", "said", "owed", "here",
     # renderers: layout library and page furniture
     "arrangement", "footer", "header", "init", "layout", "letterhead", "logo", "order", "slots", "texts",

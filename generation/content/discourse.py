@@ -123,7 +123,7 @@ def _register(ctx: DocContext) -> RegisterText:
 def _with_unit(f: Fact, metric) -> list[Span]:
     """A figure as a sentence prints it: the fact's span, then its unit where the value carries one that the
     text does not show (``780 hours``)."""
-    from .prose import with_unit  # the one rule for units in sentences (prose imports this module)
+    from .prose_text import with_unit  # the one rule for units in sentences (prose_text imports this module)
     v = f.value
     if getattr(v, "unit", "") == PERCENTAGE_POINTS:
         return [fs(f), lit(" percentage points")]

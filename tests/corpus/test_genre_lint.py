@@ -90,12 +90,12 @@ def _action_plans(seeds, recipes=("risk_assessment", "incident_report", "complia
 def test_an_action_plan_lists_actions_even_where_general_tables_could_take_them(monkeypatch):
     """A genre with its own plan of actions draws no general action table, which would use up the actions and
     leave the plan a table of figures (a risk assessment's 'Mitigation Actions' holding 'Exposure by matter')."""
-    from synthdocqa.generation import planner
+    from synthdocqa.generation import page_fill
 
     seeds = (5151, 7, 11)
     plans = list(_action_plans(seeds))
     assert plans and all(b.columns[0] == "Action" for b in plans)
-    monkeypatch.setattr(planner, "OWN_ACTION_BLOCKS", frozenset())  # planted: general action tables allowed again
+    monkeypatch.setattr(page_fill, "OWN_ACTION_BLOCKS", frozenset())  # planted: general action tables allowed again
     assert any(b.columns[0] != "Action" for b in _action_plans(seeds))
 
 

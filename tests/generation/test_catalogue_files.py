@@ -11,7 +11,7 @@ import yaml
 
 from synthdocqa.generation import catalogue
 from synthdocqa.generation.catalogue import CatalogueError
-from synthdocqa.generation.content import countries, prose
+from synthdocqa.generation.content import countries, prose_text, registers
 from synthdocqa.generation.content.countries import CountriesFile, country, draw_id
 from synthdocqa.generation.content.genre import governance, records, trade
 from synthdocqa.ir.facts import Entity
@@ -29,9 +29,9 @@ def _error(name: str, data: object, model: type) -> str:
 
 
 def test_the_files_load():
-    text = catalogue.validate("prose.yaml", _fresh("prose.yaml"), prose.ProseText)
-    assert text == prose.TEXT and len(prose.REPORT_REGISTER.openers) == 18
-    assert prose.RESEARCH_EXHIBIT_BOUND < set(prose.RESEARCH_REMARKS)
+    text = catalogue.validate("prose.yaml", _fresh("prose.yaml"), prose_text.ProseText)
+    assert text == prose_text.TEXT and len(registers.REPORT_REGISTER.openers) == 18
+    assert registers.RESEARCH_EXHIBIT_BOUND < set(registers.RESEARCH_REMARKS)
     table = catalogue.validate("countries.yaml", _fresh("countries.yaml"), CountriesFile)
     assert list(table.countries) == ["United States", "United Kingdom", "Germany", "France", "Netherlands", "Spain",
                                      "Italy", "Ireland"]
@@ -58,30 +58,30 @@ def _plant_prose(where: str, value: object) -> dict:
     ("minutes.remarks", [], "catalogue/prose.yaml: minutes.remarks: Tuple should have at least 1 item"),
 ])
 def test_a_misspelt_key_or_a_wrong_type_in_prose_fails_naming_file_and_key(where, value, expected):
-    assert _error("prose.yaml", _plant_prose(where, value), prose.ProseText).startswith(expected)
+    assert _error("prose.yaml", _plant_prose(where, value), prose_text.ProseText).startswith(expected)
 
 
 def test_a_template_with_a_placeholder_no_caller_fills_fails_at_load():
     data = _fresh("prose.yaml")
     data["report"]["openers"][2] = "Management continued to prioritise {topic} for {issure}."
-    said = _error("prose.yaml", data, prose.ProseText)
+    said = _error("prose.yaml", data, prose_text.ProseText)
     assert said.startswith("catalogue/prose.yaml: report.openers[2]: template "), said
     assert "uses {issure}" in said
     # a placeholder of another group: {letter} is filled for appendix pointers, not for openers
     data = _fresh("prose.yaml")
     data["research"]["sections"]["Results"][0] = "See Appendix {letter}."
-    assert _error("prose.yaml", data, prose.ProseText).startswith(
+    assert _error("prose.yaml", data, prose_text.ProseText).startswith(
         "catalogue/prose.yaml: research.sections.Results[0]: template 'See Appendix {letter}.' uses "
         "{letter}")
     data = _fresh("prose.yaml")
     data["exhibits"]["reference_sentences"][0] = "{Ref} sets out {what:>10}."  # a format spec is not a word
-    assert "exhibits.reference_sentences[0]: template" in _error("prose.yaml", data, prose.ProseText)
+    assert "exhibits.reference_sentences[0]: template" in _error("prose.yaml", data, prose_text.ProseText)
 
 
 def test_a_qa_sentence_must_print_each_of_its_facts_once():
     data = _fresh("prose.yaml")
     data["qa_text"]["contact"] = "Questions about {this_noun} should be addressed to {name}, {role}, on {phone}."
-    said = _error("prose.yaml", data, prose.ProseText)
+    said = _error("prose.yaml", data, prose_text.ProseText)
     assert said.startswith("catalogue/prose.yaml: qa_text.contact: template"), said
     assert "must print {email} exactly once" in said
 
@@ -89,7 +89,7 @@ def test_a_qa_sentence_must_print_each_of_its_facts_once():
 def test_an_exhibit_bound_remark_must_be_one_of_the_remarks():
     data = _fresh("prose.yaml")
     data["research"]["exhibit_bound"][0] = "A remark that is no longer among the remarks."
-    assert "exhibit_bound lists 'A remark that is no longer" in _error("prose.yaml", data, prose.ProseText)
+    assert "exhibit_bound lists 'A remark that is no longer" in _error("prose.yaml", data, prose_text.ProseText)
 
 
 # ---------------------------------------------------------------- countries.yaml

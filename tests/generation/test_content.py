@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from synthdocqa.generation.content import annotations, figures, forms, prose, tables
+from synthdocqa.generation.content import annotations, exhibit_text, figures, forms, prose, tables
 from synthdocqa.generation.content.book import DocContext, FactBook
 from synthdocqa.generation.content.formats import DocFormat, format_date, percent_text, stamp_date
 from synthdocqa.generation.content.names import address, email_for, org_name, person_name
@@ -191,7 +191,7 @@ def test_prose_is_business_text_with_embedded_fact_spans():
 def test_commentary_restates_the_table_extremes_without_owning_facts():
     ctx = make_ctx(domain="retail")
     t = tables.comparison_table(ctx, Rng(5), 6)
-    c = prose.commentary(ctx, Rng(6), t)
+    c = exhibit_text.commentary(ctx, Rng(6), t)
     assert c is not None and all(not s.fact_ids for s in c.spans)
     facts = {f.id: f for f in ctx.book.facts}
     col = [(r[0].text, facts[r[1].fact_ids[0]]) for r in (t.rows[:-1] if t.total_row else t.rows)]
@@ -228,16 +228,15 @@ def test_domain_and_recipe_data():
 
 
 def test_every_prose_template_fills_for_every_domain():
-    from synthdocqa.generation.content.prose import (
+    from synthdocqa.generation.content.prose import RECIPE_OPENERS, STANDING_TEXT
+    from synthdocqa.generation.content.prose_text import _fill
+    from synthdocqa.generation.content.registers import (
         INTERPRETATIONS,
         NEUTRAL_TABLE_COMMENTS,
         OPENERS,
         OPENERS_MORE,
-        RECIPE_OPENERS,
         REGISTERS,
         RESEARCH_EXHIBIT_BOUND,
-        STANDING_TEXT,
-        _fill,
     )
     from synthdocqa.generation.domains import RECIPE_BY_SLUG
 

@@ -5,7 +5,7 @@ page of notes without failing. Both shown on the document that found it, the pla
 
 from __future__ import annotations
 
-from synthdocqa.generation import planner
+from synthdocqa.generation import page_fill, planner
 from synthdocqa.ir.spec import reference_spec
 from synthdocqa.renderers import render_document
 
@@ -21,7 +21,7 @@ def test_no_page_holds_notes_alone(monkeypatch):
     seed, index = FOUND_IN
     spec = reference_spec(seed=seed)
     assert _pages_without_body(planner.plan_document(spec, index)) == []
-    monkeypatch.setattr(planner, "_has_body", lambda blocks: True)  # planted: the rule taken out
+    monkeypatch.setattr(page_fill, "_has_body", lambda blocks: True)  # planted: the rule taken out
     planted = planner.plan_document(spec, index)
     bare = _pages_without_body(planted)
     assert bare == [38]

@@ -7,8 +7,8 @@ import pytest
 
 from synthdocqa.generation.content.sizing import PAGE_BUDGET, block_height
 from synthdocqa.generation.domains import DOMAIN_BY_SLUG, DOMAINS, RECIPE_BY_SLUG
+from synthdocqa.generation.page_fill import TEXT_SLACK
 from synthdocqa.generation.planner import (
-    TEXT_SLACK,
     domain_for,
     plan_corpus,
     plan_document,

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from synthdocqa.generation.content import prose
+from synthdocqa.generation.content import exhibit_text, prose, registers
 from synthdocqa.generation.content.wording import plural
 from synthdocqa.generation.domains import DOMAINS
 from synthdocqa.generation.planner import plan_document
@@ -70,7 +70,7 @@ def test_minutes_open_the_meeting_once():
 def test_one_day_is_singular_and_one_point_oh_days_is_not():
     from decimal import Decimal
 
-    from synthdocqa.generation.content.prose import with_unit
+    from synthdocqa.generation.content.prose_text import with_unit
     from synthdocqa.ir.facts import Fact
     from synthdocqa.ir.values import NumberValue
 
@@ -102,7 +102,7 @@ def _discourse_pools(register) -> tuple[str, ...]:
     return tuple(t for name in type(register).model_fields for t in getattr(register, name))
 
 
-def _register_share(said: Counter, own: prose.Register, recipe: str) -> tuple[float, int]:
+def _register_share(said: Counter, own: registers.Register, recipe: str) -> tuple[float, int]:
     """Of a document's long sentences: the share its genre's register (``own``, and its paragraphs of figures in
     ``discourse.yaml``) wrote, and how many a management report's openers, remarks or paragraphs of figures
     wrote (a template's words before its first slot, 15 characters or more). The sentences every register
@@ -110,7 +110,7 @@ def _register_share(said: Counter, own: prose.Register, recipe: str) -> tuple[fl
     count."""
     from synthdocqa.generation.content import discourse
 
-    report = prose.REPORT_REGISTER
+    report = registers.REPORT_REGISTER
     sections = tuple(t for pool in (own.sections or {}).values() for t in pool)
     figures = _discourse_pools(discourse.TEXT.registers[recipe])
     parts = {p for t in own.openers + own.remarks + own.reflections + sections + figures
@@ -118,8 +118,9 @@ def _register_share(said: Counter, own: prose.Register, recipe: str) -> tuple[fl
     patterns = [_template_regex(p, own.lead_ins) for p in parts]
     stems = {t.split("{")[0] for t in report.openers + report.remarks +
              _discourse_pools(discourse.TEXT.registers["report"]) if len(t.split("{")[0]) >= 15}
-    exhibit = [_template_regex(t, ()) for t in prose.REFERENCE_SENTENCES + prose.NEUTRAL_TABLE_COMMENTS
-               + prose.CHART_COMMENTS + prose.CATEGORY_COMMENTS + prose.TOTAL_COMMENT + prose.MEAN_COMMENT]
+    exhibit = [_template_regex(t, ()) for t in exhibit_text.REFERENCE_SENTENCES + registers.NEUTRAL_TABLE_COMMENTS
+               + exhibit_text.CHART_COMMENTS + exhibit_text.CATEGORY_COMMENTS + exhibit_text.TOTAL_COMMENT
+               + exhibit_text.MEAN_COMMENT]
     said = Counter({s: k for s, k in said.items() if not any(p.fullmatch(s) for p in exhibit)})
     n = sum(said.values())
     written = sum(k for s, k in said.items() if any(p.fullmatch(s) for p in patterns))
@@ -135,11 +136,11 @@ def test_minutes_and_research_do_not_speak_as_management(monkeypatch, recipe, fl
     genre blocks' and the exhibits' own (attendance, references, "Table 1 gives ...")."""
     from synthdocqa.generation.content import discourse
 
-    own = prose.REGISTERS[recipe]
+    own = registers.REGISTERS[recipe]
     for seed in (5, 6):
         share, reported = _register_share(_sentences(recipe, 12, seed), own, recipe)
         assert reported == 0 and share >= floor, (seed, share, reported)
-    monkeypatch.setattr(prose, "REGISTERS", {})  # planted: the report's voice, as before
+    monkeypatch.setattr(registers, "REGISTERS", {})  # planted: the report's voice, as before
     monkeypatch.setattr(discourse, "_register", lambda ctx: discourse.TEXT.registers["report"])
     share, reported = _register_share(_sentences(recipe, 12, 5), own, recipe)
     assert reported > 20 and share < 0.3
@@ -177,13 +178,13 @@ def _opening_after(recipe: str, heading: str, seed: int) -> str:
 
 def test_a_research_abstract_and_conclusion_state_what_was_found(monkeypatch):
     """The abstract, results and conclusion of a research report open with what it finds, not with its method."""
-    own = prose.REGISTERS["research_report"]
+    own = registers.REGISTERS["research_report"]
     for section in ("Abstract", "Conclusion"):
         patterns = [_template_regex(t, ()) for t in own.sections[section]]
         for seed in (5, 6, 7):
             first = re.split(r"(?<=[.!?])\s+", _opening_after("research_report", section, seed))[0]
             assert any(p.fullmatch(first) for p in patterns), (section, seed, first)
-    monkeypatch.setattr(prose, "REGISTERS", {"research_report": dataclasses.replace(own, sections=None)})
+    monkeypatch.setattr(registers, "REGISTERS", {"research_report": dataclasses.replace(own, sections=None)})
     first = re.split(r"(?<=[.!?])\s+", _opening_after("research_report", "Abstract", 5))[0]  # planted: no own
     assert not any(p.fullmatch(first) for p in (_template_regex(t, ()) for t in own.sections["Abstract"]))
 
@@ -243,7 +244,7 @@ def test_minutes_and_research_pass_no_managers_verdict_on_a_table():
         assert "and is under review" not in said, recipe
         assert re.search(r"recorded the highest|was highest on|The figures range from", said), recipe
     # the report's own voice keeps it (one table comment of 17: a 12-page report draws it now and then)
-    assert any("and is under review" in t for t in prose.REPORT_REGISTER.table_comments)
+    assert any("and is under review" in t for t in registers.REPORT_REGISTER.table_comments)
 
 
 def test_research_reports_write_no_action_list_or_review_window(monkeypatch):
@@ -265,8 +266,8 @@ def test_research_reports_write_no_action_list_or_review_window(monkeypatch):
         return out
 
     assert written(5) == [] and written(6) == [] and written(7) == []
-    research = prose.REGISTERS["research_report"]
-    monkeypatch.setitem(prose.REGISTERS, "research_report", dataclasses.replace(research, unwritten=frozenset()))
+    research = registers.REGISTERS["research_report"]
+    monkeypatch.setitem(registers.REGISTERS, "research_report", dataclasses.replace(research, unwritten=frozenset()))
     assert written(5) + written(6) + written(7) == []  # standing.yaml does not give them to the genre either
     from synthdocqa.generation.content import standing
 

@@ -7,7 +7,7 @@ import dataclasses
 
 import pytest
 
-from synthdocqa.generation.content import prose
+from synthdocqa.generation.content import prose_text, registers
 from synthdocqa.generation.content.wording import article, is_plural, number_words, plural, verb
 from synthdocqa.generation.domains import DOMAINS, RECIPES
 
@@ -57,7 +57,7 @@ def test_articles_and_number_words():
 
 
 class _Ctx:
-    """The least of a document context ``prose._fill`` reads."""
+    """The least of a document context ``prose_text._fill`` reads."""
 
     def __init__(self, domain, recipe):
         from types import SimpleNamespace
@@ -91,20 +91,20 @@ def test_filled_templates_agree_with_a_plural_topic():
 
     d = get_domain("automotive")
     d_plural = dataclasses.replace(d, topics=("recalls", "international transfers"), item_kind="audit area")
-    pools = [*prose.OPENERS, *prose.OPENERS_MORE, *prose.INTERPRETATIONS, *prose.INTERPRETATIONS_MORE,
-             *prose.MINUTES_OPENERS, *prose.MINUTES_REMARKS, *prose.MINUTES_DISCUSSION, *prose.RESEARCH_OPENERS,
-             *prose.RESEARCH_REMARKS, *prose.RESEARCH_DISCUSSION]
+    pools = [*registers.OPENERS, *registers.OPENERS_MORE, *registers.INTERPRETATIONS, *registers.INTERPRETATIONS_MORE,
+             *registers.MINUTES_OPENERS, *registers.MINUTES_REMARKS, *registers.MINUTES_DISCUSSION, *registers.RESEARCH_OPENERS,
+             *registers.RESEARCH_REMARKS, *registers.RESEARCH_DISCUSSION]
     ctx = _Ctx(d_plural, get_recipe("quarterly_report"))
-    said = [prose._fill(t, ctx, _Rng(["recalls", "international transfers"])) for t in pools]
-    said += [prose._fill(t, ctx, _Rng(["recalls", "international transfers"]), subject="recalls", Subject="Recalls")
-             for t in prose.SUBSECTION_OPENERS]
+    said = [prose_text._fill(t, ctx, _Rng(["recalls", "international transfers"])) for t in pools]
+    said += [prose_text._fill(t, ctx, _Rng(["recalls", "international transfers"]), subject="recalls", Subject="Recalls")
+             for t in registers.SUBSECTION_OPENERS]
     phrases = {"recalls", "international transfers", "audit area", "audit areas"}
     assert [s for s in said if agreement_slips(s, phrases) or article_slips(s)] == []
     assert any("recalls are measured" in s for s in said) and any("Recalls were reviewed" in s for s in said)
     assert any("an audit area" in s for s in said)
     # planted: the verbs filled as for a singular topic
-    slipped = [prose._fill(t, ctx, _Rng(["recalls", "international transfers"]), topic_is="is", topic_was="was",
-                           topic_remains="remains") for t in prose.INTERPRETATIONS + prose.INTERPRETATIONS_MORE]
+    slipped = [prose_text._fill(t, ctx, _Rng(["recalls", "international transfers"]), topic_is="is", topic_was="was",
+                           topic_remains="remains") for t in registers.INTERPRETATIONS + registers.INTERPRETATIONS_MORE]
     assert {"recalls is"} <= {x for s in slipped for x in agreement_slips(s, phrases)}
 
 
