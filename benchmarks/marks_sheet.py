@@ -51,7 +51,10 @@ def _text(img: np.ndarray, lines: list[str], width: int) -> np.ndarray:
     bar = np.full((26 * len(lines) + 10, width, 3), 255, np.uint8)
     for k, line in enumerate(lines):
         cv2.putText(bar, line[:150], (8, 24 + 26 * k), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (0, 0, 0), 1, cv2.LINE_AA)
-    return np.vstack([bar, img]) if img is not None else bar
+    if img is None:
+        return bar
+    img = np.pad(img, ((0, 0), (0, max(width - img.shape[1], 0)), (0, 0)), constant_values=255)
+    return np.vstack([bar, img[:, :width]])
 
 
 def _fit(img: np.ndarray, width: int) -> np.ndarray:
@@ -69,17 +72,19 @@ def marked_crop(built, page_no: int, marks: list) -> np.ndarray:
     x1 = min(max(m.box[2] for m in marks) * w + 160, w)
     y1 = min(max(m.box[3] for m in marks) * h + 60, h)
     crop = img[int(y0):int(y1), int(x0):int(x1)]
-    lines = [f"{built.doc.doc_id} page {page_no} ({built.record.device} {built.record.tier}): "
-             + "; ".join(f"{m.kind} on {m.on} '{m.text}'" for m in marks)]
+    said = [f"{m.kind} on {m.on} '{m.text}'" for m in marks]
+    lines = [f"{built.doc.doc_id} page {page_no} ({built.record.device} {built.record.tier}):"]
+    lines += ["   " + "; ".join(said[k:k + 3]) for k in range(0, len(said), 3)]
     return _text(_fit(crop, WIDTH) if crop.shape[1] > WIDTH else crop, lines, max(crop.shape[1], WIDTH))
 
 
 def fax_header(built) -> np.ndarray:
     img = _scan(built, 1)
     strip = img[: max(img.shape[0] // 30, 40)]
-    return _text(_fit(strip, WIDTH), [f"{built.doc.doc_id}: a {built.doc.recipe.replace('_', ' ')} dated "
-                                      f"{built.doc.as_at}, faxed by its issuer (page 1 of {len(built.doc.pages)} "
-                                      "planned pages)"], WIDTH)
+    kind = built.doc.recipe.replace("_", " ")
+    return _text(_fit(strip, WIDTH), [f"{built.doc.doc_id}: {'an' if kind[0] in 'aeiou' else 'a'} {kind} dated "
+                                      f"{built.doc.as_at}, faxed by its issuer (page 1 of "
+                                      f"{len(built.doc.perturbation.pages)})"], WIDTH)
 
 
 def main(argv: list[str] | None = None) -> int:
