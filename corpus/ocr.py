@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -84,11 +85,14 @@ MARGIN = 0.15
 TEXT_HEIGHT_PX = 40
 """Line height the crop is scaled to (Tesseract reads best around 30-40 px capital height)."""
 PAD_PX = 10
-READINGS: tuple[tuple[str, int], ...] = (("crop", 7), ("level", 7), ("crop", 8), ("wide", 7), ("binary", 7))
+READINGS: tuple[tuple[str, int], ...] = (("crop", 7), ("level", 7), ("crop", 8), ("wide", 7), ("binary", 7),
+                                         ("up", 7), ("down", 7))
 """How a span is read, in order: the crop as one line (``--psm 7``); levelled (its white pad made the paper's own
 grey, then stretched to full contrast and set in a wide white border: on a grey or shaded scan the pad's white
 edge round a one-digit table cell reads as a stroke); as one word (``--psm 8``); with a wide white border;
-Otsu-binarised. A span is read the next way only while no reading so far is legible, and the
+Otsu-binarised; and a crop taller than wide (a chart's value label set vertically) turned upright, reading up
+then down (``up``/``down``, tried only on such crops). A span is read the next way only while no reading so far
+is legible, and the
 best reading counts: Tesseract drops short cells ("1", "35") or a decimal point in one setting and reads them
 in another, which says more about Tesseract than about the scan."""
 
@@ -181,8 +185,22 @@ def crop_span(scan: np.ndarray, ev: Evidence, rotation: float = 0.0) -> np.ndarr
     return cv2.copyMakeBorder(out, PAD_PX, PAD_PX, PAD_PX, PAD_PX, cv2.BORDER_CONSTANT, value=255)
 
 
+def _upright(crop: np.ndarray) -> bool:
+    """The crop is taller than wide by half again: its text runs vertically (a rotated chart label)."""
+    core = crop[PAD_PX:-PAD_PX, PAD_PX:-PAD_PX]
+    return core.size > 0 and core.shape[0] > 1.5 * core.shape[1]
+
+
 def _variant(crop: np.ndarray, variant: str) -> np.ndarray:
     import cv2
+
+    if variant in ("up", "down"):  # a vertical line turned to run left to right, at the line height
+        core = crop[PAD_PX:-PAD_PX, PAD_PX:-PAD_PX]
+        turned = cv2.rotate(core, cv2.ROTATE_90_CLOCKWISE if variant == "up" else cv2.ROTATE_90_COUNTERCLOCKWISE)
+        k = TEXT_HEIGHT_PX * (1 + 2 * MARGIN) / max(turned.shape[0], 1)
+        turned = cv2.resize(turned, (max(1, round(turned.shape[1] * k)), max(1, round(turned.shape[0] * k))),
+                            interpolation=cv2.INTER_CUBIC)
+        return cv2.copyMakeBorder(turned, PAD_PX, PAD_PX, PAD_PX, PAD_PX, cv2.BORDER_CONSTANT, value=255)
 
     if variant == "wide":
         return cv2.copyMakeBorder(crop, PAD_PX, PAD_PX, 6 * PAD_PX, 6 * PAD_PX, cv2.BORDER_CONSTANT, value=255)
@@ -199,14 +217,21 @@ def _variant(crop: np.ndarray, variant: str) -> np.ndarray:
     return crop
 
 
+_NUMBER = re.compile(r"\d(?:[\d.,]*\d)?")
+_GROUP = re.compile(r"[.,](?=\d{3}(?:[.,]|$))")
+
+
 def digits_of(text: str) -> str:
-    """The digits of a text in order: what a reader must get right to give a figure's answer."""
-    return "".join(ch for ch in text if ch.isdigit())
+    """The figures of a text as a reader must get them right to give the same answer: each number's digits in
+    order, with its decimal point where it has one ("95.7" is not "957"); a separator before a group of three
+    digits groups thousands and does not count ("3,360", "3.360" and "3360" are one figure)."""
+    return " ".join(_GROUP.sub("", n).replace(",", ".") for n in _NUMBER.findall(text))
 
 
 def digits_exact(reference: str, reading: str) -> bool:
     """The reading's digits are the drawn text's, in order (a text without digits always passes)."""
-    return digits_of(reference) == digits_of(_trim_edges(normalise(reading), normalise(reference)))
+    want = digits_of(reference)
+    return not want or want == digits_of(_trim_edges(normalise(reading), normalise(reference)))
 
 
 def _done(text: str, reading: str | None, exact: bool) -> bool:
@@ -220,7 +245,8 @@ def read_crops(crops: list[np.ndarray], texts: list[str]) -> list[tuple[str, boo
     best: list[str | None] = [None] * len(crops)
     exact = [not digits_of(t) for t in texts]
     for variant, psm in READINGS:
-        todo = [i for i, b in enumerate(best) if not _done(texts[i], b, exact[i])]
+        todo = [i for i, b in enumerate(best) if not _done(texts[i], b, exact[i])
+                and (variant not in ("up", "down") or _upright(crops[i]))]
         if not todo:
             break
         for i, text in zip(todo, ocr_lines([_variant(crops[i], variant) for i in todo], psm=psm), strict=True):

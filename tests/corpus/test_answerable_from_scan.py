@@ -122,3 +122,21 @@ def test_without_tesseract_nothing_is_marked_and_the_record_says_so(monkeypatch)
     assert built.record.ocr is None
     qa = [line for line in built.files[DocFiles(built.doc.doc_id).qa].decode().splitlines() if line]
     assert qa and all('"answerable_from_scan":null' in line for line in qa)
+
+
+def test_a_figure_keeps_its_decimal_point_and_drops_its_thousands_separators():
+    assert digits_exact("GBP 3,360", "GBP 3360") and digits_exact("GBP 3,360", "GBP 3.360")
+    assert not digits_exact("95.7%", "957%") and not digits_exact("GBP 3,360", "GBP 3,160")
+    assert digits_exact("Approved", "Appr0ved")  # nothing to misread where nothing is a figure
+
+
+@needs_tesseract
+def test_a_value_label_set_vertically_is_read_turned_upright():
+    import cv2
+
+    line = np.full((60, 300), 255, np.uint8)
+    cv2.putText(line, "87.9%", (10, 44), cv2.FONT_HERSHEY_SIMPLEX, 1.2, 0, 2, cv2.LINE_AA)
+    vertical = cv2.rotate(line, cv2.ROTATE_90_COUNTERCLOCKWISE)  # reads bottom to top, as a bar's label does
+    crop = cv2.copyMakeBorder(vertical, 10, 10, 10, 10, cv2.BORDER_CONSTANT, value=255)
+    [(reading, exact)] = read_crops([crop], ["87.9%"])
+    assert cer("87.9%", reading) == 0.0 and exact
