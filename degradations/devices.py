@@ -11,7 +11,7 @@ severity within it.
   sheet through straight); stored as a 1-bit PNG, what a fax file holds (``scan.py``).
 * ``phone``: a phone photo of the page: perspective, curl and a lifted crease (the only device where the
   sheet is not pressed flat), uneven light and shadow, vignetting, motion blur, sensor noise, moire from the
-  print screen, colour fringes, strong JPEG.
+  print screen, colour fringes; its JPEG is the scan file (at the tier's quality, one compression).
 
 What the sheet itself carries - punch holes and staples, a reader's pen and highlighter marks, a watermark -
 does not depend on the device: those stages come from one table by tier (``SHEET``) in every device.
@@ -187,7 +187,6 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
              "lighting": {"p": 1.0, "params": {"gradient": [0.04, 0.1], "angle_deg": [0.0, 360.0], "vignette": [0.04, 0.1],
                                                "shadow": [0.0, 0.15], "shadow_width": [0.05, 0.15],
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-             "jpeg": {"p": 1.0, "params": {"quality": {"int": [80, 88]}}},
              "blur": {"p": 1.0, "params": {"sigma_px": [0.65, 0.8], "motion_px": [0.3, 0.8]}},
              "resample": {"p": 1.0, "params": {"scale": [0.86, 0.9], "mode": {"choice": ["area"]}}},
              "moire": {"p": 0.15, "params": {"period_px": [4.0, 7.0], "angle_deg": [-15.0, 15.0], "strength": [0.03, 0.06]}}},
@@ -198,7 +197,6 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
              "lighting": {"p": 1.0, "params": {"gradient": [0.08, 0.16], "angle_deg": [0.0, 360.0], "vignette": [0.08, 0.16],
                                                "shadow": [0.1, 0.3], "shadow_width": [0.08, 0.2],
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-             "jpeg": {"p": 1.0, "params": {"quality": {"int": [76, 84]}}},
              "blur": {"p": 1.0, "params": {"sigma_px": [0.7, 0.8], "motion_px": [0.2, 0.6]}},
              "resample": {"p": 1.0, "params": {"scale": [0.82, 0.86], "mode": {"choice": ["area"]}}},
              "moire": {"p": 0.15, "params": {"period_px": [4.0, 7.0], "angle_deg": [-15.0, 15.0], "strength": [0.04, 0.08]}},
@@ -210,7 +208,6 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
                  "lighting": {"p": 1.0, "params": {"gradient": [0.06, 0.12], "angle_deg": [0.0, 360.0],
                                                    "vignette": [0.06, 0.12], "shadow": [0.1, 0.25], "shadow_width": [0.1, 0.25],
                                                    "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-                 "jpeg": {"p": 1.0, "params": {"quality": {"int": [70, 76]}}},
                  "blur": {"p": 1.0, "params": {"sigma_px": [0.7, 0.8], "motion_px": [0.0, 0.8]}},
                  "paper": {"p": 1.0, "params": {**TIER_TABLE["degraded"]["paper"]["params"], "fibre": [0.01, 0.03]}},
                  "resample": {"p": 1.0, "params": {"scale": [0.78, 0.82], "mode": {"choice": ["area"]}}},
@@ -223,7 +220,6 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
              "lighting": {"p": 1.0, "params": {"gradient": [0.12, 0.2], "angle_deg": [0.0, 360.0], "vignette": [0.12, 0.2],
                                                "shadow": [0.2, 0.35], "shadow_width": [0.1, 0.3],
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-             "jpeg": {"p": 1.0, "params": {"quality": {"int": [66, 72]}}},
              "resample": {"p": 1.0, "params": {"scale": [0.76, 0.8], "mode": {"choice": ["area"]}}},
              "blur": {"p": 1.0, "params": {"sigma_px": [0.76, 0.84], "motion_px": [0.0, 1.0]}},
              "contrast": {"p": 1.0, "params": {"gamma": [0.85, 1.2], "gain": [0.9, 1.15], "bias": [-10.0, 10.0],

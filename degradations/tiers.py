@@ -28,7 +28,10 @@ BASE_STAGES: tuple[str, ...] = ("paper", "ink_bleed", "toner_fade", "halftone", 
 
 REFERENCE_DPI = 200
 
-# Final scan file per tier: PNG (lossless) for pristine, else JPEG at the given quality.
+# Final scan file per tier: PNG (lossless) for pristine, else JPEG at the given quality. That file is the scan's
+# one JPEG generation (a scanner or a phone writes its capture once): the in-pipeline ``jpeg`` stage, a second
+# compression at the sensor's resolution before the file's, is off (p 0) in every tier and device; its quality
+# ranges stay for a table that switches it on.
 SCAN_FORMAT: dict[str, dict[str, Any]] = {
     "pristine": {"format": "png"},
     "good": {"format": "jpeg", "quality": 90},
@@ -66,7 +69,7 @@ TIER_TABLE: dict[str, dict[str, dict[str, Any]]] = {
         "resample": {"p": 1.0, "params": {"scale": [0.86, 0.92], "mode": {"choice": ["area"]}}},
         "contrast": {"p": 0.3, "params": {"gamma": [0.95, 1.05], "gain": [0.97, 1.05], "bias": [-4.0, 4.0],
                                           "binarize": False, "threshold": [128, 128]}},
-        "jpeg": {"p": 1.0, "params": {"quality": {"int": [80, 88]}}},
+        "jpeg": {"p": 0.0, "params": {"quality": {"int": [80, 88]}}},
     },
     "fair": {
         "paper": {"p": 1.0, "params": {"tint_r": [0.95, 1.0], "tint_g": [0.94, 0.99], "tint_b": [0.9, 0.97],
@@ -94,7 +97,7 @@ TIER_TABLE: dict[str, dict[str, dict[str, Any]]] = {
         "resample": {"p": 1.0, "params": {"scale": [0.84, 0.88], "mode": {"choice": ["area"]}}},
         "contrast": {"p": 0.5, "params": {"gamma": [0.9, 1.15], "gain": [0.92, 1.1], "bias": [-8.0, 8.0],
                                           "binarize": False, "threshold": [128, 128]}},
-        "jpeg": {"p": 1.0, "params": {"quality": {"int": [76, 82]}}},
+        "jpeg": {"p": 0.0, "params": {"quality": {"int": [76, 82]}}},
     },
     "degraded": {
         "paper": {"p": 1.0, "params": {"tint_r": [0.92, 0.98], "tint_g": [0.9, 0.96], "tint_b": [0.82, 0.92],
@@ -122,7 +125,7 @@ TIER_TABLE: dict[str, dict[str, dict[str, Any]]] = {
         "resample": {"p": 1.0, "params": {"scale": [0.83, 0.87], "mode": {"choice": ["area"]}}},
         "contrast": {"p": 0.7, "params": {"gamma": [0.85, 1.3], "gain": [0.85, 1.15], "bias": [-12.0, 12.0],
                                           "binarize": False, "threshold": [128, 128]}},
-        "jpeg": {"p": 1.0, "params": {"quality": {"int": [74, 80]}}},
+        "jpeg": {"p": 0.0, "params": {"quality": {"int": [74, 80]}}},
     },
     "poor": {
         "paper": {"p": 1.0, "params": {"tint_r": [0.92, 0.98], "tint_g": [0.89, 0.95], "tint_b": [0.8, 0.9],
@@ -150,7 +153,7 @@ TIER_TABLE: dict[str, dict[str, dict[str, Any]]] = {
         "resample": {"p": 1.0, "params": {"scale": [0.78, 0.81], "mode": {"choice": ["area"]}}},
         "contrast": {"p": 1.0, "params": {"gamma": [0.85, 1.2], "gain": [0.95, 1.2], "bias": [-8.0, 8.0],
                                           "binarize": False, "threshold": [150, 175]}},
-        "jpeg": {"p": 1.0, "params": {"quality": {"int": [64, 70]}}},
+        "jpeg": {"p": 0.0, "params": {"quality": {"int": [64, 70]}}},
     },
 }
 

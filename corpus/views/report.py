@@ -112,10 +112,11 @@ def legibility_by_tier(view: CorpusReader) -> pd.DataFrame | None:
         return None
     rows = tier_summary(tables[0].to_dict("records"), tables[1].to_dict("records"))
     df = pd.DataFrame(rows).set_index("tier")
-    df["legible %"] = (100 * df["share"]).round(1)
-    df["QA legible %"] = (100 * df["qa_share"]).round(1)
+    # Python's round, as every other view of these shares rounds (numpy's rounds 45.45 down, Python's up)
+    df["legible %"] = df["share"].map(lambda s: round(100 * s, 1))
+    df["QA legible %"] = df["qa_share"].map(lambda s: round(100 * s, 1))
     df["not answerable from scan"] = df["qa"] - df["qa_answerable"]
-    df["QA answerable from scan %"] = (100 * df["qa_answerable_share"]).round(1)
+    df["QA answerable from scan %"] = df["qa_answerable_share"].map(lambda s: round(100 * s, 1))
     return df[["assertions", "legible", "legible %", "qa", "qa_legible", "QA legible %", "mean_cer",
                "not answerable from scan", "QA answerable from scan %"]].rename(
         columns={"qa": "QA", "qa_legible": "QA legible", "mean_cer": "mean CER"})
