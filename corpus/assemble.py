@@ -201,7 +201,7 @@ def capture(doc: DocumentIR, pdf: bytes, dpi: int, scan_dpi: int | None = None) 
     scan_dpi = dpi if scan_dpi is None else scan_dpi
     profile = doc.perturbation
     rasters = rasterize(pdf, dpi)
-    scan_rasters = rasters if scan_dpi == dpi else rasterize(pdf, scan_dpi)
+    scan_rasters = rasters if scan_dpi == dpi else rasterize(pdf, scan_dpi, png=False)
     pages = []
     for i, ((png, _), (_, image)) in enumerate(zip(rasters, scan_rasters, strict=True), start=1):
         page = profile.pages[i - 1]

@@ -86,11 +86,12 @@ TEXT_HEIGHT_PX = 40
 """Line height the crop is scaled to (Tesseract reads best around 30-40 px capital height)."""
 PAD_PX = 10
 READINGS: tuple[tuple[str, int], ...] = (("crop", 7), ("level", 7), ("crop", 8), ("wide", 7), ("binary", 7),
-                                         ("up", 7), ("down", 7))
+                                         ("char", 10), ("up", 7), ("down", 7))
 """How a span is read, in order: the crop as one line (``--psm 7``); levelled (its white pad made the paper's own
 grey, then stretched to full contrast and set in a wide white border: on a grey or shaded scan the pad's white
 edge round a one-digit table cell reads as a stroke); as one word (``--psm 8``); with a wide white border;
-Otsu-binarised; and a crop taller than wide (a chart's value label set vertically) turned upright, reading up
+Otsu-binarised; a crop no wider than its line is high (a lone "1" in a table cell) enlarged by half as one
+character (``--psm 10``, tried only on such crops: at the line height Tesseract finds no glyph in a clear "1"); and a crop taller than wide (a chart's value label set vertically) turned upright, reading up
 then down (``up``/``down``, tried only on such crops). A span is read the next way only while no reading so far
 is legible, and the
 best reading counts: Tesseract drops short cells ("1", "35") or a decimal point in one setting and reads them
@@ -191,6 +192,16 @@ def _upright(crop: np.ndarray) -> bool:
     return core.size > 0 and core.shape[0] > 1.5 * core.shape[1]
 
 
+def _narrow(crop: np.ndarray) -> bool:
+    """The crop's text is no wider than its line is high: one character or two (a table's lone digit)."""
+    core = crop[PAD_PX:-PAD_PX, PAD_PX:-PAD_PX]
+    return core.size > 0 and core.shape[1] <= core.shape[0]
+
+
+_ONLY_ON = {"up": _upright, "down": _upright, "char": _narrow}
+"""Readings tried only on crops of a shape: the rest are tried on every crop still unread."""
+
+
 def _variant(crop: np.ndarray, variant: str) -> np.ndarray:
     import cv2
 
@@ -202,6 +213,9 @@ def _variant(crop: np.ndarray, variant: str) -> np.ndarray:
                             interpolation=cv2.INTER_CUBIC)
         return cv2.copyMakeBorder(turned, PAD_PX, PAD_PX, PAD_PX, PAD_PX, cv2.BORDER_CONSTANT, value=255)
 
+    if variant == "char":  # half as large again: at the line height Tesseract finds no glyph in a clear lone "1"
+        big = cv2.resize(crop, None, fx=1.5, fy=1.5, interpolation=cv2.INTER_CUBIC)
+        return cv2.copyMakeBorder(big, 2 * PAD_PX, 2 * PAD_PX, 4 * PAD_PX, 4 * PAD_PX, cv2.BORDER_CONSTANT, value=255)
     if variant == "wide":
         return cv2.copyMakeBorder(crop, PAD_PX, PAD_PX, 6 * PAD_PX, 6 * PAD_PX, cv2.BORDER_CONSTANT, value=255)
     if variant == "binary":
@@ -246,7 +260,7 @@ def read_crops(crops: list[np.ndarray], texts: list[str]) -> list[tuple[str, boo
     exact = [not digits_of(t) for t in texts]
     for variant, psm in READINGS:
         todo = [i for i, b in enumerate(best) if not _done(texts[i], b, exact[i])
-                and (variant not in ("up", "down") or _upright(crops[i]))]
+                and (variant not in _ONLY_ON or _ONLY_ON[variant](crops[i]))]
         if not todo:
             break
         for i, text in zip(todo, ocr_lines([_variant(crops[i], variant) for i in todo], psm=psm), strict=True):

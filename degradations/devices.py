@@ -121,13 +121,13 @@ def _copy(tier: str, gain: list[float], binarize: float, threshold: list[int], b
 
 PHOTOCOPY: dict[str, dict[str, dict[str, Any]]] = {
     "good": _copy("good", [1.25, 1.4], 0.0, [128, 128], [0.6, 0.8], [0.00001, 0.00003], [0.9, 1.0], 0.004,
-                  (0.2, [0.04, 0.08]), (0.15, [1, 1], [0.15, 0.3]), 0.0, (0.0, [0.0, 0.0]), [0.92, 0.96]),
+                  (0.2, [0.04, 0.08]), (0.15, [1, 1], [0.15, 0.3]), 0.0, (0.0, [0.0, 0.0]), [0.84, 0.88]),
     "fair": _copy("fair", [1.25, 1.45], 0.0, [128, 128], [0.6, 0.8], [0.00005, 0.00012], [0.4, 0.9], 0.008,
-                  (0.5, [0.06, 0.12]), (0.3, [1, 2], [0.2, 0.4]), 0.03, (0.2, [0.2, 0.4]), [0.8, 0.84]),
-    "degraded": _copy("degraded", [1.35, 1.55], 0.3, [140, 160], [0.6, 0.8], [0.00008, 0.0002], [0.05, 0.3], 0.015,
-                      (0.6, [0.08, 0.16]), (0.5, [1, 3], [0.25, 0.5]), 0.06, (0.4, [0.3, 0.5]), [0.74, 0.78]),
-    "poor": _copy("poor", [1.45, 1.7], 0.45, [140, 160], [0.7, 0.9], [0.0001, 0.0003], [0.02, 0.15], 0.02,
-                  (0.8, [0.1, 0.2]), (0.7, [2, 5], [0.3, 0.6]), 0.1, (0.6, [0.4, 0.6]), [0.7, 0.74]),
+                  (0.5, [0.06, 0.12]), (0.3, [1, 2], [0.2, 0.4]), 0.03, (0.2, [0.2, 0.4]), [0.6, 0.64]),
+    "degraded": _copy("degraded", [1.35, 1.55], 0.2, [165, 185], [0.6, 0.8], [0.00008, 0.0002], [0.05, 0.3], 0.015,
+                      (0.6, [0.08, 0.16]), (0.5, [1, 3], [0.25, 0.5]), 0.06, (0.4, [0.3, 0.5]), [0.54, 0.58]),
+    "poor": _copy("poor", [1.45, 1.7], 0.4, [165, 185], [0.7, 0.9], [0.0001, 0.0003], [0.02, 0.15], 0.02,
+                  (0.8, [0.1, 0.2]), (0.7, [2, 5], [0.3, 0.6]), 0.1, (0.6, [0.4, 0.6]), [0.5, 0.54]),
 }
 """A copy of a copy: grey, sharp and contrasty (gain up, some pages thresholded dark, strokes filled in), toner
 speckle, the lid's black border and shadow, no paper-coloured light."""
@@ -156,7 +156,7 @@ def _fax(threshold: list[int], fine: float, diffuse: float, lines: dict[str, Any
         "scanner_lines": {"p": 0.5, "params": lines},
         "skew": {"p": 1.0, "params": {"angle_deg": [-skew, skew], "shift_x": [-0.006, 0.006],
                                       "shift_y": [-0.006, 0.006], "border": [1.0, 1.0]}},
-        "noise": {"p": 1.0, "params": {"sigma": [0.0, 2.0], "salt_pepper": sp}},
+        "noise": {"p": 1.0, "params": {"sigma": [0.0, 0.0], "salt_pepper": sp}},  # grain vanishes in the threshold
         "resample": {"p": 1.0, "params": {"scale": [1.0, 1.0], "mode": {"choice": ["nearest"]}, **(resample or {}),
                                           "grey": True}},
         "ink_bleed": {"p": 1.0, "params": {"radius_px": [0.5, 0.8], "strength": [0.3, 0.5]}},
@@ -168,13 +168,13 @@ def _fax(threshold: list[int], fine: float, diffuse: float, lines: dict[str, Any
 FAX: dict[str, dict[str, dict[str, Any]]] = {
     "good": _fax([160, 174], 1.0, 0.0, _lines([0, 1], [0.4, 0.7]), 0.6, [0.0, 0.00002],
                  errors=_errors(0.05, [1, 1], [2.0, 4.0])),
-    "fair": _fax([168, 182], 0.85, 0.0, _lines([1, 2], [0.5, 0.8]), 1.2, [0.00002, 0.00005],
+    "fair": _fax([160, 174], 0.6, 0.0, _lines([1, 2], [0.5, 0.8]), 1.2, [0.00002, 0.00005],
                  errors=_errors(0.3, [1, 2], [2.0, 6.0])),
-    "degraded": _fax([168, 182], 0.9, 0.0, _lines([1, 3], [0.6, 0.9]), 1.5, [0.00005, 0.0001],
-                     {"scale": [0.97, 1.0]},
+    "degraded": _fax([160, 174], 0.7, 0.0, _lines([1, 3], [0.6, 0.9]), 1.5, [0.00005, 0.0001],
+                     {"scale": [0.9, 0.94]},
                      _errors(0.4, [1, 2], [3.0, 8.0])),
-    "poor": _fax([164, 178], 0.6, 0.0, _lines([2, 4], [0.7, 1.0]), 2.5, [0.0001, 0.0002],
-                 {"scale": [0.94, 0.97]},
+    "poor": _fax([164, 178], 0.15, 0.0, _lines([2, 4], [0.7, 1.0]), 2.5, [0.0001, 0.0002],
+                 {"scale": [0.9, 0.93]},
                  _errors(0.6, [1, 3], [3.0, 10.0])),
 }
 """Text mode (a threshold) at fine (200x200) then standard (200x100) resolution from a scan of falling
@@ -187,8 +187,7 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
              "lighting": {"p": 1.0, "params": {"gradient": [0.04, 0.1], "angle_deg": [0.0, 360.0], "vignette": [0.04, 0.1],
                                                "shadow": [0.0, 0.15], "shadow_width": [0.05, 0.15],
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-             "blur": {"p": 1.0, "params": {"sigma_px": [0.65, 0.8], "motion_px": [0.3, 0.8]}},
-             "resample": {"p": 1.0, "params": {"scale": [0.86, 0.9], "mode": {"choice": ["area"]}}},
+             "blur": {"p": 1.0, "params": {"sigma_px": [0.65, 0.8], "motion_px": [0.2, 0.6]}},
              "moire": {"p": 0.15, "params": {"period_px": [4.0, 7.0], "angle_deg": [-15.0, 15.0], "strength": [0.03, 0.06]}}},
     "fair": {"page_frame": _frame(0.2, 0.0, 1.03),
              "warp": {"p": 1.0, "params": {"perspective": [0.01, 0.02], "curl": [0.0, 0.3], "curl_width": [0.1, 0.25],
@@ -198,7 +197,6 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
                                                "shadow": [0.1, 0.3], "shadow_width": [0.08, 0.2],
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
              "blur": {"p": 1.0, "params": {"sigma_px": [0.7, 0.8], "motion_px": [0.2, 0.6]}},
-             "resample": {"p": 1.0, "params": {"scale": [0.82, 0.86], "mode": {"choice": ["area"]}}},
              "moire": {"p": 0.15, "params": {"period_px": [4.0, 7.0], "angle_deg": [-15.0, 15.0], "strength": [0.04, 0.08]}},
              "colour_shift": {"p": 0.1, "params": {"shift_px": [0.6, 1.2]}}},
     "degraded": {"page_frame": _frame(0.3, 0.0, 1.05),
@@ -210,7 +208,6 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
                                                    "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
                  "blur": {"p": 1.0, "params": {"sigma_px": [0.7, 0.8], "motion_px": [0.0, 0.8]}},
                  "paper": {"p": 1.0, "params": {**TIER_TABLE["degraded"]["paper"]["params"], "fibre": [0.01, 0.03]}},
-                 "resample": {"p": 1.0, "params": {"scale": [0.78, 0.82], "mode": {"choice": ["area"]}}},
                  "moire": {"p": 0.35, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.05, 0.1]}},
                  "colour_shift": {"p": 0.35, "params": {"shift_px": [0.5, 1.2]}}},
     "poor": {"page_frame": _frame(0.4, 0.0, 1.05),
@@ -220,11 +217,10 @@ PHONE: dict[str, dict[str, dict[str, Any]]] = {
              "lighting": {"p": 1.0, "params": {"gradient": [0.12, 0.2], "angle_deg": [0.0, 360.0], "vignette": [0.12, 0.2],
                                                "shadow": [0.2, 0.35], "shadow_width": [0.1, 0.3],
                                                "shadow_side": {"choice": ["left", "right", "top", "bottom"]}}},
-             "resample": {"p": 1.0, "params": {"scale": [0.76, 0.8], "mode": {"choice": ["area"]}}},
              "blur": {"p": 1.0, "params": {"sigma_px": [0.76, 0.84], "motion_px": [0.0, 1.0]}},
              "contrast": {"p": 1.0, "params": {"gamma": [0.85, 1.2], "gain": [0.9, 1.15], "bias": [-10.0, 10.0],
                                                "binarize": False, "threshold": [128, 128]}},
-             "noise": {"p": 1.0, "params": {"sigma": [5.0, 6.5], "salt_pepper": [0.0, 0.0]}},
+             "noise": {"p": 1.0, "params": {"sigma": [4.5, 5.5], "salt_pepper": [0.0, 0.0]}},
              "moire": {"p": 0.45, "params": {"period_px": [4.0, 8.0], "angle_deg": [-15.0, 15.0], "strength": [0.06, 0.12]}},
              "colour_shift": {"p": 0.5, "params": {"shift_px": [0.6, 1.5]}}},
 }
@@ -256,10 +252,10 @@ def _scene(tier: str, scale: list[float], resample: list[float], hand: list[floa
 
 
 for _tier, _args in {
-    "good": ([0.92, 0.96], [0.94, 0.98], [0.0, 0.0], (0.1, [0.2, 0.35]), [0.0, 0.5], None),
-    "fair": ([0.9, 0.94], [0.93, 0.97], [0.0, 0.15], (0.2, [0.3, 0.5]), [0.2, 0.5], (0.1, (0.5, 1.5))),
-    "degraded": ([0.88, 0.92], [0.93, 0.97], [0.1, 0.25], (0.6, [0.45, 0.65]), [0.2, 0.5], (0.3, (0.8, 2.5))),
-    "poor": ([0.86, 0.9], [0.9, 0.94], [0.05, 0.2], (0.4, [0.4, 0.6]), [0.2, 0.5], (0.5, (1.0, 3.0))),
+    "good": ([0.92, 0.96], [0.84, 0.88], [0.0, 0.0], (0.1, [0.2, 0.35]), [0.0, 0.5], None),
+    "fair": ([0.9, 0.94], [0.74, 0.78], [0.0, 0.15], (0.2, [0.3, 0.5]), [0.2, 0.5], (0.1, (0.5, 1.5))),
+    "degraded": ([0.88, 0.92], [0.64, 0.68], [0.1, 0.25], (0.6, [0.45, 0.65]), [0.2, 0.5], (0.3, (0.8, 2.5))),
+    "poor": ([0.86, 0.9], [0.58, 0.62], [0.05, 0.2], (0.4, [0.4, 0.6]), [0.2, 0.5], (0.5, (1.0, 3.0))),
 }.items():
     PHONE[_tier] = {**PHONE[_tier], **_scene(_tier, *_args)}
 

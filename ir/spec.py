@@ -81,9 +81,11 @@ class CorpusSpec(Model):
         default="document", description="document: every page takes its document's tier and device; cycle: "
         "pages cycle through the tiers and devices (a few short documents show every one)")
     dpi: int = Field(default=150, ge=DPI_RANGE[0], le=DPI_RANGE[1], description="raster dpi of page images")
-    scan_dpi: int = Field(default=150, ge=DPI_RANGE[0], le=DPI_RANGE[1],
+    scan_dpi: int = Field(default=200, ge=DPI_RANGE[0], le=DPI_RANGE[1],
                           description="dpi the scans are captured at (the page is rasterised again where it "
-                                      "differs from dpi); their evidence boxes are in its pixels")
+                                      "differs from dpi); their evidence boxes are in its pixels. 200: what an "
+                                      "office scanner is set to and a fax's fine resolution; the tiers' sensor "
+                                      "resolutions are calibrated at it (docs/degradations.md)")
     qa_per_page: float = Field(default=3.8, gt=0, le=50, description="target QA pairs per page")
 
     @field_validator("domains", "recipes")

@@ -23,8 +23,10 @@ half a glyph away: ~0.9 pt for a 7 pt period)."""
 TOLERANCE_X = 0.5
 
 
-def rasterize(pdf: bytes, dpi: int = 150, pages: list[int] | None = None) -> list[tuple[bytes, np.ndarray]]:
-    """(PNG bytes, RGB uint8 array) per page (1-based ``pages`` subset optional); deterministic bytes."""
+def rasterize(pdf: bytes, dpi: int = 150, pages: list[int] | None = None, png: bool = True
+              ) -> list[tuple[bytes, np.ndarray]]:
+    """(PNG bytes, RGB uint8 array) per page (1-based ``pages`` subset optional); deterministic bytes. ``png=False``:
+    the arrays only (empty bytes), for a raster that is not stored (a scan's, at its own dpi)."""
     if not 36 <= dpi <= 1200:
         raise ValueError(f"dpi must be in [36, 1200], got {dpi}")
     out = []
@@ -35,7 +37,7 @@ def rasterize(pdf: bytes, dpi: int = 150, pages: list[int] | None = None) -> lis
                 raise ValueError(f"page {n} outside 1..{doc.page_count}")
             pix = doc[n - 1].get_pixmap(dpi=dpi, alpha=False, colorspace=pymupdf.csRGB)
             arr = np.frombuffer(pix.samples, dtype=np.uint8).reshape(pix.height, pix.width, pix.n).copy()
-            out.append((pix.tobytes("png"), arr))
+            out.append((pix.tobytes("png") if png else b"", arr))
     return out
 
 

@@ -36,6 +36,18 @@ def test_a_tier_that_reads_no_worse_than_the_one_before_fails():
     assert any("from good to fair" in b for b in sl.verdict(sl.summarise(_rows(same))))
 
 
+def test_a_rise_carried_by_one_page_fails_though_its_mean_clears_the_margin():
+    # fair reads like good on 19 pages and loses every span of one: the mean rises by 0.05, ten times the margin,
+    # but a resample of the pages without that one shows no rise (the interval reaches 0)
+    one_page = {("fair", 0): [1.0] * 10}
+    summary = sl.summarise(_rows({**GOOD, "fair": GOOD["good"]}, worse=one_page))
+    rise, low, _ = sl.rise_interval(summary["fax"]["good"], summary["fax"]["fair"])
+    assert rise >= sl.RISE["fair"] and low <= 0.0
+    assert any("from good to fair" in b for b in sl.verdict(summary))
+    spread = {("fair", p): [0.0] * 9 + [0.3 + 0.01 * p] for p in range(20)}  # every page a little worse: passes
+    assert not any("from good to fair" in b for b in sl.verdict(sl.summarise(_rows(GOOD, worse=spread))))
+
+
 def test_a_floor_met_on_average_but_not_by_the_tenth_percentile_page_fails():
     # 3 of 20 pages read nothing exactly at degraded; the other 17 read all: 85% exact on average, above the
     # 60% floor, but the page at the 10th percentile reads 0%
