@@ -31,6 +31,7 @@ for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
 
 import sys  # noqa: E402
 import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
 from functools import partial  # noqa: E402
 from pathlib import Path  # noqa: E402
 
@@ -89,18 +90,26 @@ def _single_ops() -> None:
     print(f"   {'warp + light + JPEG (sum of minima)':58s} {least:6.1f} ms")
 
 
-def _least_capture(scale: float, quality: int) -> list[tuple[str, float, float]]:
-    """The phone's least capture at a sensor ``scale``, its file a JPEG of the page at ``quality``."""
+def _sheet(scale: float) -> tuple[np.ndarray, np.ndarray, Callable[[float, float], np.ndarray]]:
+    """A plain page (paper and a block of ink), the same at a sensor ``scale``, and smooth random fields of that
+    size (mean, spread; drawn at 1/8 resolution): what each least capture works on."""
     rng = np.random.default_rng(0)
     page = np.full((H, W, 3), 240, np.uint8)
     page[300:900, 150:1500] = 40
     h, w = int(round(H * scale)), int(round(W * scale))
     work = cv2.resize(page, (w, h), interpolation=cv2.INTER_LINEAR)
 
-    def field(mean: float, spread: float) -> np.ndarray:  # a smooth random field, drawn at 1/8 resolution
+    def field(mean: float, spread: float) -> np.ndarray:
         small = rng.standard_normal((h // 8, w // 8, 3)).astype(np.float32) * spread + mean
         return np.clip(cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR), 0, 255).astype(np.uint8)
 
+    return page, work, field
+
+
+def _least_capture(scale: float, quality: int) -> list[tuple[str, float, float]]:
+    """The phone's least capture at a sensor ``scale``, its file a JPEG of the page at ``quality``."""
+    page, work, field = _sheet(scale)
+    h, w = work.shape[:2]
     texture, light, noise, desk = field(245, 6), field(230, 20), field(128, 8), field(120, 30)
     placement = np.array([[0.9, 0.02, 40], [-0.015, 0.88, 60], [1e-6, 2e-6, 1]], np.float64)
     ops = {
@@ -122,15 +131,9 @@ def _least_capture(scale: float, quality: int) -> list[tuple[str, float, float]]
 
 def _least_flatbed(scale: float, quality: int) -> list[tuple[str, float, float]]:
     """A flatbed's least capture: the sheet skewed on the glass, paper, the optics, noise, the file."""
-    rng = np.random.default_rng(0)
-    page = np.full((H, W, 3), 240, np.uint8)
-    page[300:900, 150:1500] = 40
-    h, w = int(round(H * scale)), int(round(W * scale))
-    work = cv2.resize(page, (w, h), interpolation=cv2.INTER_LINEAR)
-    texture = np.clip(cv2.resize(rng.normal(245, 6, (h // 8, w // 8, 3)).astype(np.float32), (w, h)),
-                      0, 255).astype(np.uint8)
-    noise = np.clip(cv2.resize(rng.normal(128, 8, (h // 8, w // 8, 3)).astype(np.float32), (w, h)),
-                    0, 255).astype(np.uint8)
+    page, work, field = _sheet(scale)
+    h, w = work.shape[:2]
+    texture, noise = field(245, 6), field(128, 8)
     skew = cv2.getRotationMatrix2D((w / 2, h / 2), 0.6, 1.0)
     ops = {
         "the sensor: the page resized to its resolution": lambda: cv2.resize(page, (w, h),
@@ -149,9 +152,8 @@ def _least_flatbed(scale: float, quality: int) -> list[tuple[str, float, float]]
 
 def _least_fax(scale: float) -> list[tuple[str, float, float]]:
     """A fax's least capture: one grey plane, skewed through the rollers, thresholded, a 1-bit PNG."""
-    page = np.full((H, W, 3), 240, np.uint8)
-    page[300:900, 150:1500] = 40
-    h, w = int(round(H * scale)), int(round(W * scale))
+    page, work, _ = _sheet(scale)
+    h, w = work.shape[:2]
     grey = cv2.resize(cv2.cvtColor(page, cv2.COLOR_RGB2GRAY), (w, h), interpolation=cv2.INTER_NEAREST)
     skew = cv2.getRotationMatrix2D((w / 2, h / 2), 1.0, 1.0)
     bits = cv2.threshold(cv2.resize(grey, (W, H), interpolation=cv2.INTER_NEAREST), 170, 255, cv2.THRESH_BINARY)[1]
