@@ -106,11 +106,10 @@ def read_page(job: tuple) -> list[dict]:
     devices, tiers = (job[5], job[6]) if len(job) > 5 else (DEVICES, TIERS)
     at_dpi = job[7] if len(job) > 7 else None
     if at_dpi:  # the page rasterised again at the dpi asked (as the corpus does for a scan_dpi of its own)
-        import pymupdf
+        from synthdocqa.renderers import rasterize
 
-        with pymupdf.open(Path(path).parent.parent / "document.pdf") as pdf:
-            pix = pdf[page_no - 1].get_pixmap(dpi=at_dpi, alpha=False)
-            clean = np.frombuffer(pix.samples, np.uint8).reshape(pix.height, pix.width, 3).copy()
+        pdf = (Path(path).parent.parent / "document.pdf").read_bytes()
+        clean = rasterize(pdf, at_dpi, pages=[page_no], png=False)[0][1]
         spans = [{**s, "box": [v * at_dpi / 72.0 for v in s["pdf"]], "dpi": float(at_dpi)} for s in spans]
     else:
         clean = cv2.cvtColor(cv2.imread(path, cv2.IMREAD_COLOR), cv2.COLOR_BGR2RGB)
